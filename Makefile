@@ -1,0 +1,22 @@
+# The test command of the README: installs what the tests need, then vets and tests.
+.PHONY: test deps vet fuzz bench
+
+GO ?= go
+FUZZTIME ?= 10s
+
+test: deps vet
+	$(GO) test -race -count=1 ./...
+	$(MAKE) fuzz
+
+deps:
+	bash scripts/install-deps.sh
+
+vet:
+	$(GO) vet ./...
+
+# A short run of every fuzz target; each must find nothing.
+fuzz:
+	bash scripts/fuzz-all.sh $(FUZZTIME)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -1,0 +1,60 @@
+// A small program to debug: a deep recursion (40+ frames) that ends in
+// marker(), a few classes, and a loop that reaches marker() once per round.
+// Lines tagged with a "// LINE:name" comment are found by the tests by name.
+import java.util.ArrayList;
+import java.util.List;
+
+public class Debuggee {
+    interface Shape {
+        double area();
+    }
+
+    static final class Square implements Shape {
+        private final double side;
+
+        Square(double side) {
+            this.side = side;
+        }
+
+        public double area() {
+            return side * side; // LINE:area
+        }
+    }
+
+    private final String name;
+    private int counter;
+    private final List<Shape> shapes = new ArrayList<>();
+
+    Debuggee(String name) {
+        this.name = name;
+    }
+
+    int recurse(int n) {
+        if (n == 0) {
+            return marker(n);
+        }
+        int next = n - 1;
+        return recurse(next) + 1; // LINE:recurse
+    }
+
+    int marker(int n) {
+        int local = n + 42; // LINE:marker
+        String text = "value-" + local;
+        shapes.add(new Square(local));
+        double total = 0;
+        for (Shape s : shapes) {
+            total += s.area();
+        }
+        counter += text.length() + (int) total % 7;
+        return local;
+    }
+
+    public static void main(String[] args) throws Exception {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
+        Debuggee d = new Debuggee("debuggee");
+        for (int round = 0; round < rounds; round++) {
+            d.recurse(40);
+        }
+        System.out.println("debuggee done " + d.counter + " " + d.name);
+    }
+}

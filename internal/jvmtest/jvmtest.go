@@ -1,0 +1,184 @@
+// Package jvmtest starts real Java VMs with the JDWP agent for tests: it
+// compiles the Java sources shipped in java/ with javac, starts
+// `java -agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0`,
+// reads the port the agent prints, and stops the VM when the test ends.
+//
+// The README's test command installs a JDK 17 when it is missing, so these
+// tests run everywhere; Require fails (not skips) a test when java is absent.
+package jvmtest
+
+import (
+	"bufio"
+	"embed"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+//go:embed java/*.java
+var sources embed.FS
+
+// Source returns the text of a shipped Java source file, such as "Debuggee.java".
+func Source(name string) string {
+	b, err := sources.ReadFile("java/" + name)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// Line returns the 1-based line of the source file tagged "// LINE:tag".
+func Line(file, tag string) int {
+	for i, l := range strings.Split(Source(file), "\n") {
+		if strings.HasSuffix(strings.TrimSpace(l), "// LINE:"+tag) {
+			return i + 1
+		}
+	}
+	panic(fmt.Sprintf("jvmtest: no line tagged %q in %s", tag, file))
+}
+
+// Require fails the test if the JDK tools are missing.
+func Require(t testing.TB) {
+	t.Helper()
+	for _, tool := range []string{"java", "javac"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s not found: run the README's test command (make test), which installs OpenJDK 17", tool)
+		}
+	}
+}
+
+var (
+	compileOnce sync.Once
+	classDir    string
+	compileErr  error
+)
+
+// Compile compiles every shipped Java source once per test binary and returns
+// the directory of the classes.
+func Compile(t testing.TB) string {
+	t.Helper()
+	Require(t)
+	compileOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "jvmtest-classes-")
+		if err != nil {
+			compileErr = err
+			return
+		}
+		entries, _ := sources.ReadDir("java")
+		var files []string
+		for _, e := range entries {
+			b, _ := sources.ReadFile("java/" + e.Name())
+			p := filepath.Join(dir, e.Name())
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				compileErr = err
+				return
+			}
+			files = append(files, p)
+		}
+		args := append([]string{"-g", "-d", dir}, files...)
+		out, err := exec.Command("javac", args...).CombinedOutput()
+		if err != nil {
+			compileErr = fmt.Errorf("javac: %v\n%s", err, out)
+			return
+		}
+		classDir = dir
+	})
+	if compileErr != nil {
+		t.Fatal(compileErr)
+	}
+	return classDir
+}
+
+// A VM is a running JVM with the JDWP agent listening on Addr.
+type VM struct {
+	Addr string // 127.0.0.1:port of the JDWP agent
+	cmd  *exec.Cmd
+
+	mu     sync.Mutex
+	output strings.Builder
+	exited chan struct{}
+}
+
+// Output returns what the VM printed so far (stdout and stderr).
+func (vm *VM) Output() string {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	return vm.output.String()
+}
+
+// Wait waits up to d for the VM to exit by itself and reports whether it did.
+func (vm *VM) Wait(d time.Duration) bool {
+	select {
+	case <-vm.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// Start compiles the shipped sources and starts `java mainClass args...` with
+// the JDWP agent suspended until a debugger attaches. The VM is killed when
+// the test ends.
+func Start(t testing.TB, mainClass string, args ...string) *VM {
+	t.Helper()
+	dir := Compile(t)
+	jargs := append([]string{
+		"-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0",
+		"-Xshare:auto", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		"-cp", dir, mainClass}, args...)
+	cmd := exec.Command("java", jargs...)
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting java: %v", err)
+	}
+	vm := &VM{cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		pw.Close()
+		close(vm.exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-vm.exited
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			vm.mu.Lock()
+			vm.output.WriteString(line + "\n")
+			vm.mu.Unlock()
+			const marker = "Listening for transport dt_socket at address: "
+			if i := strings.Index(line, marker); i >= 0 && !sent {
+				a := strings.TrimSpace(line[i+len(marker):])
+				if !strings.Contains(a, ":") {
+					a = "127.0.0.1:" + a
+				}
+				addr <- a
+				sent = true
+			}
+		}
+		if !sent {
+			close(addr)
+		}
+	}()
+	select {
+	case a, ok := <-addr:
+		if !ok {
+			t.Fatalf("java exited before the JDWP agent listened:\n%s", vm.Output())
+		}
+		vm.Addr = a
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the JDWP agent did not print its address within 60s:\n%s", vm.Output())
+	}
+	return vm
+}

@@ -1,0 +1,70 @@
+package jdwp
+
+// messageCodec tells how to decode a command and its reply.
+type messageCodec struct {
+	command func() CommandMessage
+	reply   func() Message
+}
+
+// codecs lists the commands whose data this package decodes into typed messages.
+var codecs = map[Command]messageCodec{
+	CmdVirtualMachineVersion:               {func() CommandMessage { return &VMVersionCommand{} }, func() Message { return &VMVersionReply{} }},
+	CmdVirtualMachineIDSizes:               {func() CommandMessage { return &VMIDSizesCommand{} }, func() Message { return &VMIDSizesReply{} }},
+	CmdVirtualMachineAllClasses:            {func() CommandMessage { return &VMAllClassesCommand{} }, func() Message { return &VMAllClassesReply{} }},
+	CmdVirtualMachineAllClassesWithGeneric: {func() CommandMessage { return &VMAllClassesWithGenericCommand{} }, func() Message { return &VMAllClassesWithGenericReply{} }},
+	CmdVirtualMachineClassesBySignature:    {func() CommandMessage { return &VMClassesBySignatureCommand{} }, func() Message { return &VMClassesBySignatureReply{} }},
+	CmdVirtualMachineRedefineClasses:       {func() CommandMessage { return &VMRedefineClassesCommand{} }, func() Message { return &EmptyReply{} }},
+	CmdVirtualMachineDispose:               {func() CommandMessage { return &VMDisposeCommand{} }, func() Message { return &EmptyReply{} }},
+	CmdVirtualMachineSuspend:               {func() CommandMessage { return &VMSuspendCommand{} }, func() Message { return &EmptyReply{} }},
+	CmdVirtualMachineResume:                {func() CommandMessage { return &VMResumeCommand{} }, func() Message { return &EmptyReply{} }},
+	CmdVirtualMachineAllThreads:            {func() CommandMessage { return &VMAllThreadsCommand{} }, func() Message { return &ObjectIDsReply{} }},
+
+	CmdReferenceTypeSignature:            {func() CommandMessage { return &RefTypeSignatureCommand{} }, func() Message { return &StringReply{} }},
+	CmdReferenceTypeSignatureWithGeneric: {func() CommandMessage { return &RefTypeSignatureWithGenericCommand{} }, func() Message { return &RefTypeSignatureWithGenericReply{} }},
+	CmdReferenceTypeSourceFile:           {func() CommandMessage { return &RefTypeSourceFileCommand{} }, func() Message { return &StringReply{} }},
+	CmdReferenceTypeSourceDebugExtension: {func() CommandMessage { return &RefTypeSourceDebugExtensionCommand{} }, func() Message { return &StringReply{} }},
+	CmdReferenceTypeInterfaces:           {func() CommandMessage { return &RefTypeInterfacesCommand{} }, func() Message { return &RefTypeInterfacesReply{} }},
+	CmdReferenceTypeMethods:              {func() CommandMessage { return &RefTypeMethodsCommand{} }, func() Message { return &RefTypeMethodsReply{} }},
+	CmdReferenceTypeMethodsWithGeneric:   {func() CommandMessage { return &RefTypeMethodsWithGenericCommand{} }, func() Message { return &RefTypeMethodsReply{Generic: true} }},
+	CmdReferenceTypeFields:               {func() CommandMessage { return &RefTypeFieldsCommand{} }, func() Message { return &RefTypeFieldsReply{} }},
+	CmdReferenceTypeFieldsWithGeneric:    {func() CommandMessage { return &RefTypeFieldsWithGenericCommand{} }, func() Message { return &RefTypeFieldsReply{Generic: true} }},
+	CmdClassTypeSuperclass:               {func() CommandMessage { return &ClassTypeSuperclassCommand{} }, func() Message { return &ClassTypeSuperclassReply{} }},
+
+	CmdMethodLineTable:                {func() CommandMessage { return &MethodLineTableCommand{} }, func() Message { return &MethodLineTableReply{} }},
+	CmdMethodVariableTable:            {func() CommandMessage { return &MethodVariableTableCommand{} }, func() Message { return &MethodVariableTableReply{} }},
+	CmdMethodVariableTableWithGeneric: {func() CommandMessage { return &MethodVariableTableWithGenericCommand{} }, func() Message { return &MethodVariableTableReply{Generic: true} }},
+	CmdMethodIsObsolete:               {func() CommandMessage { return &MethodIsObsoleteCommand{} }, func() Message { return &BoolReply{} }},
+
+	CmdThreadReferenceName:       {func() CommandMessage { return &ThreadNameCommand{} }, func() Message { return &StringReply{} }},
+	CmdThreadReferenceFrames:     {func() CommandMessage { return &ThreadFramesCommand{} }, func() Message { return &ThreadFramesReply{} }},
+	CmdThreadReferenceFrameCount: {func() CommandMessage { return &ThreadFrameCountCommand{} }, func() Message { return &IntReply{} }},
+	CmdThreadReferenceStatus:     {func() CommandMessage { return &ThreadStatusCommand{} }, func() Message { return &ThreadStatusReply{} }},
+	CmdStackFrameGetValues:       {func() CommandMessage { return &FrameGetValuesCommand{} }, func() Message { return &ValuesReply{} }},
+	CmdStackFrameThisObject:      {func() CommandMessage { return &FrameThisObjectCommand{} }, func() Message { return &TaggedObjectReply{} }},
+
+	CmdObjectReferenceReferenceType: {func() CommandMessage { return &ObjectRefReferenceTypeCommand{} }, func() Message { return &ObjectRefReferenceTypeReply{} }},
+	CmdStringReferenceValue:         {func() CommandMessage { return &StringRefValueCommand{} }, func() Message { return &StringReply{} }},
+
+	CmdEventRequestSet:   {func() CommandMessage { return &EventRequestSetCommand{} }, func() Message { return &IntReply{} }},
+	CmdEventRequestClear: {func() CommandMessage { return &EventRequestClearCommand{} }, func() Message { return &EmptyReply{} }},
+	CmdEventComposite:    {func() CommandMessage { return &Composite{} }, nil},
+}
+
+// NewCommandMessage returns an empty typed message for the data of cmd, or nil
+// if this package has no typed message for it.
+func NewCommandMessage(cmd Command) CommandMessage {
+	if c, ok := codecs[cmd]; ok {
+		return c.command()
+	}
+	return nil
+}
+
+// NewReplyMessage returns an empty typed message for the data of a successful
+// reply to cmd, or nil if this package has no typed message for it (or the
+// command, like Event.Composite, has no reply).
+func NewReplyMessage(cmd Command) Message {
+	if c, ok := codecs[cmd]; ok && c.reply != nil {
+		return c.reply()
+	}
+	return nil
+}

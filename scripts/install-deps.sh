@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs when it is missing: a JDK 17 (java, javac and the
+# jdk.jdi module), adb (a real adb server) and tshark (Wireshark's dissectors).
+# Everything comes from Debian's packages; nothing is installed when all is present.
+set -euo pipefail
+
+missing=()
+if ! command -v javac >/dev/null 2>&1 || ! java --list-modules 2>/dev/null | grep -q '^jdk.jdi@'; then
+  missing+=(openjdk-17-jdk-headless)
+fi
+command -v adb >/dev/null 2>&1 || missing+=(adb)
+command -v tshark >/dev/null 2>&1 || missing+=(tshark)
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO -E apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
