@@ -2,6 +2,9 @@ module github.com/jdwpscache/scache
 
 go 1.24
 
-require github.com/stretchr/testify v1.12.1
+require (
+	github.com/stretchr/testify v1.12.1
+	pgregory.net/rapid v1.3.0
+)
 
 require go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -338,7 +338,7 @@ func (m *Composite) Encode(w *Writer) {
 // Decode implements Message.
 func (m *Composite) Decode(r *Reader) error {
 	m.SuspendPolicy = SuspendPolicy(r.Uint8())
-	n := r.Count(5)
+	n := r.Count(1) // an event of unspecified layout may be a lone kind byte
 	m.Events = make([]Event, 0, n)
 	for i := 0; i < n && r.Err() == nil; i++ {
 		e := newEvent(EventKind(r.Uint8()))
