@@ -16,8 +16,8 @@ if [ ${#missing[@]} -eq 0 ]; then
 fi
 
 echo "install-deps: installing ${missing[*]}" >&2
-SUDO=""
-if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
+as_root=()
+if [ "$(id -u)" != 0 ]; then as_root=(sudo -E); fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO -E apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
