@@ -3,6 +3,7 @@ module github.com/jdwpscache/scache
 go 1.24
 
 require (
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/stretchr/testify v1.12.1
 	pgregory.net/rapid v1.3.0
 )

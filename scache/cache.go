@@ -1,0 +1,119 @@
+package scache
+
+import (
+	"math"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// A lifetime says until when a cached reply stays true.
+type lifetime uint8
+
+const (
+	// lifetimeClass: class metadata (line tables, methods, source names), true
+	// until the class is unloaded or redefined, or the VM dies.
+	lifetimeClass lifetime = iota
+	// lifetimeSuspension: state of a suspended thread or of objects, true only
+	// within one suspension epoch. Reserved for state speculation.
+	lifetimeSuspension
+)
+
+// entryOverhead approximates the bookkeeping bytes of one cache entry (list
+// element, map slot, entry struct) so that many tiny replies still count.
+const entryOverhead = 96
+
+// An entry is one cached reply.
+type entry struct {
+	reply     []byte // the whole reply packet, as the VM sent it
+	class     jdwp.ReferenceTypeID
+	life      lifetime
+	epoch     uint64 // for lifetimeSuspension
+	synthetic bool   // the reply answered a synthetic command
+	used      bool   // a debugger command was answered from it
+}
+
+func (e *entry) size(key string) int { return len(e.reply) + len(key) + entryOverhead }
+
+// replyCache is an LRU of replies bounded in bytes, indexed by class so that a
+// class's entries can be evicted together. It is not safe for concurrent use:
+// the Speculator's lock guards it.
+type replyCache struct {
+	lru     *simplelru.LRU[string, *entry]
+	bytes   int
+	max     int
+	byClass map[jdwp.ReferenceTypeID]map[string]struct{}
+	// wasted is called for every synthetic entry that leaves unused.
+	wasted func()
+}
+
+func newReplyCache(maxBytes int, wasted func()) *replyCache {
+	c := &replyCache{max: maxBytes, byClass: make(map[jdwp.ReferenceTypeID]map[string]struct{}), wasted: wasted}
+	// The count bound is never reached: the byte bound evicts first.
+	c.lru, _ = simplelru.NewLRU[string, *entry](math.MaxInt32, c.onEvict)
+	return c
+}
+
+func (c *replyCache) onEvict(key string, e *entry) {
+	c.bytes -= e.size(key)
+	if keys := c.byClass[e.class]; keys != nil {
+		delete(keys, key)
+		if len(keys) == 0 {
+			delete(c.byClass, e.class)
+		}
+	}
+	if e.synthetic && !e.used && c.wasted != nil {
+		c.wasted()
+	}
+}
+
+// get returns the entry of key and marks it recently used.
+func (c *replyCache) get(key string) (*entry, bool) { return c.lru.Get(key) }
+
+// contains reports whether key is cached, without touching recency.
+func (c *replyCache) contains(key string) bool { return c.lru.Contains(key) }
+
+// add caches e under key, then evicts the least recently used entries until
+// the cache fits its bound. A reply larger than the whole bound is not cached.
+func (c *replyCache) add(key string, e *entry) {
+	n := e.size(key)
+	if n > c.max {
+		if e.synthetic && c.wasted != nil {
+			c.wasted()
+		}
+		return
+	}
+	c.lru.Remove(key)
+	c.lru.Add(key, e)
+	c.bytes += n
+	keys := c.byClass[e.class]
+	if keys == nil {
+		keys = make(map[string]struct{})
+		c.byClass[e.class] = keys
+	}
+	keys[key] = struct{}{}
+	for c.bytes > c.max {
+		c.lru.RemoveOldest()
+	}
+}
+
+// removeClass evicts every entry of a class.
+func (c *replyCache) removeClass(class jdwp.ReferenceTypeID) {
+	for key := range c.byClass[class] {
+		c.lru.Remove(key)
+	}
+}
+
+// classes returns the classes that have entries.
+func (c *replyCache) classes() []jdwp.ReferenceTypeID {
+	out := make([]jdwp.ReferenceTypeID, 0, len(c.byClass))
+	for id := range c.byClass {
+		out = append(out, id)
+	}
+	return out
+}
+
+// purge evicts everything.
+func (c *replyCache) purge() { c.lru.Purge() }
+
+func (c *replyCache) len() int { return c.lru.Len() }

@@ -1,0 +1,107 @@
+package scache
+
+import "github.com/jdwpscache/scache/jdwp"
+
+// speculateFrames queues the class metadata commands about the first
+// MaxFrames frames of a Frames reply, top frame first, and sends as many as
+// the in-flight bound allows.
+func (s *Speculator) speculateFrames(r *Response, frames []jdwp.Frame) {
+	set := defaultFrameSet
+	if s.cfg.classic {
+		set = classicFrameSet
+	}
+	if len(frames) > s.cfg.maxFrames {
+		frames = frames[:s.cfg.maxFrames]
+	}
+	var w jdwp.Writer
+	for _, f := range frames {
+		loc := f.Location
+		for _, cmd := range set {
+			spec := keyable[cmd]
+			if spec.method && loc.Method == 0 {
+				continue // an obsolete frame after a hot swap: no method to ask about
+			}
+			if cmd == jdwp.CmdClassTypeSuperclass && loc.TypeTag == jdwp.TypeTagInterface && !s.cfg.classic {
+				continue // an interface's default or static method: Superclass would fail
+			}
+			w.Reset(s.sizes)
+			w.Uint8(uint8(cmd.Set))
+			w.Uint8(cmd.Cmd)
+			w.ReferenceTypeID(loc.Class)
+			if spec.method {
+				w.MethodID(loc.Method)
+			}
+			s.enqueue(cmd, w.Bytes(), loc.Class)
+		}
+	}
+	s.pump(r)
+}
+
+// enqueue adds a speculated command unless its key is cached, in flight or
+// already queued. keyBytes is the command set, command and data.
+func (s *Speculator) enqueue(cmd jdwp.Command, keyBytes []byte, class jdwp.ReferenceTypeID) {
+	if len(s.queue) >= s.cfg.maxQueued {
+		return
+	}
+	if s.cache.contains(string(keyBytes)) {
+		return
+	}
+	if _, ok := s.byKey[string(keyBytes)]; ok {
+		return
+	}
+	if _, ok := s.queuedKeys[string(keyBytes)]; ok {
+		return
+	}
+	key := string(keyBytes)
+	s.queuedKeys[key] = struct{}{}
+	s.queue = append(s.queue, queued{cmd: cmd, key: key, class: class})
+}
+
+// pump sends queued speculation while the in-flight bound allows.
+func (s *Speculator) pump(r *Response) {
+	sent := 0
+	for len(s.queue) > sent && (s.cfg.maxInFlight == 0 || s.synthetic < s.cfg.maxInFlight) {
+		q := s.queue[sent]
+		sent++
+		delete(s.queuedKeys, q.key)
+		if s.cache.contains(q.key) {
+			continue
+		}
+		if _, ok := s.byKey[q.key]; ok {
+			continue
+		}
+		id := s.newSyntheticID()
+		p := &inFlight{id: id, cmd: q.cmd, key: q.key, class: q.class, synthetic: true}
+		s.pending[id] = p
+		s.byKey[q.key] = p
+		s.synthetic++
+		s.stats.Synthetic++
+		packet := jdwp.AppendHeader(s.down.buf(jdwp.HeaderSize+len(q.key)-2), jdwp.Header{
+			Length: uint32(jdwp.HeaderSize + len(q.key) - 2), ID: id, CommandSet: q.cmd.Set, Command: q.cmd.Cmd})
+		packet = append(packet, q.key[2:]...)
+		s.down.keep(packet)
+		r.Edict.Upstream = append(r.Edict.Upstream, packet)
+		r.Journal.Upstream = append(r.Journal.Upstream, packet)
+	}
+	n := copy(s.queue, s.queue[sent:])
+	for i := n; i < len(s.queue); i++ {
+		s.queue[i] = queued{}
+	}
+	s.queue = s.queue[:n]
+}
+
+// newSyntheticID returns the next id of the synthetic range that is not in
+// flight, wrapping at the end of the range.
+func (s *Speculator) newSyntheticID() uint32 {
+	for {
+		id := s.nextID
+		if s.nextID == LastSyntheticID {
+			s.nextID = FirstSyntheticID
+		} else {
+			s.nextID++
+		}
+		if _, busy := s.pending[id]; !busy {
+			return id
+		}
+	}
+}

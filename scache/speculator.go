@@ -1,0 +1,445 @@
+package scache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// Synthetic command ids. The ranges of the other tools that share a JDWP
+// connection: debuggers count from 0, ddmlib from 0x40000000, Android's
+// adbconnection from 0x80000000.
+const (
+	FirstSyntheticID uint32 = 0xA0000000
+	LastSyntheticID  uint32 = 0xBFFFFFFF
+)
+
+// IsSyntheticID reports whether id is in the Speculator's range.
+func IsSyntheticID(id uint32) bool { return id >= FirstSyntheticID && id <= LastSyntheticID }
+
+// ErrHeldCommands is returned by Close when debugger commands were still held
+// waiting for a reply: they were not answered.
+var ErrHeldCommands = errors.New("scache: debugger commands still held at close")
+
+// A Speculator decides, packet by packet, what to send where. See the package
+// documentation. It is safe for one goroutine per direction calling at the
+// same time.
+type Speculator struct {
+	mu  sync.Mutex
+	cfg config
+	log *slog.Logger
+
+	enabled bool
+	closed  bool
+	sizes   jdwp.IDSizes
+
+	cache   *replyCache
+	classes classTracker
+
+	// pending holds the commands sent upstream whose reply matters: every
+	// synthetic command, and the debugger's commands whose reply is cached or
+	// triggers something.
+	pending map[uint32]*inFlight
+	// byKey indexes the keyable commands of pending whose reply may still be
+	// cached, for belay and to avoid speculating twice.
+	byKey map[string]*inFlight
+	// held lists the belayed debugger commands, in arrival order.
+	held []*heldCommand
+
+	queue       []queued // speculated commands waiting for an in-flight slot
+	queuedKeys  map[string]struct{}
+	synthetic   int // synthetic commands in flight
+	nextID      uint32
+	frames      jdwp.ThreadFramesReply
+	reader      jdwp.Reader
+	up, down    scratch
+	stats       Stats
+	disabledFor error
+}
+
+// inFlight is a command awaiting its reply.
+type inFlight struct {
+	id        uint32
+	cmd       jdwp.Command
+	key       string // "" when not keyable
+	class     jdwp.ReferenceTypeID
+	synthetic bool
+	poisoned  bool // invalidated while in flight: the reply answers waiters but is not cached
+	waiters   []*heldCommand
+}
+
+// heldCommand is a debugger command waiting on a reply in flight.
+type heldCommand struct {
+	id       uint32
+	packet   []byte // a copy, sent upstream if the Speculator is disabled meanwhile
+	answered bool
+}
+
+// queued is a speculated command not yet sent.
+type queued struct {
+	cmd   jdwp.Command
+	key   string
+	class jdwp.ReferenceTypeID
+}
+
+// scratch holds the reused slices of one direction's Responses.
+type scratch struct {
+	resp Response
+	bufs [][]byte
+	used int
+}
+
+func (sc *scratch) reset() *Response {
+	r := &sc.resp
+	r.Edict.Upstream = r.Edict.Upstream[:0]
+	r.Edict.Downstream = r.Edict.Downstream[:0]
+	r.Journal.Upstream = r.Journal.Upstream[:0]
+	r.Journal.Downstream = r.Journal.Downstream[:0]
+	sc.used = 0
+	return r
+}
+
+// buf returns a reused buffer of length 0 and capacity at least n.
+func (sc *scratch) buf(n int) []byte {
+	if sc.used == len(sc.bufs) {
+		sc.bufs = append(sc.bufs, nil)
+	}
+	b := sc.bufs[sc.used]
+	if cap(b) < n {
+		b = make([]byte, 0, n)
+	}
+	sc.bufs[sc.used] = b[:0]
+	sc.used++
+	return b[:0]
+}
+
+// keep records b (grown from buf) so that its capacity is reused.
+func (sc *scratch) keep(b []byte) { sc.bufs[sc.used-1] = b[:0] }
+
+// New returns a Speculator with the given options.
+func New(opts ...Option) *Speculator {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s := &Speculator{
+		cfg:        cfg,
+		log:        cfg.logger,
+		enabled:    true,
+		sizes:      jdwp.DefaultIDSizes,
+		classes:    newClassTracker(),
+		pending:    make(map[uint32]*inFlight),
+		byKey:      make(map[string]*inFlight),
+		queuedKeys: make(map[string]struct{}),
+		nextID:     FirstSyntheticID,
+	}
+	s.cache = newReplyCache(cfg.cacheBytes, func() { s.stats.Wasted++ })
+	return s
+}
+
+// Enabled reports whether the Speculator still speculates. It switches itself
+// off for good on a packet it cannot parse.
+func (s *Speculator) Enabled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.enabled
+}
+
+// Stats returns a snapshot of the counters.
+func (s *Speculator) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.stats
+	st.Enabled = s.enabled
+	st.CacheEntries = int64(s.cache.len())
+	st.CacheBytes = int64(s.cache.bytes)
+	st.InFlight = int64(s.synthetic)
+	st.Held = int64(s.countHeld())
+	return st
+}
+
+// Close clears every table. It returns an error wrapping ErrHeldCommands if
+// debugger commands were still held: their replies will never be sent.
+func (s *Speculator) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.countHeld()
+	s.clearAll()
+	s.pending = make(map[uint32]*inFlight)
+	s.held = nil
+	s.synthetic = 0
+	s.closed = true
+	if n > 0 {
+		return fmt.Errorf("%w: %d unanswered", ErrHeldCommands, n)
+	}
+	return nil
+}
+
+func (s *Speculator) countHeld() int {
+	n := 0
+	for _, h := range s.held {
+		if !h.answered {
+			n++
+		}
+	}
+	return n
+}
+
+// OnUpstream takes a packet going to the VM (normally a debugger command) and
+// says what to send. See Response for how long the result is valid.
+func (s *Speculator) OnUpstream(packet []byte) Response {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.PacketsUp++
+	r := s.up.reset()
+	var h jdwp.Header
+	if err := h.Parse(packet); err != nil {
+		s.disable(r, fmt.Errorf("upstream packet: %w", err))
+		return s.forwardUp(r, packet)
+	}
+	if h.IsReply() || !s.enabled {
+		return s.forwardUp(r, packet)
+	}
+	if p, ok := s.pending[h.ID]; ok && p.synthetic {
+		s.disable(r, fmt.Errorf("debugger command id %#x collides with a synthetic command in flight", h.ID))
+		return s.forwardUp(r, packet)
+	}
+	cmd := h.Cmd()
+	switch cmd {
+	case jdwp.CmdVirtualMachineIDSizes, jdwp.CmdVirtualMachineAllClasses,
+		jdwp.CmdVirtualMachineAllClassesWithGeneric, jdwp.CmdThreadReferenceFrames:
+		s.track(&inFlight{id: h.ID, cmd: cmd})
+	case jdwp.CmdVirtualMachineRedefineClasses:
+		if err := s.onRedefine(packet); err != nil {
+			s.disable(r, err)
+		}
+	case jdwp.CmdVirtualMachineDispose:
+		s.clearAll()
+	}
+	spec, ok := s.keySpecOf(cmd)
+	if !ok || !s.enabled {
+		return s.forwardUp(r, packet)
+	}
+	if len(packet)-jdwp.HeaderSize != spec.dataSize(s.sizes) {
+		s.disable(r, fmt.Errorf("%s command with %d data bytes", cmd, len(packet)-jdwp.HeaderSize))
+		return s.forwardUp(r, packet)
+	}
+	key := commandKey(packet)
+	if e, ok := s.cache.get(key); ok {
+		s.stats.Hits++
+		e.used = true
+		reply := s.retag(&s.up, e.reply, h.ID)
+		r.Edict.Downstream = append(r.Edict.Downstream, reply)
+		r.Journal.Upstream = append(r.Journal.Upstream, packet)
+		r.Journal.Downstream = append(r.Journal.Downstream, reply)
+		s.debug("hit", h.ID, cmd)
+		return *r
+	}
+	if p, ok := s.byKey[key]; ok && s.cfg.belay {
+		s.stats.Belayed++
+		hc := &heldCommand{id: h.ID, packet: append([]byte(nil), packet...)}
+		p.waiters = append(p.waiters, hc)
+		s.held = append(s.held, hc)
+		r.Journal.Upstream = append(r.Journal.Upstream, packet)
+		s.debug("belay", h.ID, cmd)
+		return *r
+	}
+	s.stats.Misses++
+	if s.cfg.cacheOrganic || s.cfg.belay {
+		s.track(&inFlight{id: h.ID, cmd: cmd, key: key, class: s.classOf(packet)})
+	}
+	return s.forwardUp(r, packet)
+}
+
+// OnDownstream takes a packet going to the debugger (a reply or a VM command
+// such as an event) and says what to send. See Response for how long the
+// result is valid.
+func (s *Speculator) OnDownstream(packet []byte) Response {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stats.PacketsDown++
+	r := s.down.reset()
+	var h jdwp.Header
+	if err := h.Parse(packet); err != nil {
+		s.disable(r, fmt.Errorf("downstream packet: %w", err))
+		return s.forwardDown(r, packet)
+	}
+	if !h.IsReply() {
+		if s.enabled && h.Cmd() == jdwp.CmdEventComposite {
+			if err := s.onEvents(packet); err != nil {
+				s.disable(r, err)
+			}
+		}
+		return s.forwardDown(r, packet)
+	}
+	p, ok := s.pending[h.ID]
+	if !ok {
+		return s.forwardDown(r, packet)
+	}
+	delete(s.pending, h.ID)
+	if s.byKey[p.key] == p {
+		delete(s.byKey, p.key)
+	}
+	if p.synthetic {
+		s.synthetic--
+		s.stats.BytesSpeculated += int64(len(packet))
+		r.Journal.Downstream = append(r.Journal.Downstream, packet)
+		s.answerWaiters(r, p, packet)
+		if s.enabled && !p.poisoned {
+			s.cache.add(p.key, &entry{reply: append([]byte(nil), packet...), class: p.class,
+				synthetic: true, used: len(p.waiters) > 0})
+		} else if len(p.waiters) == 0 {
+			s.stats.Wasted++
+		}
+		s.pump(r)
+		return *r
+	}
+	r = s.forwardDownPtr(r, packet)
+	s.answerWaiters(r, p, packet)
+	if !s.enabled {
+		return *r
+	}
+	if p.key != "" && !p.poisoned && s.cfg.cacheOrganic {
+		s.cache.add(p.key, &entry{reply: append([]byte(nil), packet...), class: p.class, used: true})
+	}
+	if h.ErrorCode == jdwp.ErrNone {
+		if err := s.onReply(r, p.cmd, jdwp.Data(packet)); err != nil {
+			s.disable(r, fmt.Errorf("%s reply: %w", p.cmd, err))
+		}
+	}
+	return *r
+}
+
+// track records a command sent upstream whose reply matters.
+func (s *Speculator) track(p *inFlight) {
+	if len(s.pending) >= s.cfg.maxOrganicIDs+s.synthetic {
+		// A VM that never answers: stop tracking rather than grow without bound.
+		return
+	}
+	s.pending[p.id] = p
+	if p.key != "" && s.cfg.belay {
+		s.byKey[p.key] = p
+	}
+}
+
+func (s *Speculator) forwardUp(r *Response, packet []byte) Response {
+	r.Edict.Upstream = append(r.Edict.Upstream, packet)
+	r.Journal.Upstream = append(r.Journal.Upstream, packet)
+	return *r
+}
+
+func (s *Speculator) forwardDown(r *Response, packet []byte) Response {
+	return *s.forwardDownPtr(r, packet)
+}
+
+func (s *Speculator) forwardDownPtr(r *Response, packet []byte) *Response {
+	r.Edict.Downstream = append(r.Edict.Downstream, packet)
+	r.Journal.Downstream = append(r.Journal.Downstream, packet)
+	return r
+}
+
+// retag returns a copy of reply carrying id, in a buffer of the direction's scratch.
+func (s *Speculator) retag(sc *scratch, reply []byte, id uint32) []byte {
+	b := append(sc.buf(len(reply)), reply...)
+	sc.keep(b)
+	jdwp.SetPacketID(b, id)
+	return b
+}
+
+// answerWaiters sends the reply to every debugger command held on p.
+func (s *Speculator) answerWaiters(r *Response, p *inFlight, reply []byte) {
+	if len(p.waiters) == 0 {
+		return
+	}
+	for _, hc := range p.waiters {
+		if hc.answered {
+			continue
+		}
+		hc.answered = true
+		b := s.retag(&s.down, reply, hc.id)
+		r.Edict.Downstream = append(r.Edict.Downstream, b)
+		r.Journal.Downstream = append(r.Journal.Downstream, b)
+	}
+	s.compactHeld()
+}
+
+// compactHeld drops answered commands from the held list.
+func (s *Speculator) compactHeld() {
+	kept := s.held[:0]
+	for _, h := range s.held {
+		if !h.answered {
+			kept = append(kept, h)
+		}
+	}
+	for i := len(kept); i < len(s.held); i++ {
+		s.held[i] = nil
+	}
+	s.held = kept
+}
+
+// classOf returns the reference type a keyable command is about.
+func (s *Speculator) classOf(packet []byte) jdwp.ReferenceTypeID {
+	s.reader.Reset(jdwp.Data(packet), s.sizes)
+	return s.reader.ReferenceTypeID()
+}
+
+// disable switches speculation off for good. Held commands go upstream in r,
+// in the order they arrived: nothing waits forever. Synthetic commands in
+// flight stay tracked so that their replies are still absorbed.
+func (s *Speculator) disable(r *Response, why error) {
+	if !s.enabled {
+		return
+	}
+	s.enabled = false
+	s.disabledFor = why
+	s.log.Warn("scache: speculation disabled; passing every packet through", "reason", why)
+	for _, h := range s.held {
+		if h.answered {
+			continue
+		}
+		h.answered = true
+		r.Edict.Upstream = append(r.Edict.Upstream, h.packet)
+		r.Journal.Upstream = append(r.Journal.Upstream, h.packet)
+	}
+	s.held = nil
+	for id, p := range s.pending {
+		p.waiters = nil
+		if !p.synthetic {
+			delete(s.pending, id)
+		}
+	}
+	s.byKey = make(map[string]*inFlight)
+	s.queue = nil
+	s.queuedKeys = make(map[string]struct{})
+	s.cache.purge()
+}
+
+// DisabledReason returns why the Speculator switched itself off, or nil.
+func (s *Speculator) DisabledReason() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.disabledFor
+}
+
+// clearAll forgets every cached reply, class and queued speculation (VM death,
+// Dispose, Close). Commands in flight stay tracked, their replies uncached.
+func (s *Speculator) clearAll() {
+	s.cache.purge()
+	s.classes.reset()
+	for _, p := range s.pending {
+		p.poisoned = true
+	}
+	s.byKey = make(map[string]*inFlight)
+	s.queue = nil
+	s.queuedKeys = make(map[string]struct{})
+}
+
+func (s *Speculator) debug(what string, id uint32, cmd jdwp.Command) {
+	if s.log.Enabled(context.Background(), slog.LevelDebug) {
+		s.log.Debug("scache: "+what, "id", id, "cmd", cmd.String())
+	}
+}

@@ -1,0 +1,145 @@
+package scache
+
+import (
+	"fmt"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// onReply reacts to a successful reply to one of the debugger's commands.
+func (s *Speculator) onReply(r *Response, cmd jdwp.Command, data []byte) error {
+	switch cmd {
+	case jdwp.CmdVirtualMachineIDSizes:
+		var m jdwp.VMIDSizesReply
+		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
+			return err
+		}
+		if err := m.Sizes.Validate(); err != nil {
+			return err
+		}
+		if m.Sizes != s.sizes {
+			// Keys and cached replies were made with the old sizes.
+			s.clearAll()
+			s.sizes = m.Sizes
+		}
+	case jdwp.CmdVirtualMachineAllClasses:
+		var m jdwp.VMAllClassesReply
+		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
+			return err
+		}
+		s.learnClasses(m.Classes)
+	case jdwp.CmdVirtualMachineAllClassesWithGeneric:
+		var m jdwp.VMAllClassesWithGenericReply
+		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
+			return err
+		}
+		s.learnClasses(m.Classes)
+	case jdwp.CmdThreadReferenceFrames:
+		s.reader.Reset(data, s.sizes)
+		if err := s.frames.Decode(&s.reader); err != nil {
+			return err
+		}
+		if s.reader.Len() != 0 {
+			return fmt.Errorf("%d bytes after the frames", s.reader.Len())
+		}
+		s.speculateFrames(r, s.frames.Frames)
+	}
+	return nil
+}
+
+func (s *Speculator) learnClasses(classes []jdwp.ClassInfo) {
+	for _, c := range classes {
+		s.classes.add(c.Signature, c.TypeID)
+	}
+}
+
+// onEvents reacts to the events of a composite: class tracking and VM death.
+func (s *Speculator) onEvents(packet []byte) error {
+	var c jdwp.Composite
+	if err := jdwp.Unmarshal(jdwp.Data(packet), s.sizes, &c); err != nil {
+		return fmt.Errorf("event composite: %w", err)
+	}
+	for _, e := range c.Events {
+		switch e := e.(type) {
+		case *jdwp.ClassPrepareEvent:
+			s.classes.add(e.Signature, e.TypeID)
+		case *jdwp.ClassUnloadEvent:
+			s.unloadSignature(e.Signature)
+		case *jdwp.VMDeathEvent:
+			s.clearAll()
+		}
+	}
+	return nil
+}
+
+// unloadSignature evicts everything about the classes of a signature. When no
+// class of that signature is known, every class whose signature is unknown
+// might be it, so all of those are evicted.
+func (s *Speculator) unloadSignature(sig string) {
+	ids := s.classes.unload(sig)
+	if len(ids) == 0 {
+		for _, id := range s.cache.classes() {
+			if !s.classes.known(id) {
+				ids = append(ids, id)
+			}
+		}
+		for _, p := range s.pending {
+			if p.key != "" && !s.classes.known(p.class) {
+				ids = append(ids, p.class)
+			}
+		}
+		for _, q := range s.queue {
+			if !s.classes.known(q.class) {
+				ids = append(ids, q.class)
+			}
+		}
+	}
+	s.invalidate(ids)
+}
+
+// onRedefine evicts what a VirtualMachine.RedefineClasses command makes stale:
+// line tables, variable tables, methods and obsolete flags of every redefined
+// class, cached or in flight.
+func (s *Speculator) onRedefine(packet []byte) error {
+	var m jdwp.VMRedefineClassesCommand
+	if err := jdwp.Unmarshal(jdwp.Data(packet), s.sizes, &m); err != nil {
+		return fmt.Errorf("RedefineClasses command: %w", err)
+	}
+	ids := make([]jdwp.ReferenceTypeID, len(m.Classes))
+	for i, c := range m.Classes {
+		ids[i] = c.RefType
+	}
+	s.invalidate(ids)
+	return nil
+}
+
+// invalidate evicts the cached replies of classes, keeps replies in flight
+// about them out of the cache (they still answer held commands), and drops
+// queued speculation about them.
+func (s *Speculator) invalidate(classes []jdwp.ReferenceTypeID) {
+	if len(classes) == 0 {
+		return
+	}
+	set := make(map[jdwp.ReferenceTypeID]bool, len(classes))
+	for _, id := range classes {
+		set[id] = true
+		s.cache.removeClass(id)
+	}
+	for _, p := range s.pending {
+		if p.key != "" && set[p.class] {
+			p.poisoned = true
+			if s.byKey[p.key] == p {
+				delete(s.byKey, p.key)
+			}
+		}
+	}
+	kept := s.queue[:0]
+	for _, q := range s.queue {
+		if set[q.class] {
+			delete(s.queuedKeys, q.key)
+			continue
+		}
+		kept = append(kept, q)
+	}
+	s.queue = kept
+}
