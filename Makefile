@@ -4,9 +4,8 @@
 GO ?= go
 FUZZTIME ?= 10s
 
-test: deps vet
+test: deps vet fuzz
 	$(GO) test -race -count=1 ./...
-	$(MAKE) fuzz
 
 deps:
 	bash scripts/install-deps.sh

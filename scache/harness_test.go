@@ -1,8 +1,6 @@
 package scache_test
 
 import (
-	"testing"
-
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/scachetest"
@@ -12,7 +10,7 @@ import (
 // harness connects a scripted debugger, a Speculator and a model VM that
 // serves its queue one command at a time, as a real VM does.
 type harness struct {
-	t          testing.TB
+	t          tb
 	s          *scache.Speculator
 	vm         *scachetest.ModelVM
 	vmQueue    [][]byte // commands the VM has received and not answered yet
@@ -21,8 +19,14 @@ type harness struct {
 	nextID     uint32
 }
 
-func newHarness(t testing.TB, vm *scachetest.ModelVM, opts ...scache.Option) *harness {
+func newHarness(t tb, vm *scachetest.ModelVM, opts ...scache.Option) *harness {
 	return &harness{t: t, s: scache.New(opts...), vm: vm, nextID: 1}
+}
+
+// tb is what the harness needs of *testing.T and *rapid.T.
+type tb interface {
+	require.TestingT
+	Helper()
 }
 
 func clone(p []byte) []byte { return append([]byte(nil), p...) }
