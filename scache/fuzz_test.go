@@ -1,0 +1,146 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+)
+
+var fuzzCommands = []jdwp.Command{
+	jdwp.CmdThreadReferenceFrames, jdwp.CmdVirtualMachineIDSizes, jdwp.CmdVirtualMachineAllClasses,
+	jdwp.CmdVirtualMachineAllClassesWithGeneric, jdwp.CmdReferenceTypeSourceFile, jdwp.CmdMethodLineTable,
+	jdwp.CmdClassTypeSuperclass, jdwp.CmdVirtualMachineRedefineClasses, jdwp.CmdVirtualMachineDispose,
+	jdwp.CmdVirtualMachineVersion, jdwp.CmdReferenceTypeMethodsWithGeneric, {Set: 0xC7, Cmd: 1},
+}
+
+// conservation checks, call by call, that every packet the debugger or the VM
+// sent is forwarded, answered or held exactly once.
+type conservation struct {
+	t       *testing.T
+	s       *scache.Speculator
+	issued  map[uint32]bool // synthetic commands sent and not yet answered
+	organic []uint32        // ids of the debugger's commands
+	held    int64
+}
+
+// same reports whether a and b are the same packet (not just equal bytes).
+func same(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	return &a[0] == &b[0]
+}
+
+func (c *conservation) up(p []byte) {
+	r := c.s.OnUpstream(p)
+	forwarded, released := 0, 0
+	for _, q := range r.Edict.Upstream {
+		if same(q, p) {
+			forwarded++
+		} else {
+			released++
+		}
+	}
+	for _, q := range r.Edict.Downstream {
+		if c.issued[jdwp.PacketID(q)] {
+			c.t.Fatalf("a reply with synthetic id %#x reached the debugger", jdwp.PacketID(q))
+		}
+	}
+	held := c.s.Stats().Held
+	newlyHeld := held - c.held + int64(released)
+	c.held = held
+	if n := forwarded + len(r.Edict.Downstream) + int(newlyHeld); n != 1 {
+		c.t.Fatalf("upstream packet forwarded %d, answered %d, held %d times", forwarded, len(r.Edict.Downstream), newlyHeld)
+	}
+}
+
+func (c *conservation) down(p []byte) {
+	wasSynthetic := false
+	if h, err := jdwp.ParseHeader(p); err == nil && h.IsReply() && c.issued[h.ID] {
+		wasSynthetic = true
+		delete(c.issued, h.ID)
+	}
+	r := c.s.OnDownstream(p)
+	forwarded, answered := 0, 0
+	for _, q := range r.Edict.Downstream {
+		if same(q, p) {
+			forwarded++
+			continue
+		}
+		answered++
+		if c.issued[jdwp.PacketID(q)] || scache.IsSyntheticID(jdwp.PacketID(q)) {
+			c.t.Fatalf("a synthetic id %#x reached the debugger", jdwp.PacketID(q))
+		}
+	}
+	if wasSynthetic == (forwarded == 1) || forwarded > 1 {
+		c.t.Fatalf("downstream packet forwarded %d times (synthetic reply: %v)", forwarded, wasSynthetic)
+	}
+	released := 0
+	for _, q := range r.Edict.Upstream {
+		if id := jdwp.PacketID(q); scache.IsSyntheticID(id) {
+			c.issued[id] = true
+		} else {
+			released++
+		}
+	}
+	held := c.s.Stats().Held
+	if c.held-held != int64(answered+released) {
+		c.t.Fatalf("held went from %d to %d but %d answered and %d released", c.held, held, answered, released)
+	}
+	c.held = held
+}
+
+// FuzzSpeculator feeds arbitrary packet sequences in both directions: the
+// Speculator never panics and every packet is forwarded, answered or held
+// exactly once.
+func FuzzSpeculator(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := &conservation{t: t, s: scache.New(scache.WithMaxInFlight(3), scache.WithCacheBytes(2000)), issued: map[uint32]bool{}}
+		nextID := uint32(1)
+		for len(data) > 0 {
+			op := data[0]
+			data = data[1:]
+			n := min(int(op>>3)*2, len(data))
+			chunk := data[:n]
+			data = data[n:]
+			pick := byte(0)
+			if len(chunk) > 0 {
+				pick, chunk = chunk[0], chunk[1:]
+			}
+			switch op & 7 {
+			case 0:
+				c.up(append([]byte(nil), chunk...))
+			case 1:
+				c.down(append([]byte(nil), chunk...))
+			case 2, 3, 7:
+				cmd := fuzzCommands[int(pick)%len(fuzzCommands)]
+				id := nextID
+				if op&7 == 7 && len(c.organic) > 0 {
+					id = c.organic[int(pick)%len(c.organic)] // a reused id
+				} else {
+					nextID++
+				}
+				c.organic = append(c.organic, id)
+				c.up(jdwp.AppendCommand(nil, id, cmd, chunk))
+			case 4, 5:
+				var ids []uint32
+				for id := range c.issued {
+					ids = append(ids, id)
+				}
+				ids = append(ids, c.organic...)
+				if len(ids) == 0 {
+					continue
+				}
+				code := jdwp.ErrNone
+				if pick&0x80 != 0 {
+					code = jdwp.ErrAbsentInformation
+				}
+				c.down(jdwp.AppendReply(nil, ids[int(pick)%len(ids)], code, chunk))
+			case 6:
+				c.down(jdwp.AppendCommand(nil, 0x10000000+uint32(pick), jdwp.CmdEventComposite, chunk))
+			}
+		}
+		_ = c.s.Close()
+	})
+}
