@@ -5,6 +5,7 @@ go 1.24
 require (
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/stretchr/testify v1.12.1
+	go.uber.org/goleak v1.3.0
 	pgregory.net/rapid v1.3.0
 )
 

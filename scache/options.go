@@ -20,6 +20,7 @@ type config struct {
 	maxInFlight   int // 0: unbounded
 	belay         bool
 	classic       bool // the original jdwp-scache policy
+	passThrough   bool // never speculate: forward everything
 	cacheOrganic  bool // cache replies to the debugger's own keyable commands
 	logger        *slog.Logger
 	maxQueued     int // synthetic commands waiting for an in-flight slot
@@ -101,3 +102,7 @@ func Classic() Option {
 		c.cacheOrganic = false
 	}
 }
+
+// PassThrough makes a Speculator that forwards every packet untouched, as a
+// disabled one does: the "off" mode of the proxy and the benchmarks.
+func PassThrough() Option { return func(c *config) { c.passThrough = true } }

@@ -129,7 +129,7 @@ func New(opts ...Option) *Speculator {
 	s := &Speculator{
 		cfg:        cfg,
 		log:        cfg.logger,
-		enabled:    true,
+		enabled:    !cfg.passThrough,
 		sizes:      jdwp.DefaultIDSizes,
 		classes:    newClassTracker(),
 		pending:    make(map[uint32]*inFlight),

@@ -21,7 +21,7 @@ import (
 	"time"
 )
 
-//go:embed java/*.java
+//go:embed java/*.java java/v2/*.java
 var sources embed.FS
 
 // Source returns the text of a shipped Java source file, such as "Debuggee.java".
@@ -73,6 +73,9 @@ func Compile(t testing.TB) string {
 		entries, _ := sources.ReadDir("java")
 		var files []string
 		for _, e := range entries {
+			if e.IsDir() {
+				continue
+			}
 			b, _ := sources.ReadFile("java/" + e.Name())
 			p := filepath.Join(dir, e.Name())
 			if err := os.WriteFile(p, b, 0o644); err != nil {
@@ -85,6 +88,23 @@ func Compile(t testing.TB) string {
 		out, err := exec.Command("javac", args...).CombinedOutput()
 		if err != nil {
 			compileErr = fmt.Errorf("javac: %v\n%s", err, out)
+			return
+		}
+		// The second version of Swappable, for hot swap, into v2/.
+		v2 := filepath.Join(dir, "v2")
+		b, _ := sources.ReadFile("java/v2/Swappable.java")
+		if err := os.MkdirAll(v2, 0o755); err != nil {
+			compileErr = err
+			return
+		}
+		src := filepath.Join(v2, "Swappable.java")
+		if err := os.WriteFile(src, b, 0o644); err != nil {
+			compileErr = err
+			return
+		}
+		out, err = exec.Command("javac", "-g", "-cp", dir, "-d", v2, src).CombinedOutput()
+		if err != nil {
+			compileErr = fmt.Errorf("javac v2: %v\n%s", err, out)
 			return
 		}
 		classDir = dir
@@ -181,4 +201,49 @@ func Start(t testing.TB, mainClass string, args ...string) *VM {
 		t.Fatalf("the JDWP agent did not print its address within 60s:\n%s", vm.Output())
 	}
 	return vm
+}
+
+// HotSwapClassFile returns the path of the second version of Swappable.class.
+func HotSwapClassFile(t testing.TB) string {
+	return filepath.Join(Compile(t), "v2", "Swappable.class")
+}
+
+// DriverOptions choose what the JDI driver does.
+type DriverOptions struct {
+	Stops    int  // breakpoint stops (the debuggee must run at least that many rounds)
+	HotSwap  bool // redefine Swappable after the first stop
+	SetValue bool // change a local with setValue at each stop and read it back
+}
+
+// RunDriver runs the JDI driver against addr and returns its transcript
+// (without the timing line) and the session's wall time as the driver measured it.
+func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duration) {
+	t.Helper()
+	dir := Compile(t)
+	host, port, ok := strings.Cut(addr, ":")
+	if !ok {
+		t.Fatalf("bad address %q", addr)
+	}
+	hotswap := ""
+	if o.HotSwap {
+		hotswap = HotSwapClassFile(t)
+	}
+	set := ""
+	if o.SetValue {
+		set = "setvalue"
+	}
+	cmd := exec.Command("java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", dir, "JdiDriver",
+		host, port, fmt.Sprint(o.Stops), fmt.Sprint(Line("Debuggee.java", "marker")), hotswap, set)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("JDI driver: %v\n%s", err, out)
+	}
+	text := string(out)
+	i := strings.LastIndex(text, "elapsed_ns ")
+	if i < 0 {
+		t.Fatalf("JDI driver printed no timing:\n%s", text)
+	}
+	var ns int64
+	fmt.Sscan(text[i+len("elapsed_ns "):], &ns)
+	return text[:i], time.Duration(ns)
 }

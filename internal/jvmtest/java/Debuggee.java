@@ -31,7 +31,7 @@ public class Debuggee {
 
     int recurse(int n) {
         if (n == 0) {
-            return marker(n);
+            return Swappable.through(this, n);
         }
         int next = n - 1;
         return recurse(next) + 1; // LINE:recurse

@@ -1,0 +1,182 @@
+// A JDI debugger that acts like an IDE at each stop, for transparency tests
+// and benchmarks. It attaches to host:port, stops at the line of Debuggee
+// tagged LINE:marker, and at each stop reads every frame (source name, line,
+// method, declaring type), the visible variables of the top frame and their
+// values, `this`, and the threads; then steps over, into and out, and
+// resumes. It prints a transcript that must not depend on object ids.
+//
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [HOTSWAP_CLASS_FILE] [SETVALUE]
+import com.sun.jdi.*;
+import com.sun.jdi.connect.*;
+import com.sun.jdi.event.*;
+import com.sun.jdi.request.*;
+import java.nio.file.*;
+import java.util.*;
+
+public class JdiDriver {
+    private final VirtualMachine vm;
+    private final StringBuilder out = new StringBuilder();
+
+    JdiDriver(VirtualMachine vm) {
+        this.vm = vm;
+    }
+
+    public static void main(String[] args) throws Exception {
+        String host = args[0];
+        String port = args[1];
+        int stops = Integer.parseInt(args[2]);
+        int markerLine = Integer.parseInt(args[3]);
+        String hotswap = args.length > 4 && !args[4].isEmpty() ? args[4] : null;
+        boolean setValue = args.length > 5 && args[5].equals("setvalue");
+
+        AttachingConnector socket = null;
+        for (AttachingConnector c : Bootstrap.virtualMachineManager().attachingConnectors()) {
+            if (c.transport().name().equals("dt_socket")) {
+                socket = c;
+            }
+        }
+        Map<String, Connector.Argument> ca = socket.defaultArguments();
+        ca.get("hostname").setValue(host);
+        ca.get("port").setValue(port);
+        long start = System.nanoTime();
+        VirtualMachine vm = socket.attach(ca);
+        JdiDriver d = new JdiDriver(vm);
+        d.run(stops, markerLine, hotswap, setValue);
+        long elapsed = System.nanoTime() - start;
+        System.out.print(d.out);
+        System.out.println("elapsed_ns " + elapsed);
+    }
+
+    void line(String s) {
+        out.append(s).append('\n');
+    }
+
+    void run(int stops, int markerLine, String hotswap, boolean setValue) throws Exception {
+        EventRequestManager erm = vm.eventRequestManager();
+        ClassPrepareRequest cpr = erm.createClassPrepareRequest();
+        cpr.addClassFilter("Debuggee");
+        cpr.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+        cpr.enable();
+        // No vm.resume() here: the VM started suspended, and the VMStart event
+        // set's resume below is what lets it run. Resuming twice would race
+        // with the suspension of the next event.
+        int stop = 0;
+        EventQueue q = vm.eventQueue();
+        while (stop < stops) {
+            EventSet set = q.remove();
+            boolean resume = true;
+            for (Event e : set) {
+                if (e instanceof ClassPrepareEvent) {
+                    ReferenceType t = ((ClassPrepareEvent) e).referenceType();
+                    Location loc = t.locationsOfLine(markerLine).get(0);
+                    BreakpointRequest bp = erm.createBreakpointRequest(loc);
+                    bp.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+                    bp.enable();
+                    line("prepared " + t.name() + " breakpoint at " + describe(loc));
+                } else if (e instanceof BreakpointEvent) {
+                    stop++;
+                    ThreadReference t = ((BreakpointEvent) e).thread();
+                    line("stop " + stop + " in thread " + t.name());
+                    inspect(t, setValue);
+                    step(t, StepRequest.STEP_OVER, "over");
+                    step(t, StepRequest.STEP_INTO, "into");
+                    step(t, StepRequest.STEP_OUT, "out");
+                    if (stop == 1 && hotswap != null) {
+                        ReferenceType sw = vm.classesByName("Swappable").get(0);
+                        vm.redefineClasses(Map.of(sw, Files.readAllBytes(Paths.get(hotswap))));
+                        line("redefined Swappable");
+                    }
+                } else if (e instanceof VMDeathEvent || e instanceof VMDisconnectEvent) {
+                    line("vm ended early at stop " + stop);
+                    return;
+                }
+            }
+            if (resume) {
+                set.resume();
+            }
+        }
+        vm.dispose();
+        line("disposed after " + stop + " stops");
+    }
+
+    void step(ThreadReference t, int depth, String name) throws Exception {
+        EventRequestManager erm = vm.eventRequestManager();
+        StepRequest sr = erm.createStepRequest(t, StepRequest.STEP_LINE, depth);
+        for (String p : new String[] {"java.*", "javax.*", "sun.*", "jdk.*", "com.sun.*"}) {
+            sr.addClassExclusionFilter(p);
+        }
+        sr.addCountFilter(1);
+        sr.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+        sr.enable();
+        vm.resume();
+        while (true) {
+            EventSet set = vm.eventQueue().remove();
+            for (Event e : set) {
+                if (e instanceof StepEvent) {
+                    erm.deleteEventRequest(sr);
+                    line("step " + name + " -> " + describe(((StepEvent) e).location()));
+                    inspectTop(t);
+                    return;
+                }
+            }
+            set.resume();
+        }
+    }
+
+    void inspect(ThreadReference t, boolean setValue) throws Exception {
+        List<StackFrame> frames = t.frames();
+        line("  frames " + frames.size());
+        for (int i = 0; i < frames.size(); i++) {
+            line("  #" + i + " " + describe(frames.get(i).location()));
+        }
+        inspectTop(t);
+        if (setValue) {
+            StackFrame top = t.frame(0);
+            LocalVariable n = top.visibleVariableByName("n");
+            top.setValue(n, vm.mirrorOf(((IntegerValue) top.getValue(n)).value() + 1000));
+            line("  set n, now " + value(t.frame(0).getValue(n)));
+        }
+        List<String> threads = new ArrayList<>();
+        for (ThreadReference other : vm.allThreads()) {
+            threads.add(other.name() + ":" + other.frameCount());
+        }
+        Collections.sort(threads);
+        line("  threads " + threads);
+    }
+
+    void inspectTop(ThreadReference t) throws Exception {
+        StackFrame top = t.frame(0);
+        ObjectReference self = top.thisObject();
+        line("    this " + (self == null ? "null" : self.referenceType().name()));
+        try {
+            for (LocalVariable v : top.visibleVariables()) {
+                line("    " + v.name() + " : " + v.typeName() + " = " + value(top.getValue(v)));
+            }
+        } catch (AbsentInformationException e) {
+            line("    no local variable information");
+        }
+    }
+
+    static String describe(Location loc) {
+        String source;
+        try {
+            source = loc.sourceName();
+        } catch (AbsentInformationException e) {
+            source = "?";
+        }
+        return loc.declaringType().name() + "." + loc.method().name() + "(" + source + ":" + loc.lineNumber() + ")";
+    }
+
+    static String value(Value v) {
+        if (v == null) {
+            return "null";
+        }
+        if (v instanceof StringReference) {
+            return "\"" + ((StringReference) v).value() + "\"";
+        }
+        if (v instanceof PrimitiveValue) {
+            return v.toString();
+        }
+        return "instance of " + v.type().name();
+    }
+}

@@ -1,0 +1,119 @@
+// Package latency is a TCP relay that delays every byte by a fixed one-way
+// delay in each direction, standing in for adb over USB or Wi-Fi between a
+// JDWP proxy and a VM in tests and benchmarks. Bytes keep their order and
+// the link is pipelined: a delay adds latency, not a bandwidth limit.
+package latency
+
+import (
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// A Link listens on 127.0.0.1 and forwards each accepted connection to a target.
+type Link struct {
+	Addr  string // where to connect to reach the target through the link
+	delay time.Duration
+	ln    net.Listener
+	wg    sync.WaitGroup
+
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+// Listen starts a link to target with the given one-way delay.
+func Listen(target string, delay time.Duration) (*Link, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	l := &Link{Addr: ln.Addr().String(), delay: delay, ln: ln}
+	l.wg.Add(1)
+	go l.accept(target)
+	return l, nil
+}
+
+// Close stops the link and every connection through it, and waits for its goroutines.
+func (l *Link) Close() error {
+	err := l.ln.Close()
+	l.mu.Lock()
+	for _, c := range l.conns {
+		c.Close()
+	}
+	l.mu.Unlock()
+	l.wg.Wait()
+	return err
+}
+
+func (l *Link) track(c net.Conn) {
+	l.mu.Lock()
+	l.conns = append(l.conns, c)
+	l.mu.Unlock()
+}
+
+func (l *Link) accept(target string) {
+	defer l.wg.Done()
+	for {
+		in, err := l.ln.Accept()
+		if err != nil {
+			return
+		}
+		out, err := net.Dial("tcp", target)
+		if err != nil {
+			in.Close()
+			continue
+		}
+		l.track(in)
+		l.track(out)
+		l.wg.Add(2)
+		go l.pipe(out, in)
+		go l.pipe(in, out)
+	}
+}
+
+type chunk struct {
+	due  time.Time
+	data []byte
+}
+
+// pipe copies src to dst, each chunk held until its delay has passed.
+func (l *Link) pipe(dst, src net.Conn) {
+	defer l.wg.Done()
+	ch := make(chan chunk, 1024)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for c := range ch {
+			if d := time.Until(c.due); d > 0 {
+				time.Sleep(d)
+			}
+			if _, err := dst.Write(c.data); err != nil {
+				src.Close()
+				for range ch {
+				}
+				return
+			}
+		}
+		if tc, ok := dst.(*net.TCPConn); ok {
+			_ = tc.CloseWrite()
+		} else {
+			dst.Close()
+		}
+	}()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			ch <- chunk{due: time.Now().Add(l.delay), data: append([]byte(nil), buf[:n]...)}
+		}
+		if err != nil {
+			if err != io.EOF {
+				dst.Close()
+			}
+			break
+		}
+	}
+	close(ch)
+	<-done
+}

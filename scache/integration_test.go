@@ -1,0 +1,81 @@
+package scache_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+
+	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/require"
+)
+
+// modeOptions maps the proxy's modes to Speculator options.
+var modeOptions = map[string][]scache.Option{
+	"off":     {scache.PassThrough()},
+	"classic": {scache.Classic()},
+	"scache":  nil,
+}
+
+// startProxy runs a Proxy in front of vmAddr in the given mode until the test
+// ends, and returns its address and the stats of its sessions.
+func startProxy(t testing.TB, vmAddr, mode string) (string, <-chan scache.Stats) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	stats := make(chan scache.Stats, 4)
+	p := &scache.Proxy{
+		DialVM: func(ctx context.Context) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", vmAddr)
+		},
+		NewSpeculator: func() *scache.Speculator { return scache.New(modeOptions[mode]...) },
+		SessionEnded: func(st scache.Stats, err error) {
+			if err != nil {
+				t.Errorf("session through the %s proxy: %v", mode, err)
+			}
+			stats <- st
+		},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	return ln.Addr().String(), stats
+}
+
+// TestTranscriptThroughProxyEqualsDirect debugs real HotSpot VMs with a real
+// JDI debugger, directly and through the proxy in each mode, and compares the
+// transcripts line for line: frames, sources, lines, variables, steps.
+func TestTranscriptThroughProxyEqualsDirect(t *testing.T) {
+	workloads := map[string]jvmtest.DriverOptions{
+		"plain":    {Stops: 3},
+		"hot swap": {Stops: 3, HotSwap: true},
+		"setValue": {Stops: 2, SetValue: true},
+	}
+	for name, opts := range workloads {
+		t.Run(name, func(t *testing.T) {
+			vm := jvmtest.Start(t, "Debuggee", "3")
+			direct, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+			require.Contains(t, direct, "disposed after")
+			for _, mode := range []string{"off", "classic", "scache"} {
+				vm := jvmtest.Start(t, "Debuggee", "3")
+				addr, stats := startProxy(t, vm.Addr, mode)
+				got, _ := jvmtest.RunDriver(t, addr, opts)
+				require.Equal(t, direct, got, "transcript through the %s proxy", mode)
+				st := <-stats
+				if mode == "off" {
+					require.Zero(t, st.Synthetic)
+				} else {
+					require.Positive(t, st.Synthetic, "%s speculated", mode)
+					require.Positive(t, st.Hits+st.Belayed, "%s answered from speculation", mode)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package scache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+)
+
+// A Proxy accepts debugger connections and relays each, through a new
+// Speculator, to a VM it dials. It serves one session at a time: a VM's JDWP
+// agent accepts one debugger, so a second connection while a session runs is
+// closed at once and logged.
+//
+// JDWP gives whoever connects code execution in the VM: listen on loopback
+// (127.0.0.1) unless the network between debugger and proxy is trusted.
+type Proxy struct {
+	// DialVM connects to the VM for a new session. Required.
+	DialVM func(ctx context.Context) (net.Conn, error)
+	// NewSpeculator returns the Speculator of a new session (default New()).
+	NewSpeculator func() *Speculator
+	// Journal, if set, receives the journal of every session.
+	Journal func(JournalEntry)
+	// SessionEnded, if set, is called after each session with its stats and
+	// the relay's error (nil for a clean end).
+	SessionEnded func(Stats, error)
+	// Logger receives one line per session and the refusals (default: slog.Default()).
+	Logger *slog.Logger
+
+	mu     sync.Mutex
+	active bool
+	wg     sync.WaitGroup
+}
+
+// Serve accepts connections on ln until ctx is cancelled or ln fails, and
+// returns after every session it started has ended.
+func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
+	if p.DialVM == nil {
+		return errors.New("scache: Proxy.DialVM is not set")
+	}
+	log := p.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	defer p.wg.Wait()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("scache: accepting debuggers: %w", err)
+		}
+		p.mu.Lock()
+		busy := p.active
+		if !busy {
+			p.active = true
+		}
+		p.mu.Unlock()
+		if busy {
+			log.Warn("scache: refusing a second debugger: the VM accepts one JDWP session at a time",
+				"remote", conn.RemoteAddr().String())
+			conn.Close()
+			continue
+		}
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			defer func() {
+				p.mu.Lock()
+				p.active = false
+				p.mu.Unlock()
+			}()
+			p.session(ctx, conn, log)
+		}()
+	}
+}
+
+func (p *Proxy) session(ctx context.Context, debugger net.Conn, log *slog.Logger) {
+	start := time.Now()
+	vm, err := p.DialVM(ctx)
+	if err != nil {
+		debugger.Close()
+		log.Error("scache: cannot reach the VM", "err", err)
+		if p.SessionEnded != nil {
+			p.SessionEnded(Stats{}, err)
+		}
+		return
+	}
+	spec := New()
+	if p.NewSpeculator != nil {
+		spec = p.NewSpeculator()
+	}
+	r := &Relay{Speculator: spec, Journal: p.Journal}
+	err = r.Run(ctx, debugger, vm)
+	st := spec.Stats()
+	log.Info("scache: session ended", "duration", time.Since(start).Round(time.Millisecond),
+		"packets_up", st.PacketsUp, "packets_down", st.PacketsDown, "synthetic", st.Synthetic,
+		"hits", st.Hits, "belayed", st.Belayed, "misses", st.Misses, "wasted", st.Wasted, "err", err)
+	if p.SessionEnded != nil {
+		p.SessionEnded(st, err)
+	}
+}

@@ -1,0 +1,230 @@
+package scache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// Direction says which way a packet travels.
+type Direction uint8
+
+const (
+	// Upstream is towards the debugged VM.
+	Upstream Direction = iota
+	// Downstream is towards the debugger.
+	Downstream
+)
+
+// String returns "upstream" or "downstream".
+func (d Direction) String() string {
+	if d == Upstream {
+		return "upstream"
+	}
+	return "downstream"
+}
+
+// A JournalEntry is one packet of the journal: the coherent view of the
+// conversation (see Response). Packet is valid only during the callback.
+type JournalEntry struct {
+	Time      time.Time
+	Direction Direction
+	Packet    []byte
+	Synthetic bool // a synthetic command or the reply to one
+}
+
+// A Relay wires a Speculator between a debugger-side and a VM-side connection.
+//
+// Run passes the JDWP handshake through, then reads whole packets on each
+// side in its own goroutine, presents each to the Speculator and writes the
+// edicts to the right sides in order. A slow debugger or VM slows the relay
+// down: nothing is queued, so memory stays bounded.
+type Relay struct {
+	// Speculator decides what to send. Run closes it when the session ends.
+	Speculator *Speculator
+	// Journal, if set, receives every journal entry, from both directions'
+	// goroutines (one call at a time).
+	Journal func(JournalEntry)
+	// MaxPacketSize bounds the packets read on either side (default jdwp.DefaultMaxPacketSize).
+	MaxPacketSize int
+	// HandshakeTimeout bounds the handshake (default jdwp.HandshakeTimeout).
+	HandshakeTimeout time.Duration
+
+	journalMu sync.Mutex
+}
+
+// Run relays between debugger and vm until either side closes, a read or
+// write fails, or ctx is cancelled. It closes both connections and returns the
+// first real error: a clean close of either side at a packet boundary is not
+// an error, but debugger commands still held at the end are
+// (ErrHeldCommands). No goroutine outlives Run.
+func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error {
+	if r.Speculator == nil {
+		r.Speculator = New()
+	}
+	var closeOnce sync.Once
+	closeBoth := func() {
+		closeOnce.Do(func() {
+			debugger.Close()
+			vm.Close()
+		})
+	}
+	stop := context.AfterFunc(ctx, closeBoth)
+	defer stop()
+
+	if err := r.handshake(debugger, vm); err != nil {
+		closeBoth()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+
+	var (
+		upW   = &sideWriter{w: vm}
+		downW = &sideWriter{w: debugger}
+		errMu sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	fail := func(err error) {
+		errMu.Lock()
+		if first == nil && !isCleanClose(err) {
+			first = err
+		}
+		errMu.Unlock()
+		closeBoth()
+	}
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		fail(r.pump(debugger, "debugger", upW, downW, Upstream))
+	}()
+	go func() {
+		defer wg.Done()
+		fail(r.pump(vm, "VM", upW, downW, Downstream))
+	}()
+	wg.Wait()
+
+	held := r.Speculator.Close()
+	if ctx.Err() != nil && first == nil {
+		first = ctx.Err()
+	}
+	if first == nil {
+		first = held
+	}
+	return first
+}
+
+func (r *Relay) handshake(debugger, vm io.ReadWriter) error {
+	timeout := r.HandshakeTimeout
+	if timeout <= 0 {
+		timeout = jdwp.HandshakeTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	setDeadline(debugger, deadline)
+	setDeadline(vm, deadline)
+	defer setDeadline(debugger, time.Time{})
+	defer setDeadline(vm, time.Time{})
+	if err := jdwp.ReadHandshake(debugger, "debugger"); err != nil {
+		return err
+	}
+	// One write: Android's adbconnection drops a client whose 14 bytes are not
+	// readable at once.
+	if _, err := vm.Write(jdwp.HandshakeBytes); err != nil {
+		return fmt.Errorf("scache: sending handshake to the VM: %w", err)
+	}
+	if err := jdwp.ReadHandshake(vm, "VM"); err != nil {
+		return err
+	}
+	if _, err := debugger.Write(jdwp.HandshakeBytes); err != nil {
+		return fmt.Errorf("scache: answering the debugger's handshake: %w", err)
+	}
+	return nil
+}
+
+func setDeadline(rw any, t time.Time) {
+	if c, ok := rw.(interface{ SetDeadline(time.Time) error }); ok {
+		_ = c.SetDeadline(t)
+	}
+}
+
+// pump reads packets from one side and writes the edicts until an error.
+func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir Direction) error {
+	f := jdwp.NewFramer(nil, from)
+	if r.MaxPacketSize > 0 {
+		f.SetMaxPacketSize(r.MaxPacketSize)
+	}
+	for {
+		p, err := f.ReadPacket()
+		if err != nil {
+			if err == io.EOF {
+				return io.EOF
+			}
+			return fmt.Errorf("scache: reading from the %s: %w", name, err)
+		}
+		var resp Response
+		if dir == Upstream {
+			resp = r.Speculator.OnUpstream(p)
+		} else {
+			resp = r.Speculator.OnDownstream(p)
+		}
+		if r.Journal != nil {
+			r.journal(resp.Journal)
+		}
+		if err := upW.write(resp.Edict.Upstream); err != nil {
+			return fmt.Errorf("scache: writing to the VM: %w", err)
+		}
+		if err := downW.write(resp.Edict.Downstream); err != nil {
+			return fmt.Errorf("scache: writing to the debugger: %w", err)
+		}
+	}
+}
+
+func (r *Relay) journal(t Traffic) {
+	now := time.Now()
+	r.journalMu.Lock()
+	defer r.journalMu.Unlock()
+	for _, p := range t.Upstream {
+		r.Journal(JournalEntry{Time: now, Direction: Upstream, Packet: p, Synthetic: IsSyntheticID(jdwp.PacketID(p))})
+	}
+	for _, p := range t.Downstream {
+		r.Journal(JournalEntry{Time: now, Direction: Downstream, Packet: p, Synthetic: IsSyntheticID(jdwp.PacketID(p))})
+	}
+}
+
+// sideWriter serializes the writes to one side: both directions' goroutines
+// write to it. Several packets go out in one vectored write.
+type sideWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	bufs net.Buffers
+}
+
+func (s *sideWriter) write(packets [][]byte) error {
+	if len(packets) == 0 {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(packets) == 1 {
+		_, err := s.w.Write(packets[0])
+		return err
+	}
+	s.bufs = append(s.bufs[:0], packets...)
+	bufs := s.bufs // WriteTo consumes its receiver
+	_, err := bufs.WriteTo(s.w)
+	return err
+}
+
+// isCleanClose reports whether err is how a relay ends normally: a side closed
+// the connection at a packet boundary, or Run closed it.
+func isCleanClose(err error) bool {
+	return err == nil || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrClosedPipe)
+}

@@ -1,0 +1,167 @@
+package scache_test
+
+import (
+	"context"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/scachetest"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+// relayToModel starts a model VM on a TCP port, a Relay in front of it on
+// another, and returns a debugger connection to the relay.
+func relayToModel(t *testing.T, vm *scachetest.ModelVM, relay *scache.Relay) (dbg *jdwp.Conn, relayErr <-chan error) {
+	t.Helper()
+	vmLn, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	relayLn, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	errc := make(chan error, 1)
+	go func() {
+		vmConn, err := vmLn.Accept()
+		vmLn.Close()
+		if err != nil {
+			errc <- err
+			return
+		}
+		scachetest.Serve(vmConn, vm)
+	}()
+	go func() {
+		d, err := relayLn.Accept()
+		relayLn.Close()
+		if err != nil {
+			errc <- err
+			return
+		}
+		v, err := net.Dial("tcp", vmLn.Addr().String())
+		if err != nil {
+			errc <- err
+			return
+		}
+		errc <- relay.Run(context.Background(), d, v)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := jdwp.Dial(ctx, relayLn.Addr().String())
+	require.NoError(t, err)
+	return c, errc
+}
+
+func TestRelayServesHitsAndEndsCleanly(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	vm, c := oneFrameWorld()
+	var mu sync.Mutex
+	var journal []scache.JournalEntry
+	relay := &scache.Relay{Speculator: scache.New(), Journal: func(e scache.JournalEntry) {
+		mu.Lock()
+		defer mu.Unlock()
+		e.Packet = append([]byte(nil), e.Packet...)
+		journal = append(journal, e)
+	}}
+	dbg, errc := relayToModel(t, vm, relay)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	var frames jdwp.ThreadFramesReply
+	require.NoError(t, dbg.Call(ctx, &jdwp.ThreadFramesCommand{Thread: 7, Length: -1}, &frames))
+	require.Len(t, frames.Frames, 1)
+	for _, cmd := range []jdwp.CommandMessage{
+		&jdwp.RefTypeMethodsWithGenericCommand{RefType: c.ID},
+		&jdwp.RefTypeSourceFileCommand{RefType: c.ID},
+		&jdwp.MethodLineTableCommand{RefType: c.ID, Method: c.Methods[0]},
+	} {
+		var got jdwp.StringReply
+		require.NoError(t, dbg.Call(ctx, cmd, &got))
+		want := vm.Clone().Handle(jdwp.AppendCommandPacket(nil, 1, cmd, sizes8))
+		require.Equal(t, jdwp.Data(want), jdwp.Marshal(&got, sizes8))
+	}
+	require.NoError(t, dbg.Close())
+	require.NoError(t, <-errc)
+	st := relay.Speculator.Stats()
+	require.Equal(t, int64(3), st.Hits+st.Belayed, "every metadata command was speculated")
+	require.Equal(t, int64(8), st.Synthetic)
+
+	mu.Lock()
+	defer mu.Unlock()
+	synthetic := 0
+	for _, e := range journal {
+		if e.Synthetic {
+			synthetic++
+		}
+	}
+	require.Equal(t, 16, synthetic, "8 synthetic commands and their 8 replies in the journal")
+	require.Len(t, journal, 16+2+6, "Frames and 3 commands with their replies")
+}
+
+func TestRelayRejectsABadHandshake(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	dbgSide, dbgPeer := net.Pipe()
+	vmSide, vmPeer := net.Pipe()
+	defer vmPeer.Close()
+	go func() { _, _ = dbgPeer.Write([]byte("GET / HTTP/1.1\r\n\r\n")) }()
+	err := (&scache.Relay{HandshakeTimeout: time.Second}).Run(context.Background(), dbgSide, vmSide)
+	require.ErrorIs(t, err, jdwp.ErrBadHandshake)
+	dbgPeer.Close()
+}
+
+func TestRelayStopsOnContextCancel(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	vm, _ := oneFrameWorld()
+	dbgSide, dbgPeer := net.Pipe()
+	vmSide, vmPeer := net.Pipe()
+	scachetest.Serve(vmPeer, vm)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- (&scache.Relay{}).Run(ctx, dbgSide, vmSide) }()
+	require.NoError(t, jdwp.DebuggerHandshake(dbgPeer, time.Second))
+	cancel()
+	require.ErrorIs(t, <-errc, context.Canceled)
+	dbgPeer.Close()
+}
+
+func TestRelayReportsHeldCommandsAtShutdown(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	// A VM that answers Frames and then goes silent: the debugger's SourceFile
+	// is held on a synthetic command that never gets a reply.
+	vm, c := oneFrameWorld()
+	dbgSide, dbgPeer := net.Pipe()
+	vmSide, vmPeer := net.Pipe()
+	spec := scache.New()
+	errc := make(chan error, 1)
+	go func() { errc <- (&scache.Relay{Speculator: spec}).Run(context.Background(), dbgSide, vmSide) }()
+	go func() {
+		if jdwp.VMHandshake(vmPeer, time.Second) != nil {
+			return
+		}
+		f := jdwp.NewFramer(vmPeer, vmPeer)
+		p, err := f.ReadPacket()
+		if err != nil {
+			return
+		}
+		_ = f.WritePacket(vm.Handle(p))
+		for {
+			if _, err := f.ReadPacket(); err != nil {
+				return
+			}
+		}
+	}()
+	require.NoError(t, jdwp.DebuggerHandshake(dbgPeer, time.Second))
+	dbg := jdwp.NewConn(dbgPeer)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, dbg.Call(ctx, &jdwp.ThreadFramesCommand{Thread: 7, Length: -1}, nil))
+	held := make(chan error, 1)
+	go func() { held <- dbg.Call(ctx, &jdwp.RefTypeSourceFileCommand{RefType: c.ID}, nil) }()
+	// Wait until the command is held (a condition, polled), then end the session from the VM side.
+	require.Eventually(t, func() bool { return spec.Stats().Held == 1 }, 10*time.Second, time.Millisecond)
+	vmPeer.Close()
+	require.ErrorIs(t, <-errc, scache.ErrHeldCommands)
+	require.Error(t, <-held)
+	dbg.Close()
+}
