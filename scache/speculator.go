@@ -59,6 +59,8 @@ type Speculator struct {
 	up, down    scratch
 	stats       Stats
 	disabledFor error
+	// finalCache keeps the cache's size at Close, for Stats afterwards.
+	finalEntries, finalBytes int64
 }
 
 // inFlight is a command awaiting its reply.
@@ -157,17 +159,24 @@ func (s *Speculator) Stats() Stats {
 	st.Enabled = s.enabled
 	st.CacheEntries = int64(s.cache.len())
 	st.CacheBytes = int64(s.cache.bytes)
+	if s.closed {
+		st.CacheEntries, st.CacheBytes = s.finalEntries, s.finalBytes
+	}
 	st.InFlight = int64(s.synthetic)
 	st.Held = int64(s.countHeld())
 	return st
 }
 
-// Close clears every table. It returns an error wrapping ErrHeldCommands if
+// Close clears every table; Stats afterwards reports the cache as it was at
+// Close. It returns an error wrapping ErrHeldCommands if
 // debugger commands were still held: their replies will never be sent.
 func (s *Speculator) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := s.countHeld()
+	if !s.closed {
+		s.finalEntries, s.finalBytes = int64(s.cache.len()), int64(s.cache.bytes)
+	}
 	s.clearAll()
 	s.pending = make(map[uint32]*inFlight)
 	s.held = nil
