@@ -9,4 +9,7 @@ require (
 	pgregory.net/rapid v1.3.0
 )
 
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
+require (
+	github.com/google/gopacket v1.1.19 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)

@@ -37,6 +37,10 @@ type JournalEntry struct {
 	Direction Direction
 	Packet    []byte
 	Synthetic bool // a synthetic command or the reply to one
+	// Hit marks a debugger command answered from the cache, and that answer.
+	Hit bool
+	// Held marks a debugger command held (belayed) until a reply in flight answers it.
+	Held bool
 }
 
 // A Relay wires a Speculator between a debugger-side and a VM-side connection.
@@ -176,7 +180,7 @@ func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir Di
 			resp = r.Speculator.OnDownstream(p)
 		}
 		if r.Journal != nil {
-			r.journal(resp.Journal)
+			r.journal(resp, dir)
 		}
 		if err := upW.write(resp.Edict.Upstream); err != nil {
 			return fmt.Errorf("scache: writing to the VM: %w", err)
@@ -187,16 +191,34 @@ func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir Di
 	}
 }
 
-func (r *Relay) journal(t Traffic) {
+func (r *Relay) journal(resp Response, dir Direction) {
 	now := time.Now()
 	r.journalMu.Lock()
 	defer r.journalMu.Unlock()
-	for _, p := range t.Upstream {
-		r.Journal(JournalEntry{Time: now, Direction: Upstream, Packet: p, Synthetic: IsSyntheticID(jdwp.PacketID(p))})
+	for _, p := range resp.Journal.Upstream {
+		e := JournalEntry{Time: now, Direction: Upstream, Packet: p, Synthetic: IsSyntheticID(jdwp.PacketID(p))}
+		if dir == Upstream && !containsPacket(resp.Edict.Upstream, p) {
+			// A debugger command that was not sent: answered now, or held.
+			e.Hit = len(resp.Edict.Downstream) > 0
+			e.Held = !e.Hit
+		}
+		r.Journal(e)
 	}
-	for _, p := range t.Downstream {
-		r.Journal(JournalEntry{Time: now, Direction: Downstream, Packet: p, Synthetic: IsSyntheticID(jdwp.PacketID(p))})
+	for _, p := range resp.Journal.Downstream {
+		e := JournalEntry{Time: now, Direction: Downstream, Packet: p, Synthetic: IsSyntheticID(jdwp.PacketID(p))}
+		e.Hit = dir == Upstream
+		r.Journal(e)
 	}
+}
+
+// containsPacket reports whether list holds p itself (not an equal copy).
+func containsPacket(list [][]byte, p []byte) bool {
+	for _, q := range list {
+		if len(q) > 0 && len(p) > 0 && &q[0] == &p[0] {
+			return true
+		}
+	}
+	return false
 }
 
 // sideWriter serializes the writes to one side: both directions' goroutines
