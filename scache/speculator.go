@@ -411,8 +411,8 @@ func (s *Speculator) disable(r *Response, why error) {
 			continue
 		}
 		h.answered = true
+		// Already in the journal since it was held: only the edict sends it now.
 		r.Edict.Upstream = append(r.Edict.Upstream, h.packet)
-		r.Journal.Upstream = append(r.Journal.Upstream, h.packet)
 	}
 	s.held = nil
 	for id, p := range s.pending {
