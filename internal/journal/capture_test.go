@@ -18,7 +18,7 @@ import (
 
 // captureBuilder writes TCP segments of loopback connections as a capture.
 type captureBuilder struct {
-	t     require.TestingT
+	t      require.TestingT
 	frames [][]byte
 	times  []time.Time
 	clock  time.Time
