@@ -74,3 +74,11 @@ var (
 		jdwp.CmdMethodIsObsolete, jdwp.CmdClassTypeSuperclass, jdwp.CmdReferenceTypeInterfaces,
 	}
 )
+
+// Keyable reports whether the default policy caches replies to cmd: class
+// metadata commands whose reply depends only on their parameters until the
+// class is unloaded or redefined.
+func Keyable(cmd jdwp.Command) bool {
+	_, ok := keyable[cmd]
+	return ok
+}

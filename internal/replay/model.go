@@ -1,0 +1,207 @@
+package replay
+
+import (
+	"sort"
+	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+)
+
+// session is a trace prepared for simulation: who waits for what, how long
+// the debugger thought and the VM worked, and the recorded answers.
+type session struct {
+	cmds     []command
+	events   []event
+	answers  map[string][]answer // by command key: recorded replies, for synthetic commands
+	service  map[jdwp.Command]time.Duration
+	median   time.Duration
+	packets  int
+	keyable  int
+	epochs   int
+	startGap time.Duration
+}
+
+// A dependency names the downstream packet a debugger command waited for:
+// the reply to command index, or the event index.
+type dependency struct {
+	kind  depKind
+	index int
+}
+
+type depKind uint8
+
+const (
+	depNone depKind = iota
+	depReply
+	depEvent
+)
+
+type command struct {
+	packet  []byte
+	id      uint32
+	cmd     jdwp.Command
+	sent    time.Time // recorded
+	reply   []byte    // recorded reply, nil if none
+	replied time.Time
+	dep     dependency
+	think   time.Duration // recorded time from the dependency's arrival to the send
+	service time.Duration // recorded VM time
+	epoch   int
+	gen     int
+}
+
+type event struct {
+	packet []byte
+	at     time.Time
+	anchor int           // the command whose processing let the VM run to this event; -1 at start
+	gap    time.Duration // from the anchor's reply to the event
+}
+
+// answer is a recorded reply to a keyable command, and its suspension epoch.
+type answer struct {
+	epoch int
+	gen   int // class redefinitions before it
+	code  jdwp.ErrorCode
+	data  []byte
+}
+
+// resumes lists the commands after which threads may have run: they end a
+// suspension epoch.
+var resumes = map[jdwp.Command]bool{
+	jdwp.CmdVirtualMachineResume: true, jdwp.CmdThreadReferenceResume: true,
+	jdwp.CmdClassTypeInvokeMethod: true, jdwp.CmdClassTypeNewInstance: true,
+	jdwp.CmdObjectReferenceInvokeMethod: true, jdwp.CmdInterfaceTypeInvokeMethod: true,
+	jdwp.CmdVirtualMachineRedefineClasses: true, jdwp.CmdStackFrameSetValues: true,
+	jdwp.CmdStackFramePopFrames: true, jdwp.CmdThreadReferenceForceEarlyReturn: true,
+}
+
+func prepare(t Trace) *session {
+	s := &session{answers: map[string][]answer{}, service: map[jdwp.Command]time.Duration{}, packets: len(t.Records)}
+	byID := map[uint32]int{} // debugger command id → index, until answered
+	last := dependency{}
+	var lastAt time.Time
+	lastVMDone := time.Time{}
+	lastAnchor := -1
+	epoch, gen := 0, 0
+	var start time.Time
+	if len(t.Records) > 0 {
+		start = t.Records[0].Time
+	}
+	for _, r := range t.Records {
+		h, err := jdwp.ParseHeader(r.Packet)
+		if err != nil {
+			continue
+		}
+		switch {
+		case r.Direction == scache.Upstream && !h.IsReply():
+			c := command{packet: r.Packet, id: h.ID, cmd: h.Cmd(), sent: r.Time, dep: last, epoch: epoch, gen: gen}
+			if last.kind != depNone {
+				c.think = nonNegative(r.Time.Sub(lastAt))
+			} else {
+				c.think = nonNegative(r.Time.Sub(start))
+			}
+			byID[h.ID] = len(s.cmds)
+			s.cmds = append(s.cmds, c)
+			if scache.Keyable(c.cmd) {
+				s.keyable++
+			}
+			if !scache.Keyable(c.cmd) {
+				lastAnchor = len(s.cmds) - 1
+			}
+			if resumes[c.cmd] {
+				epoch++
+			}
+			if c.cmd == jdwp.CmdVirtualMachineRedefineClasses {
+				gen++
+			}
+		case r.Direction == scache.Downstream && h.IsReply():
+			i, ok := byID[h.ID]
+			if !ok {
+				continue
+			}
+			delete(byID, h.ID)
+			c := &s.cmds[i]
+			c.reply, c.replied = r.Packet, r.Time
+			begin := c.sent
+			if lastVMDone.After(begin) {
+				begin = lastVMDone
+			}
+			c.service = max(r.Time.Sub(begin), time.Microsecond)
+			lastVMDone = r.Time
+			if scache.Keyable(c.cmd) {
+				key := string(c.packet[9:])
+				s.answers[key] = append(s.answers[key], answer{epoch: c.epoch, gen: c.gen, code: h.ErrorCode, data: jdwp.Data(r.Packet)})
+			}
+			last, lastAt = dependency{depReply, i}, r.Time
+		case r.Direction == scache.Downstream:
+			e := event{packet: r.Packet, at: r.Time, anchor: lastAnchor}
+			if lastAnchor >= 0 {
+				ref := s.cmds[lastAnchor].replied
+				if ref.IsZero() {
+					ref = s.cmds[lastAnchor].sent
+				}
+				e.gap = nonNegative(r.Time.Sub(ref))
+			} else {
+				e.gap = nonNegative(r.Time.Sub(start))
+			}
+			s.events = append(s.events, e)
+			last, lastAt = dependency{depEvent, len(s.events) - 1}, r.Time
+		}
+	}
+	s.epochs = epoch
+	// Service times of synthetic commands: the median of the recorded ones of
+	// the same command, or of all.
+	per := map[jdwp.Command][]time.Duration{}
+	var all []time.Duration
+	for _, c := range s.cmds {
+		if c.reply != nil {
+			per[c.cmd] = append(per[c.cmd], c.service)
+			all = append(all, c.service)
+		}
+	}
+	for cmd, d := range per {
+		s.service[cmd] = median(d)
+	}
+	s.median = median(all)
+	if s.median == 0 {
+		s.median = 100 * time.Microsecond
+	}
+	return s
+}
+
+func nonNegative(d time.Duration) time.Duration { return max(d, 0) }
+
+func median(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	d = append([]time.Duration(nil), d...)
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[len(d)/2]
+}
+
+// answerFor returns the recorded reply for a synthetic command's key in an
+// epoch: the same epoch's when the trace has one, otherwise (class metadata
+// stays true across suspensions) the nearest epoch's between the same class
+// redefinitions. ok is false when the trace has no such reply.
+func (s *session) answerFor(key string, epoch, gen int) (answer, bool) {
+	found := false
+	var best answer
+	for _, a := range s.answers[key] {
+		if a.gen != gen {
+			continue
+		}
+		if !found || abs(a.epoch-epoch) < abs(best.epoch-epoch) {
+			best, found = a, true
+		}
+	}
+	return best, found
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

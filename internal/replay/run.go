@@ -1,0 +1,81 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jdwpscache/scache/scache"
+)
+
+// DefaultRTTs are the round-trip times the wait is estimated at unless told otherwise.
+var DefaultRTTs = []time.Duration{1 * time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond}
+
+// A Result is what replaying one trace in one mode found. The counts are
+// those of the run at RTT; Wait has the debugger's simulated waiting time at
+// every RTT asked for.
+type Result struct {
+	Trace           string
+	Mode            Mode
+	RTT             time.Duration
+	Packets         int
+	DebuggerCmds    int
+	KeyableCmds     int
+	Hits            int64
+	Belayed         int64
+	Misses          int64
+	SyntheticCmds   int64
+	Wasted          int64
+	BytesSpeculated int64
+	RoundTripsSaved int64
+	HitRate         float64 // (hits + belayed) / debugger commands
+	Wait            map[time.Duration]time.Duration
+	Mismatches      []string // replies the debugger would have received that differ from the recording
+}
+
+// ErrMismatch is returned when a replay shows the debugger a reply other than
+// the recorded one: a stale cache entry on real traffic, or a bug.
+var ErrMismatch = errors.New("replay: replies differ from the recording")
+
+// Run replays a trace in a mode at each RTT (the counts are those at rtt,
+// which is added to rtts if missing). It returns an error wrapping
+// ErrMismatch, beside the result, if any reply differed from the recording.
+func Run(t Trace, mode Mode, rtt time.Duration, rtts []time.Duration) (Result, error) {
+	opts, err := mode.Options()
+	if err != nil {
+		return Result{}, err
+	}
+	s := prepare(t)
+	if len(s.cmds) == 0 {
+		return Result{}, fmt.Errorf("replay: %s has no debugger commands", t.Name)
+	}
+	res := Result{Trace: t.Name, Mode: mode, RTT: rtt, Packets: s.packets, DebuggerCmds: len(s.cmds),
+		KeyableCmds: s.keyable, Wait: map[time.Duration]time.Duration{}}
+	all := append([]time.Duration{rtt}, rtts...)
+	for i, d := range all {
+		if _, done := res.Wait[d]; done && i > 0 {
+			continue
+		}
+		spc := scache.New(opts...)
+		out := simulate(s, spc, d)
+		_ = spc.Close()
+		res.Wait[d] = out.wait
+		if i > 0 {
+			continue
+		}
+		st := spc.Stats()
+		res.Hits, res.Belayed, res.Misses = st.Hits, st.Belayed, st.Misses
+		res.SyntheticCmds, res.Wasted, res.BytesSpeculated = st.Synthetic, st.Wasted, st.BytesSpeculated
+		res.RoundTripsSaved = st.Hits + st.Belayed
+		res.HitRate = float64(res.RoundTripsSaved) / float64(len(s.cmds))
+		res.Mismatches = out.mismatches
+		if out.stalled > 0 {
+			res.Mismatches = append(res.Mismatches, fmt.Sprintf("%d debugger commands never sent: a reply or event never arrived", out.stalled))
+		}
+	}
+	if len(res.Mismatches) > 0 {
+		return res, fmt.Errorf("%w: %s: %s", ErrMismatch, t.Name, strings.Join(res.Mismatches[:min(3, len(res.Mismatches))], "; "))
+	}
+	return res, nil
+}

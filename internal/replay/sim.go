@@ -1,0 +1,333 @@
+package replay
+
+import (
+	"bytes"
+	"container/heap"
+	"fmt"
+	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+)
+
+// A Mode is a speculation policy to replay with.
+type Mode string
+
+// The modes: forward only, the original jdwp-scache policy, and ours.
+const (
+	ModeOff     Mode = "off"
+	ModeClassic Mode = "classic"
+	ModeScache  Mode = "scache"
+)
+
+// Modes lists every mode, baseline first.
+var Modes = []Mode{ModeOff, ModeClassic, ModeScache}
+
+// Options returns the Speculator options of a mode.
+func (m Mode) Options() ([]scache.Option, error) {
+	switch m {
+	case ModeOff:
+		return []scache.Option{scache.PassThrough()}, nil
+	case ModeClassic:
+		return []scache.Option{scache.Classic()}, nil
+	case ModeScache:
+		return nil, nil
+	}
+	return nil, fmt.Errorf("unknown mode %q (want off, classic or scache)", m)
+}
+
+// outcome is what one simulated run at one RTT found.
+type outcome struct {
+	wait       time.Duration
+	stats      scache.Stats
+	mismatches []string
+	stalled    int // debugger commands never sent: the simulation could not go on
+}
+
+// A simulation runs one trace through one Speculator over a link of a given RTT.
+//
+// The debugger sends its commands in recorded order, each when the packet it
+// waited for (its dependency) has arrived plus its recorded think time. The
+// Speculator sits at the debugger's end of the link. Each packet crossing the
+// link takes RTT/2. The VM serves commands one at a time, in arrival order,
+// each for its recorded service time (synthetic ones: the median of their
+// command's); it emits each event its recorded gap after the command that
+// let it run.
+type simulation struct {
+	s   *session
+	spc *scache.Speculator
+	rtt time.Duration
+
+	now   time.Duration
+	queue eventQueue
+	seq   int
+
+	vmQueue      [][]byte
+	vmBusy       bool
+	syntheticCmd map[uint32]syntheticInfo
+
+	next       int // the next debugger command to send
+	lastSend   time.Duration
+	sentAt     []time.Duration // -1 until sent
+	arrived    []time.Duration // reply arrival at the debugger, -1 until then
+	eventAt    []time.Duration
+	vmDone     []time.Duration // when the VM finished each organic command, -1 if it never did
+	emitted    []bool
+	atVM       map[uint32][]int // debugger commands sent towards the VM and not served, by id
+	awaited    map[uint32][]int // debugger commands awaiting their reply, by id
+	eventIndex map[string][]int // events not yet delivered, by packet bytes
+	byAnchor   map[int][]int    // events each debugger command lets the VM reach
+	out        outcome
+}
+
+type syntheticInfo struct {
+	key   string
+	epoch int
+	gen   int
+}
+
+type simEvent struct {
+	at    time.Duration
+	seq   int
+	apply func()
+}
+
+type eventQueue []simEvent
+
+func (q eventQueue) Len() int { return len(q) }
+func (q eventQueue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *eventQueue) Push(x any)   { *q = append(*q, x.(simEvent)) }
+func (q *eventQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return e
+}
+
+func (sim *simulation) at(t time.Duration, f func()) {
+	sim.seq++
+	heap.Push(&sim.queue, simEvent{at: t, seq: sim.seq, apply: f})
+}
+
+func simulate(s *session, spc *scache.Speculator, rtt time.Duration) outcome {
+	sim := &simulation{s: s, spc: spc, rtt: rtt, syntheticCmd: map[uint32]syntheticInfo{}}
+	n := len(s.cmds)
+	sim.sentAt, sim.arrived, sim.vmDone = fill(n), fill(n), fill(n)
+	sim.eventAt = fill(len(s.events))
+	sim.emitted = make([]bool, len(s.events))
+	sim.atVM, sim.awaited = map[uint32][]int{}, map[uint32][]int{}
+	sim.eventIndex, sim.byAnchor = map[string][]int{}, map[int][]int{}
+	for i, e := range s.events {
+		sim.eventIndex[string(e.packet)] = append(sim.eventIndex[string(e.packet)], i)
+		if e.anchor >= 0 {
+			sim.byAnchor[e.anchor] = append(sim.byAnchor[e.anchor], i)
+		}
+	}
+	// Events that no command let happen (VMStart) come at their recorded time.
+	for i, e := range s.events {
+		if e.anchor < 0 {
+			i := i
+			sim.at(e.gap+rtt/2, func() { sim.fromVM(s.events[i].packet); sim.emitted[i] = true })
+		}
+	}
+	sim.trySend()
+	for sim.queue.Len() > 0 {
+		e := heap.Pop(&sim.queue).(simEvent)
+		sim.now = e.at
+		e.apply()
+	}
+	sim.out.stalled = n - sim.next
+	sim.out.wait = busyTime(sim.sentAt, sim.arrived)
+	return sim.out
+}
+
+func fill(n int) []time.Duration {
+	d := make([]time.Duration, n)
+	for i := range d {
+		d[i] = -1
+	}
+	return d
+}
+
+// trySend schedules the next debugger command once what it waited for has arrived.
+func (sim *simulation) trySend() {
+	if sim.next >= len(sim.s.cmds) {
+		return
+	}
+	c := &sim.s.cmds[sim.next]
+	var ready time.Duration
+	switch c.dep.kind {
+	case depReply:
+		if sim.arrived[c.dep.index] < 0 {
+			return
+		}
+		ready = sim.arrived[c.dep.index]
+	case depEvent:
+		if sim.eventAt[c.dep.index] < 0 {
+			return
+		}
+		ready = sim.eventAt[c.dep.index]
+	}
+	t := max(ready+c.think, sim.lastSend)
+	i := sim.next
+	sim.next++
+	sim.lastSend = t
+	sim.at(t, func() { sim.send(i) })
+}
+
+func (sim *simulation) send(i int) {
+	sim.sentAt[i] = sim.now
+	id := sim.s.cmds[i].id
+	sim.atVM[id] = append(sim.atVM[id], i)
+	sim.awaited[id] = append(sim.awaited[id], i)
+	resp := sim.spc.OnUpstream(sim.s.cmds[i].packet)
+	sim.route(resp)
+	sim.trySend()
+}
+
+// route carries out a Response: upstream packets cross the link to the VM,
+// downstream ones reach the debugger at once.
+func (sim *simulation) route(resp scache.Response) {
+	for _, p := range resp.Edict.Upstream {
+		p := append([]byte(nil), p...)
+		if id := jdwp.PacketID(p); scache.IsSyntheticID(id) {
+			c := sim.s.cmds[max(sim.next-1, 0)]
+			sim.syntheticCmd[id] = syntheticInfo{key: string(p[9:]), epoch: c.epoch, gen: c.gen}
+		}
+		sim.at(sim.now+sim.rtt/2, func() { sim.toVM(p) })
+	}
+	for _, p := range resp.Edict.Downstream {
+		sim.toDebugger(append([]byte(nil), p...))
+	}
+}
+
+func (sim *simulation) toVM(p []byte) {
+	sim.vmQueue = append(sim.vmQueue, p)
+	if !sim.vmBusy {
+		sim.serveNext()
+	}
+}
+
+func (sim *simulation) serveNext() {
+	if len(sim.vmQueue) == 0 {
+		sim.vmBusy = false
+		return
+	}
+	sim.vmBusy = true
+	p := sim.vmQueue[0]
+	sim.vmQueue = sim.vmQueue[1:]
+	h, err := jdwp.ParseHeader(p)
+	if err != nil {
+		sim.serveNext()
+		return
+	}
+	reply, service, organic := sim.answer(h)
+	sim.at(sim.now+service, func() {
+		if organic >= 0 {
+			sim.vmDone[organic] = sim.now
+			sim.emitEvents(organic)
+		}
+		if reply != nil {
+			sim.at(sim.now+sim.rtt/2, func() { sim.fromVM(reply) })
+		}
+		sim.serveNext()
+	})
+}
+
+// answer returns the VM's reply to a command, its service time, and the index
+// of the debugger command it is (-1 for a synthetic one).
+func (sim *simulation) answer(h jdwp.Header) ([]byte, time.Duration, int) {
+	if info, ok := sim.syntheticCmd[h.ID]; ok {
+		delete(sim.syntheticCmd, h.ID)
+		service := sim.s.service[h.Cmd()]
+		if service == 0 {
+			service = sim.s.median
+		}
+		if a, ok := sim.s.answerFor(info.key, info.epoch, info.gen); ok {
+			return jdwp.AppendReply(nil, h.ID, a.code, a.data), service, -1
+		}
+		// Never answered in the trace: a placeholder the debugger must never see.
+		return jdwp.AppendReply(nil, h.ID, jdwp.ErrAbsentInformation, []byte("scache replay placeholder")), service, -1
+	}
+	if list := sim.atVM[h.ID]; len(list) > 0 {
+		i := list[0]
+		sim.atVM[h.ID] = list[1:]
+		c := &sim.s.cmds[i]
+		return c.reply, c.service, i
+	}
+	return nil, sim.s.median, -1
+}
+
+// emitEvents schedules the events the VM reaches after finishing command i.
+func (sim *simulation) emitEvents(i int) {
+	for _, j := range sim.byAnchor[i] {
+		if !sim.emitted[j] {
+			sim.emitted[j] = true
+			e := sim.s.events[j]
+			sim.at(sim.now+e.gap+sim.rtt/2, func() { sim.fromVM(e.packet) })
+		}
+	}
+}
+
+func (sim *simulation) fromVM(p []byte) {
+	sim.route(sim.spc.OnDownstream(p))
+}
+
+// toDebugger delivers a packet to the debugger and checks replies against the recording.
+func (sim *simulation) toDebugger(p []byte) {
+	h, err := jdwp.ParseHeader(p)
+	if err != nil {
+		return
+	}
+	if !h.IsReply() {
+		if list := sim.eventIndex[string(p)]; len(list) > 0 {
+			sim.eventAt[list[0]] = sim.now
+			sim.eventIndex[string(p)] = list[1:]
+		}
+		sim.trySend()
+		return
+	}
+	if scache.IsSyntheticID(h.ID) {
+		sim.out.mismatches = append(sim.out.mismatches, fmt.Sprintf("a reply with synthetic id %#x reached the debugger", h.ID))
+		return
+	}
+	if list := sim.awaited[h.ID]; len(list) > 0 {
+		i := list[0]
+		sim.awaited[h.ID] = list[1:]
+		c := &sim.s.cmds[i]
+		sim.arrived[i] = sim.now
+		if !bytes.Equal(c.reply, p) {
+			sim.out.mismatches = append(sim.out.mismatches, fmt.Sprintf("reply to %s (id %d) differs from the recording", c.cmd, c.id))
+		}
+	} else {
+		sim.out.mismatches = append(sim.out.mismatches, fmt.Sprintf("a reply to id %d, which no command awaits", h.ID))
+	}
+	sim.trySend()
+}
+
+// busyTime is how long the debugger had at least one command outstanding.
+func busyTime(sent, arrived []time.Duration) time.Duration {
+	type span struct{ a, b time.Duration }
+	var spans []span
+	for i := range sent {
+		if sent[i] >= 0 && arrived[i] >= 0 {
+			spans = append(spans, span{sent[i], arrived[i]})
+		}
+	}
+	// Commands are sent in order, so spans are sorted by start.
+	var total, end time.Duration
+	for _, s := range spans {
+		if s.b <= end {
+			continue
+		}
+		total += s.b - max(s.a, end)
+		end = s.b
+	}
+	return total
+}
