@@ -1,9 +1,180 @@
-// Command replay replays captured JDWP traces through the Speculator and
+// Command replay replays captured JDWP sessions through the Speculator and
 // reports what speculation would have saved.
+//
+//	go run ./benchmarks/replay [-json] [-mode scache|classic|off|all] [-rtt 20ms] [-rtts 1ms,5ms,20ms,50ms]
+//	                           [-timeline FILE.json] [-chart FILE.svg|.png] [FILE ...]
+//
+// FILE is a trace written by the proxy's -journal, or a pcap/pcapng capture of
+// JDWP over TCP. With no FILE, it replays the trace embedded in the binary: a
+// real JDI debugging session against a real HotSpot 17 VM.
+//
+// Every reply the simulated debugger receives is checked against the
+// recorded one; a difference (a stale cache entry on real traffic) is an
+// error, and the exit status is non-zero.
 package main
 
-import "fmt"
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jdwpscache/scache/internal/journal"
+	"github.com/jdwpscache/scache/internal/replay"
+)
 
 func main() {
-	fmt.Println("replay: the replay harness is not built yet (see the open issue on the journal and replay harness).")
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+type options struct {
+	json     bool
+	modes    []replay.Mode
+	rtt      time.Duration
+	rtts     []time.Duration
+	timeline string
+	chart    string
+	files    []string
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print one JSON object per trace and mode instead of tables")
+	mode := fs.String("mode", "all", "scache, classic, off or all")
+	rtt := fs.Duration("rtt", 20*time.Millisecond, "the round-trip time of the counts, the JSON wait fields and the timeline")
+	rtts := fs.String("rtts", "1ms,5ms,20ms,50ms", "round-trip times to estimate the debugger's wait at")
+	timeline := fs.String("timeline", "", "write the timeline of the replay at -rtt (the last mode of -mode) as Chrome trace-event JSON")
+	chart := fs.String("chart", "", "draw the simulated wait against RTT for each mode (.svg or .png)")
+	if err := fs.Parse(args); err != nil {
+		return options{}, err
+	}
+	o := options{json: *asJSON, rtt: *rtt, timeline: *timeline, chart: *chart, files: fs.Args()}
+	if *mode == "all" {
+		o.modes = replay.Modes
+	} else {
+		m := replay.Mode(*mode)
+		if _, err := m.Options(); err != nil {
+			return o, err
+		}
+		o.modes = []replay.Mode{m}
+	}
+	for _, s := range strings.Split(*rtts, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(s))
+		if err != nil {
+			return o, fmt.Errorf("-rtts: %w", err)
+		}
+		o.rtts = append(o.rtts, d)
+	}
+	return o, nil
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "replay:", err)
+		return 2
+	}
+	status := 0
+	var traces []replay.Trace
+	if len(o.files) == 0 {
+		traces, err = replay.Embedded()
+		if err != nil {
+			fmt.Fprintln(stderr, "replay: the embedded trace:", err)
+			return 1
+		}
+		if !o.json {
+			fmt.Fprintf(stdout, "Replaying the embedded trace (a real JDI session against HotSpot 17); pass trace or capture files to replay your own.\n\n")
+		}
+	}
+	for _, f := range o.files {
+		ts, err := replay.LoadFile(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "replay: %s: %v\n", f, err)
+			status = 1
+			if len(ts) == 0 {
+				continue
+			}
+		}
+		traces = append(traces, ts...)
+	}
+
+	var all []replay.Result
+	var timeline []journal.Record
+	enc := json.NewEncoder(stdout)
+	for _, tr := range traces {
+		if len(tr.Records) > 100_000 {
+			fmt.Fprintf(stderr, "replay: %s: %d packets...\n", tr.Name, len(tr.Records))
+		}
+		var results []replay.Result
+		for _, m := range o.modes {
+			cfg := replay.Config{RTT: o.rtt, RTTs: o.rtts}
+			if o.timeline != "" {
+				timeline = timeline[:0]
+				cfg.Journal = func(r journal.Record) { timeline = append(timeline, r) }
+			}
+			res, err := replay.Run(tr, m, cfg)
+			if err != nil {
+				fmt.Fprintf(stderr, "replay: %s (%s): %v\n", tr.Name, m, err)
+				status = 1
+				if res.DebuggerCmds == 0 {
+					continue
+				}
+			}
+			results = append(results, res)
+		}
+		baseline := baselineOf(results)
+		if baseline == nil {
+			// Speedups are against off: replay it too, without printing it.
+			if res, err := replay.Run(tr, replay.ModeOff, replay.Config{RTT: o.rtt, RTTs: o.rtts}); err == nil {
+				baseline = &res
+			}
+		}
+		if o.json {
+			for _, r := range results {
+				_ = enc.Encode(jsonResult(r, baseline, o.rtt))
+			}
+		} else {
+			printTable(stdout, tr, results, baseline, o)
+		}
+		all = append(all, results...)
+	}
+	if o.timeline != "" {
+		if err := writeTimeline(o.timeline, timeline); err != nil {
+			fmt.Fprintf(stderr, "replay: -timeline: %v\n", err)
+			status = 1
+		}
+	}
+	if o.chart != "" {
+		if err := drawChart(o.chart, all, o.rtts); err != nil {
+			fmt.Fprintf(stderr, "replay: -chart: %v\n", err)
+			status = 1
+		}
+	}
+	return status
+}
+
+func writeTimeline(path string, recs []journal.Record) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := journal.WriteTimeline(f, recs); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// baselineOf returns the off mode's result, if it was replayed.
+func baselineOf(results []replay.Result) *replay.Result {
+	for i := range results {
+		if results[i].Mode == replay.ModeOff {
+			return &results[i]
+		}
+	}
+	return nil
 }

@@ -83,7 +83,7 @@ func checkReplay(t *testing.T, tr replay.Trace) {
 	t.Helper()
 	results := map[replay.Mode]replay.Result{}
 	for _, mode := range replay.Modes {
-		res, err := replay.Run(tr, mode, 20*time.Millisecond, []time.Duration{0, time.Millisecond, 20 * time.Millisecond})
+		res, err := replay.Run(tr, mode, replay.Config{RTT: 20 * time.Millisecond, RTTs: []time.Duration{0, time.Millisecond}})
 		require.NoError(t, err, "mode %s", mode)
 		require.Empty(t, res.Mismatches)
 		results[mode] = res

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jdwpscache/scache/internal/journal"
 	"github.com/jdwpscache/scache/scache"
 )
 
@@ -38,10 +39,20 @@ type Result struct {
 // the recorded one: a stale cache entry on real traffic, or a bug.
 var ErrMismatch = errors.New("replay: replies differ from the recording")
 
-// Run replays a trace in a mode at each RTT (the counts are those at rtt,
-// which is added to rtts if missing). It returns an error wrapping
-// ErrMismatch, beside the result, if any reply differed from the recording.
-func Run(t Trace, mode Mode, rtt time.Duration, rtts []time.Duration) (Result, error) {
+// Config says how to replay.
+type Config struct {
+	RTT  time.Duration   // the RTT of the counts and of the journal
+	RTTs []time.Duration // more RTTs to estimate the wait at
+	// Journal, if set, receives the journal of the run at RTT, stamped with
+	// simulated time from the trace's first record.
+	Journal func(journal.Record)
+}
+
+// Run replays a trace in a mode at each RTT (the counts are those at
+// cfg.RTT). It returns an error wrapping ErrMismatch, beside the result, if
+// any reply differed from the recording.
+func Run(t Trace, mode Mode, cfg Config) (Result, error) {
+	rtt, rtts := cfg.RTT, cfg.RTTs
 	opts, err := mode.Options()
 	if err != nil {
 		return Result{}, err
@@ -58,7 +69,15 @@ func Run(t Trace, mode Mode, rtt time.Duration, rtts []time.Duration) (Result, e
 			continue
 		}
 		spc := scache.New(opts...)
-		out := simulate(s, spc, d)
+		var rec func(journal.Record)
+		if i == 0 && cfg.Journal != nil && len(t.Records) > 0 {
+			start := t.Records[0].Time
+			rec = func(r journal.Record) {
+				r.Time = start.Add(r.Time.Sub(time.Time{}))
+				cfg.Journal(r)
+			}
+		}
+		out := simulate(s, spc, d, rec)
 		_ = spc.Close()
 		res.Wait[d] = out.wait
 		if i > 0 {

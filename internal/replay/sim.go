@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jdwpscache/scache/internal/journal"
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 )
@@ -78,6 +79,7 @@ type simulation struct {
 	eventIndex map[string][]int // events not yet delivered, by packet bytes
 	byAnchor   map[int][]int    // events each debugger command lets the VM reach
 	out        outcome
+	record     func(journal.Record)
 }
 
 type syntheticInfo struct {
@@ -115,8 +117,10 @@ func (sim *simulation) at(t time.Duration, f func()) {
 	heap.Push(&sim.queue, simEvent{at: t, seq: sim.seq, apply: f})
 }
 
-func simulate(s *session, spc *scache.Speculator, rtt time.Duration) outcome {
-	sim := &simulation{s: s, spc: spc, rtt: rtt, syntheticCmd: map[uint32]syntheticInfo{}}
+// simulate runs the trace; record, if set, receives the journal with times
+// as offsets from the zero time.
+func simulate(s *session, spc *scache.Speculator, rtt time.Duration, record func(journal.Record)) outcome {
+	sim := &simulation{s: s, spc: spc, rtt: rtt, syntheticCmd: map[uint32]syntheticInfo{}, record: record}
 	n := len(s.cmds)
 	sim.sentAt, sim.arrived, sim.vmDone = fill(n), fill(n), fill(n)
 	sim.eventAt = fill(len(s.events))
@@ -187,13 +191,16 @@ func (sim *simulation) send(i int) {
 	sim.atVM[id] = append(sim.atVM[id], i)
 	sim.awaited[id] = append(sim.awaited[id], i)
 	resp := sim.spc.OnUpstream(sim.s.cmds[i].packet)
-	sim.route(resp)
+	sim.route(resp, scache.Upstream)
 	sim.trySend()
 }
 
 // route carries out a Response: upstream packets cross the link to the VM,
 // downstream ones reach the debugger at once.
-func (sim *simulation) route(resp scache.Response) {
+func (sim *simulation) route(resp scache.Response, dir scache.Direction) {
+	if sim.record != nil {
+		sim.journal(resp, dir)
+	}
 	for _, p := range resp.Edict.Upstream {
 		p := append([]byte(nil), p...)
 		if id := jdwp.PacketID(p); scache.IsSyntheticID(id) {
@@ -276,7 +283,7 @@ func (sim *simulation) emitEvents(i int) {
 }
 
 func (sim *simulation) fromVM(p []byte) {
-	sim.route(sim.spc.OnDownstream(p))
+	sim.route(sim.spc.OnDownstream(p), scache.Downstream)
 }
 
 // toDebugger delivers a packet to the debugger and checks replies against the recording.
@@ -330,4 +337,29 @@ func busyTime(sent, arrived []time.Duration) time.Duration {
 		end = s.b
 	}
 	return total
+}
+
+// journal records a Response's journal at the current simulated time, with
+// the marks the relay gives it.
+func (sim *simulation) journal(resp scache.Response, dir scache.Direction) {
+	at := time.Time{}.Add(sim.now)
+	sentUp := map[*byte]bool{}
+	for _, p := range resp.Edict.Upstream {
+		if len(p) > 0 {
+			sentUp[&p[0]] = true
+		}
+	}
+	for _, p := range resp.Journal.Upstream {
+		r := journal.Record{Time: at, Direction: scache.Upstream, Packet: append([]byte(nil), p...),
+			Synthetic: scache.IsSyntheticID(jdwp.PacketID(p))}
+		if dir == scache.Upstream && len(p) > 0 && !sentUp[&p[0]] {
+			r.Hit = len(resp.Edict.Downstream) > 0
+			r.Held = !r.Hit
+		}
+		sim.record(r)
+	}
+	for _, p := range resp.Journal.Downstream {
+		sim.record(journal.Record{Time: at, Direction: scache.Downstream, Packet: append([]byte(nil), p...),
+			Synthetic: scache.IsSyntheticID(jdwp.PacketID(p)), Hit: dir == scache.Upstream})
+	}
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestDefaultRunReplaysTheEmbeddedTrace(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run(nil, &out, &errOut), errOut.String())
+	text := out.String()
+	require.Contains(t, text, "embedded trace")
+	for _, mode := range []string{"off", "classic", "scache"} {
+		require.Contains(t, text, mode)
+	}
+	require.Contains(t, text, "wait@20ms")
+}
+
+func TestJSONFields(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run([]string{"-json", "-mode", "scache", "-rtt", "5ms"}, &out, &errOut), errOut.String())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 1)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &m))
+	for _, f := range []string{"trace", "mode", "packets", "debugger_cmds", "keyable_cmds", "hits", "belayed", "misses",
+		"synthetic_cmds", "wasted", "bytes_speculated", "round_trips_saved", "hit_rate", "wait_ms_off", "wait_ms", "speedup"} {
+		require.Contains(t, m, f)
+	}
+	require.Equal(t, "scache", m["mode"])
+	require.Positive(t, m["wait_ms_off"])
+	require.GreaterOrEqual(t, m["speedup"], 1.0)
+}
+
+func TestBadFilesAreReportedAndOthersStillReplayed(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.sctrace")
+	require.NoError(t, os.WriteFile(bad, []byte("GET / HTTP/1.1\r\n\r\n"), 0o644))
+	good := filepath.Join("..", "..", "internal", "replay", "traces", "jdi-hotspot17.sctrace")
+	// A trace cut in its last record: reported, and replayed up to there.
+	b, err := os.ReadFile(good)
+	require.NoError(t, err)
+	cut := filepath.Join(dir, "cut.sctrace")
+	require.NoError(t, os.WriteFile(cut, b[:len(b)-5], 0o644))
+
+	var out, errOut bytes.Buffer
+	code := run([]string{"-mode", "off", bad, filepath.Join(dir, "missing.pcap"), good, cut}, &out, &errOut)
+	require.Equal(t, 1, code)
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	require.Len(t, lines, 3, errOut.String())
+	require.Contains(t, lines[0], "bad.sctrace: journal: not a trace file")
+	require.Contains(t, lines[1], "missing.pcap")
+	require.Contains(t, lines[2], "cut.sctrace: journal: truncated last record")
+	require.Contains(t, out.String(), "jdi-hotspot17.sctrace")
+	require.Contains(t, out.String(), "cut.sctrace")
+}
+
+func TestChartAndTimeline(t *testing.T) {
+	dir := t.TempDir()
+	chart, timeline := filepath.Join(dir, "wait.svg"), filepath.Join(dir, "timeline.json")
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run([]string{"-chart", chart, "-timeline", timeline}, &out, &errOut), errOut.String())
+	svg, err := os.ReadFile(chart)
+	require.NoError(t, err)
+	require.Contains(t, string(svg), "<svg")
+	tl, err := os.ReadFile(timeline)
+	require.NoError(t, err)
+	var doc struct{ TraceEvents []map[string]any }
+	require.NoError(t, json.Unmarshal(tl, &doc))
+	names := map[string]bool{}
+	for _, e := range doc.TraceEvents {
+		if n, ok := e["name"].(string); ok {
+			names[n] = true
+		}
+	}
+	require.True(t, names["ThreadReference.Frames"])
+	require.True(t, names["Event.Composite"])
+}
+
+func TestBadFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, 2, run([]string{"-mode", "fast"}, &out, &errOut))
+	require.Contains(t, errOut.String(), "unknown mode")
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jdwpscache/scache/internal/replay"
+)
+
+// result is the JSON form of one trace replayed in one mode.
+type result struct {
+	Trace           string  `json:"trace"`
+	Mode            string  `json:"mode"`
+	Packets         int     `json:"packets"`
+	DebuggerCmds    int     `json:"debugger_cmds"`
+	KeyableCmds     int     `json:"keyable_cmds"`
+	Hits            int64   `json:"hits"`
+	Belayed         int64   `json:"belayed"`
+	Misses          int64   `json:"misses"`
+	SyntheticCmds   int64   `json:"synthetic_cmds"`
+	Wasted          int64   `json:"wasted"`
+	BytesSpeculated int64   `json:"bytes_speculated"`
+	RoundTripsSaved int64   `json:"round_trips_saved"`
+	HitRate         float64 `json:"hit_rate"`
+	RTTMs           float64 `json:"rtt_ms"`
+	WaitMsOff       float64 `json:"wait_ms_off"`
+	WaitMs          float64 `json:"wait_ms"`
+	Speedup         float64 `json:"speedup"`
+	Mismatches      int     `json:"mismatches"`
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func jsonResult(r replay.Result, off *replay.Result, rtt time.Duration) result {
+	out := result{Trace: r.Trace, Mode: string(r.Mode), Packets: r.Packets, DebuggerCmds: r.DebuggerCmds,
+		KeyableCmds: r.KeyableCmds, Hits: r.Hits, Belayed: r.Belayed, Misses: r.Misses, SyntheticCmds: r.SyntheticCmds,
+		Wasted: r.Wasted, BytesSpeculated: r.BytesSpeculated, RoundTripsSaved: r.RoundTripsSaved, HitRate: r.HitRate,
+		RTTMs: ms(rtt), WaitMs: ms(r.Wait[rtt]), Mismatches: len(r.Mismatches)}
+	if off != nil {
+		out.WaitMsOff = ms(off.Wait[rtt])
+		out.Speedup = speedup(off.Wait[rtt], r.Wait[rtt])
+	}
+	return out
+}
+
+func speedup(off, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(off) / float64(d)
+}
+
+func printTable(w io.Writer, tr replay.Trace, results []replay.Result, off *replay.Result, o options) {
+	fmt.Fprintf(w, "%s\n", tr.Name)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	header := []string{"mode", "packets", "debugger cmds", "keyable", "hits", "belayed", "misses", "synthetic",
+		"wasted", "KiB speculated", "round trips saved", "hit rate"}
+	for _, d := range o.rtts {
+		header = append(header, "wait@"+d.String())
+	}
+	header = append(header, "speedup@"+o.rtt.String())
+	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
+	for _, r := range results {
+		row := []string{string(r.Mode), fmt.Sprint(r.Packets), fmt.Sprint(r.DebuggerCmds), fmt.Sprint(r.KeyableCmds),
+			fmt.Sprint(r.Hits), fmt.Sprint(r.Belayed), fmt.Sprint(r.Misses), fmt.Sprint(r.SyntheticCmds),
+			fmt.Sprint(r.Wasted), fmt.Sprintf("%.1f", float64(r.BytesSpeculated)/1024), fmt.Sprint(r.RoundTripsSaved),
+			fmt.Sprintf("%.1f%%", 100*r.HitRate)}
+		for _, d := range o.rtts {
+			row = append(row, fmt.Sprintf("%.0fms", ms(r.Wait[d])))
+		}
+		if off != nil {
+			row = append(row, fmt.Sprintf("%.2fx", speedup(off.Wait[o.rtt], r.Wait[o.rtt])))
+		} else {
+			row = append(row, "-")
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}
