@@ -5,7 +5,6 @@
 package latency
 
 import (
-	"io"
 	"net"
 	"sync"
 	"time"
@@ -108,9 +107,8 @@ func (l *Link) pipe(dst, src net.Conn) {
 			ch <- chunk{due: time.Now().Add(l.delay), data: append([]byte(nil), buf[:n]...)}
 		}
 		if err != nil {
-			if err != io.EOF {
-				dst.Close()
-			}
+			// Whatever ended the source (EOF, or a reset when the peer exited),
+			// what was already read still arrives after its delay.
 			break
 		}
 	}

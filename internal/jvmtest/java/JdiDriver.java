@@ -91,6 +91,9 @@ public class JdiDriver {
                     return;
                 }
             }
+            if (stop >= stops) {
+                break; // dispose while suspended: the VM must not run to its end first
+            }
             if (resume) {
                 set.resume();
             }
@@ -136,9 +139,13 @@ public class JdiDriver {
             top.setValue(n, vm.mirrorOf(((IntegerValue) top.getValue(n)).value() + 1000));
             line("  set n, now " + value(t.frame(0).getValue(n)));
         }
+        // Like an IDE's threads view: every thread's name, status and depth.
+        // Only the names go in the transcript: system threads' states vary.
         List<String> threads = new ArrayList<>();
         for (ThreadReference other : vm.allThreads()) {
-            threads.add(other.name() + ":" + other.frameCount());
+            other.status();
+            int depth = other.frameCount();
+            threads.add(other.equals(t) ? other.name() + ":" + depth : other.name());
         }
         Collections.sort(threads);
         line("  threads " + threads);

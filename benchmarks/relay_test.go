@@ -1,0 +1,84 @@
+package benchmarks
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/internal/latency"
+	"github.com/jdwpscache/scache/internal/replay"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/require"
+)
+
+// relayStops is how many breakpoint stops each benchmarked session makes.
+const relayStops = 3
+
+// session runs the JDI driver against a fresh VM behind a latency link of the
+// given one-way delay, through a proxy in mode (or directly for "direct"),
+// and returns the driver's wall time for the session and its transcript.
+func session(b *testing.B, delay time.Duration, mode string) (time.Duration, string) {
+	vm := jvmtest.Start(b, "Debuggee", fmt.Sprint(relayStops))
+	link, err := latency.Listen(vm.Addr, delay)
+	require.NoError(b, err)
+	defer link.Close()
+	addr := link.Addr
+	if mode != "direct" {
+		opts, err := replay.Mode(mode).Options()
+		require.NoError(b, err)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(b, err)
+		p := &scache.Proxy{
+			DialVM: func(ctx context.Context) (net.Conn, error) {
+				var d net.Dialer
+				return d.DialContext(ctx, "tcp", link.Addr)
+			},
+			NewSpeculator: func() *scache.Speculator { return scache.New(opts...) },
+			Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- p.Serve(ctx, ln) }()
+		defer func() {
+			cancel()
+			<-done
+		}()
+		addr = ln.Addr().String()
+	}
+	transcript, elapsed := jvmtest.RunDriver(b, addr, jvmtest.DriverOptions{Stops: relayStops})
+	return elapsed, transcript
+}
+
+// BenchmarkRelayLatency measures the JDI driver's wall time for a session of
+// relayStops stops, directly and through the proxy in each mode, at one-way
+// delays of 0, 2.5, 10 and 25 ms (RTT 0, 5, 20, 50 ms), all in one run, and
+// reports the ratios. Run it with -benchtime 1x: each iteration starts VMs.
+func BenchmarkRelayLatency(b *testing.B) {
+	for _, delay := range []time.Duration{0, 2500 * time.Microsecond, 10 * time.Millisecond, 25 * time.Millisecond} {
+		b.Run(fmt.Sprintf("rtt=%v", 2*delay), func(b *testing.B) {
+			total := map[string]time.Duration{}
+			for i := 0; i < b.N; i++ {
+				var direct string
+				for _, mode := range []string{"direct", "off", "classic", "scache"} {
+					d, transcript := session(b, delay, mode)
+					total[mode] += d
+					if mode == "direct" {
+						direct = transcript
+					} else {
+						require.Equal(b, direct, transcript, "transcript through %s", mode)
+					}
+				}
+			}
+			for mode, d := range total {
+				b.ReportMetric(float64(d.Milliseconds())/float64(b.N), "ms_"+mode)
+			}
+			b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
+			b.ReportMetric(float64(total["scache"])/float64(total["classic"]), "scache/classic")
+		})
+	}
+}
