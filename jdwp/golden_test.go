@@ -76,7 +76,7 @@ func TestGoldenHotSpot17(t *testing.T) {
 		names[m.Name] = m.Signature
 	}
 	require.Equal(t, map[string]string{"<init>": "(Ljava/lang/String;)V", "recurse": "(I)I", "marker": "(I)I",
-		"main": "([Ljava/lang/String;)V"}, names)
+		"main": "([Ljava/lang/String;)V", "lambda$main$0": "()V"}, names)
 
 	var lines jdwp.MethodLineTableReply
 	goldenReply(t, "reply_linetable", &lines)
@@ -91,7 +91,7 @@ func TestGoldenHotSpot17(t *testing.T) {
 
 	var frames jdwp.ThreadFramesReply
 	goldenReply(t, "reply_frames", &frames)
-	require.Len(t, frames.Frames, 43)
+	require.Len(t, frames.Frames, 44)
 	require.Equal(t, hit.Location, frames.Frames[0].Location)
 
 	var src jdwp.StringReply

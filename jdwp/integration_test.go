@@ -135,10 +135,11 @@ func TestRealHotSpotSession(t *testing.T) {
 
 	var frames jdwp.ThreadFramesReply
 	s.call("reply_frames", &jdwp.ThreadFramesCommand{Thread: hit.Thread, StartFrame: 0, Length: -1}, &frames)
-	// marker, recurse(0..40) = 41 frames, main.
-	require.Len(t, frames.Frames, 43)
+	// marker, Swappable.through, recurse(0..40) = 41 frames, main.
+	require.Len(t, frames.Frames, 44)
 	require.Equal(t, loc, frames.Frames[0].Location)
-	for _, f := range frames.Frames[1:42] {
+	require.NotEqual(t, class, frames.Frames[1].Location.Class, "Swappable.through")
+	for _, f := range frames.Frames[2:43] {
 		require.Equal(t, recurse, f.Location.Method)
 	}
 
@@ -148,12 +149,12 @@ func TestRealHotSpotSession(t *testing.T) {
 
 	var recLines jdwp.MethodLineTableReply
 	s.call("", lineTable(class, recurse), &recLines)
-	require.Equal(t, int32(jvmtest.Line("Debuggee.java", "recurse")), lineAt(recLines, frames.Frames[2].Location.Index))
+	require.Equal(t, int32(jvmtest.Line("Debuggee.java", "recurse")), lineAt(recLines, frames.Frames[3].Location.Index))
 	require.Equal(t, markerLine, lineAt(lines, frames.Frames[0].Location.Index))
 
 	var count jdwp.IntReply
 	s.call("", &jdwp.ThreadFrameCountCommand{Thread: hit.Thread}, &count)
-	require.Equal(t, int32(43), count.Value)
+	require.Equal(t, int32(44), count.Value)
 
 	s.call("", &jdwp.VMDisposeCommand{}, nil)
 	require.True(t, vm.Wait(30*time.Second), "VM did not finish after Dispose")

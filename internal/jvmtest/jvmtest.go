@@ -213,6 +213,9 @@ type DriverOptions struct {
 	Stops    int  // breakpoint stops (the debuggee must run at least that many rounds)
 	HotSwap  bool // redefine Swappable after the first stop
 	SetValue bool // change a local with setValue at each stop and read it back
+	// EventThread stops with suspend policy EVENT_THREAD: the debuggee's
+	// worker thread keeps running during stops.
+	EventThread bool
 }
 
 // RunDriver runs the JDI driver against addr and returns its transcript
@@ -224,16 +227,18 @@ func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duratio
 	if !ok {
 		t.Fatalf("bad address %q", addr)
 	}
-	hotswap := ""
+	args := []string{"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", dir, "JdiDriver",
+		host, port, fmt.Sprint(o.Stops), fmt.Sprint(Line("Debuggee.java", "marker"))}
 	if o.HotSwap {
-		hotswap = HotSwapClassFile(t)
+		args = append(args, "hotswap="+HotSwapClassFile(t))
 	}
-	set := ""
 	if o.SetValue {
-		set = "setvalue"
+		args = append(args, "setvalue")
 	}
-	cmd := exec.Command("java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", dir, "JdiDriver",
-		host, port, fmt.Sprint(o.Stops), fmt.Sprint(Line("Debuggee.java", "marker")), hotswap, set)
+	if o.EventThread {
+		args = append(args, "eventthread")
+	}
+	cmd := exec.Command("java", args...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("JDI driver: %v\n%s", err, out)

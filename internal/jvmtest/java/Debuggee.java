@@ -52,6 +52,21 @@ public class Debuggee {
     public static void main(String[] args) throws Exception {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 3;
         Debuggee d = new Debuggee("debuggee");
+        // A thread that keeps running (and changing its state) while the main
+        // thread is stopped with suspend policy EVENT_THREAD.
+        Thread worker = new Thread(() -> {
+            long ticks = 0;
+            while (true) {
+                ticks++;
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "worker");
+        worker.setDaemon(true);
+        worker.start();
         for (int round = 0; round < rounds; round++) {
             d.recurse(40);
         }

@@ -5,7 +5,11 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [HOTSWAP_CLASS_FILE] [SETVALUE]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread]
+//
+// hotswap redefines Swappable after the first stop; setvalue changes a local
+// at each stop and reads it back; eventthread stops with suspend policy
+// EVENT_THREAD, so that the other threads keep running.
 import com.sun.jdi.*;
 import com.sun.jdi.connect.*;
 import com.sun.jdi.event.*;
@@ -16,6 +20,7 @@ import java.util.*;
 public class JdiDriver {
     private final VirtualMachine vm;
     private final StringBuilder out = new StringBuilder();
+    private int policy = EventRequest.SUSPEND_ALL;
 
     JdiDriver(VirtualMachine vm) {
         this.vm = vm;
@@ -26,8 +31,20 @@ public class JdiDriver {
         String port = args[1];
         int stops = Integer.parseInt(args[2]);
         int markerLine = Integer.parseInt(args[3]);
-        String hotswap = args.length > 4 && !args[4].isEmpty() ? args[4] : null;
-        boolean setValue = args.length > 5 && args[5].equals("setvalue");
+        String hotswap = null;
+        boolean setValue = false;
+        boolean eventThread = false;
+        for (int i = 4; i < args.length; i++) {
+            if (args[i].startsWith("hotswap=")) {
+                hotswap = args[i].substring("hotswap=".length());
+            } else if (args[i].equals("setvalue")) {
+                setValue = true;
+            } else if (args[i].equals("eventthread")) {
+                eventThread = true;
+            } else if (!args[i].isEmpty()) {
+                throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
 
         AttachingConnector socket = null;
         for (AttachingConnector c : Bootstrap.virtualMachineManager().attachingConnectors()) {
@@ -41,6 +58,7 @@ public class JdiDriver {
         long start = System.nanoTime();
         VirtualMachine vm = socket.attach(ca);
         JdiDriver d = new JdiDriver(vm);
+        d.policy = eventThread ? EventRequest.SUSPEND_EVENT_THREAD : EventRequest.SUSPEND_ALL;
         d.run(stops, markerLine, hotswap, setValue);
         long elapsed = System.nanoTime() - start;
         System.out.print(d.out);
@@ -70,7 +88,7 @@ public class JdiDriver {
                     ReferenceType t = ((ClassPrepareEvent) e).referenceType();
                     Location loc = t.locationsOfLine(markerLine).get(0);
                     BreakpointRequest bp = erm.createBreakpointRequest(loc);
-                    bp.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+                    bp.setSuspendPolicy(policy);
                     bp.enable();
                     line("prepared " + t.name() + " breakpoint at " + describe(loc));
                 } else if (e instanceof BreakpointEvent) {
@@ -109,7 +127,7 @@ public class JdiDriver {
             sr.addClassExclusionFilter(p);
         }
         sr.addCountFilter(1);
-        sr.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+        sr.setSuspendPolicy(policy);
         sr.enable();
         vm.resume();
         while (true) {
@@ -144,6 +162,10 @@ public class JdiDriver {
         List<String> threads = new ArrayList<>();
         for (ThreadReference other : vm.allThreads()) {
             other.status();
+            if (!other.isSuspended()) {
+                threads.add(other.name());
+                continue;
+            }
             int depth = other.frameCount();
             threads.add(other.equals(t) ? other.name() + ":" + depth : other.name());
         }
@@ -156,8 +178,11 @@ public class JdiDriver {
         ObjectReference self = top.thisObject();
         line("    this " + (self == null ? "null" : self.referenceType().name()));
         try {
-            for (LocalVariable v : top.visibleVariables()) {
-                line("    " + v.name() + " : " + v.typeName() + " = " + value(top.getValue(v)));
+            // Like an IDE's variables view: every visible variable in one request.
+            List<LocalVariable> vars = top.visibleVariables();
+            Map<LocalVariable, Value> values = top.getValues(vars);
+            for (LocalVariable v : vars) {
+                line("    " + v.name() + " : " + v.typeName() + " = " + value(values.get(v)));
             }
         } catch (AbsentInformationException e) {
             line("    no local variable information");
