@@ -14,8 +14,8 @@ const (
 	// lifetimeClass: class metadata (line tables, methods, source names), true
 	// until the class is unloaded or redefined, or the VM dies.
 	lifetimeClass lifetime = iota
-	// lifetimeSuspension: state of a suspended thread or of objects, true only
-	// within one suspension epoch. Reserved for state speculation.
+	// lifetimeSuspension: state of suspended threads or of objects, true only
+	// within one suspension epoch (see state.go).
 	lifetimeSuspension
 )
 
@@ -28,7 +28,7 @@ type entry struct {
 	reply     []byte // the whole reply packet, as the VM sent it
 	class     jdwp.ReferenceTypeID
 	life      lifetime
-	epoch     uint64 // for lifetimeSuspension
+	epoch     uint64 // the suspension epoch of a lifetimeSuspension entry
 	synthetic bool   // the reply answered a synthetic command
 	used      bool   // a debugger command was answered from it
 }
@@ -43,12 +43,14 @@ type replyCache struct {
 	bytes   int
 	max     int
 	byClass map[jdwp.ReferenceTypeID]map[string]struct{}
+	state   map[string]struct{} // the keys of suspension entries
 	// wasted is called for every synthetic entry that leaves unused.
 	wasted func()
 }
 
 func newReplyCache(maxBytes int, wasted func()) *replyCache {
-	c := &replyCache{max: maxBytes, byClass: make(map[jdwp.ReferenceTypeID]map[string]struct{}), wasted: wasted}
+	c := &replyCache{max: maxBytes, byClass: make(map[jdwp.ReferenceTypeID]map[string]struct{}),
+		state: make(map[string]struct{}), wasted: wasted}
 	// The count bound is never reached: the byte bound evicts first.
 	c.lru, _ = simplelru.NewLRU[string, *entry](math.MaxInt32, c.onEvict)
 	return c
@@ -56,7 +58,9 @@ func newReplyCache(maxBytes int, wasted func()) *replyCache {
 
 func (c *replyCache) onEvict(key string, e *entry) {
 	c.bytes -= e.size(key)
-	if keys := c.byClass[e.class]; keys != nil {
+	if e.life == lifetimeSuspension {
+		delete(c.state, key)
+	} else if keys := c.byClass[e.class]; keys != nil {
 		delete(keys, key)
 		if len(keys) == 0 {
 			delete(c.byClass, e.class)
@@ -86,12 +90,16 @@ func (c *replyCache) add(key string, e *entry) {
 	c.lru.Remove(key)
 	c.lru.Add(key, e)
 	c.bytes += n
-	keys := c.byClass[e.class]
-	if keys == nil {
-		keys = make(map[string]struct{})
-		c.byClass[e.class] = keys
+	if e.life == lifetimeSuspension {
+		c.state[key] = struct{}{}
+	} else {
+		keys := c.byClass[e.class]
+		if keys == nil {
+			keys = make(map[string]struct{})
+			c.byClass[e.class] = keys
+		}
+		keys[key] = struct{}{}
 	}
-	keys[key] = struct{}{}
 	for c.bytes > c.max {
 		c.lru.RemoveOldest()
 	}
@@ -100,6 +108,13 @@ func (c *replyCache) add(key string, e *entry) {
 // removeClass evicts every entry of a class.
 func (c *replyCache) removeClass(class jdwp.ReferenceTypeID) {
 	for key := range c.byClass[class] {
+		c.lru.Remove(key)
+	}
+}
+
+// purgeState evicts every suspension entry.
+func (c *replyCache) purgeState() {
+	for key := range c.state {
 		c.lru.Remove(key)
 	}
 }

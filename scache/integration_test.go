@@ -57,6 +57,9 @@ func TestTranscriptThroughProxyEqualsDirect(t *testing.T) {
 		"plain":    {Stops: 3},
 		"hot swap": {Stops: 3, HotSwap: true},
 		"setValue": {Stops: 2, SetValue: true},
+		// Other threads keep running during stops: only the stopped thread's
+		// frames and locals, and immutable facts, may be cached.
+		"event thread": {Stops: 3, EventThread: true},
 	}
 	for name, opts := range workloads {
 		t.Run(name, func(t *testing.T) {

@@ -21,6 +21,8 @@ type config struct {
 	belay         bool
 	classic       bool // the original jdwp-scache policy
 	passThrough   bool // never speculate: forward everything
+	cacheState    bool // cache replies about suspended threads within a suspension epoch
+	families      Family
 	cacheOrganic  bool // cache replies to the debugger's own keyable commands
 	logger        *slog.Logger
 	maxQueued     int // synthetic commands waiting for an in-flight slot
@@ -34,6 +36,8 @@ func defaultConfig() config {
 		maxInFlight:   DefaultMaxInFlight,
 		belay:         true,
 		cacheOrganic:  true,
+		cacheState:    true,
+		families:      AllFamilies,
 		logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 		maxQueued:     4096,
 		maxOrganicIDs: 1 << 16,
@@ -100,8 +104,43 @@ func Classic() Option {
 		c.belay = false
 		c.maxInFlight = 0
 		c.cacheOrganic = false
+		c.cacheState = false
+		c.families = FamilyClass
 	}
 }
+
+// A Family is a set of commands the Speculator sends on its own.
+type Family uint8
+
+// The speculation families, each on the replies of the last.
+const (
+	// FamilyClass: the class metadata of each frame of a Frames reply (the original's set).
+	FamilyClass Family = 1 << iota
+	// FamilyStop: on a stop event, the stopped thread's Frames, FrameCount and Name.
+	FamilyStop
+	// FamilyTopFrame: on a Frames reply, the top frame's this (non-static
+	// methods) and the values of the variables visible at its code index.
+	FamilyTopFrame
+	// FamilyValues: the type of each object and the value of each string among those values.
+	FamilyValues
+	// FamilyThreads: while all threads are suspended, AllThreads and each
+	// thread's Name, Status and FrameCount.
+	FamilyThreads
+
+	// AllFamilies is the default.
+	AllFamilies = FamilyClass | FamilyStop | FamilyTopFrame | FamilyValues | FamilyThreads
+)
+
+// WithFamilies chooses the speculation families (default AllFamilies).
+// Replies about suspended threads are still cached when the debugger's own
+// commands ask for them, whatever the families.
+func WithFamilies(f Family) Option { return func(c *config) { c.families = f } }
+
+// WithStateCache turns on or off (default on) caching replies that are true
+// only while threads stay suspended (frames, locals, thread names and
+// states). Off, only class metadata is cached, and the state families
+// speculate nothing.
+func WithStateCache(on bool) Option { return func(c *config) { c.cacheState = on } }
 
 // PassThrough makes a Speculator that forwards every packet untouched, as a
 // disabled one does: the "off" mode of the proxy and the benchmarks.

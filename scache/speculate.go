@@ -3,9 +3,8 @@ package scache
 import "github.com/jdwpscache/scache/jdwp"
 
 // speculateFrames queues the class metadata commands about the first
-// MaxFrames frames of a Frames reply, top frame first, and sends as many as
-// the in-flight bound allows.
-func (s *Speculator) speculateFrames(r *Response, frames []jdwp.Frame) {
+// MaxFrames frames of a Frames reply, top frame first.
+func (s *Speculator) speculateFrames(frames []jdwp.Frame) {
 	set := defaultFrameSet
 	if s.cfg.classic {
 		set = classicFrameSet
@@ -18,7 +17,7 @@ func (s *Speculator) speculateFrames(r *Response, frames []jdwp.Frame) {
 		loc := f.Location
 		for _, cmd := range set {
 			spec := keyable[cmd]
-			if spec.method && loc.Method == 0 {
+			if (spec.params == pRefTypeMethod) && loc.Method == 0 {
 				continue // an obsolete frame after a hot swap: no method to ask about
 			}
 			if cmd == jdwp.CmdClassTypeSuperclass && loc.TypeTag == jdwp.TypeTagInterface && !s.cfg.classic {
@@ -28,19 +27,20 @@ func (s *Speculator) speculateFrames(r *Response, frames []jdwp.Frame) {
 			w.Uint8(uint8(cmd.Set))
 			w.Uint8(cmd.Cmd)
 			w.ReferenceTypeID(loc.Class)
-			if spec.method {
+			if spec.params == pRefTypeMethod {
 				w.MethodID(loc.Method)
 			}
-			s.enqueue(cmd, w.Bytes(), loc.Class)
+			s.enqueue(cmd, w.Bytes(), loc.Class, lifetimeClass, false)
 		}
 	}
-	s.pump(r)
 }
 
 // enqueue adds a speculated command unless its key is cached, in flight or
-// already queued. keyBytes is the command set, command and data.
-func (s *Speculator) enqueue(cmd jdwp.Command, keyBytes []byte, class jdwp.ReferenceTypeID) {
-	if len(s.queue) >= s.cfg.maxQueued {
+// already queued. keyBytes is the command set, command and data. Urgent
+// commands (the state of a stop, which the debugger asks first) go before
+// the others.
+func (s *Speculator) enqueue(cmd jdwp.Command, keyBytes []byte, class jdwp.ReferenceTypeID, life lifetime, urgent bool) {
+	if len(s.queue)+len(s.urgent) >= s.cfg.maxQueued {
 		return
 	}
 	if s.cache.contains(string(keyBytes)) {
@@ -54,14 +54,29 @@ func (s *Speculator) enqueue(cmd jdwp.Command, keyBytes []byte, class jdwp.Refer
 	}
 	key := string(keyBytes)
 	s.queuedKeys[key] = struct{}{}
-	s.queue = append(s.queue, queued{cmd: cmd, key: key, class: class})
+	q := queued{cmd: cmd, key: key, class: class, life: life}
+	if urgent {
+		s.urgent = append(s.urgent, q)
+	} else {
+		s.queue = append(s.queue, q)
+	}
 }
 
-// pump sends queued speculation while the in-flight bound allows.
+// pump sends queued speculation, urgent first, while the in-flight bound allows.
 func (s *Speculator) pump(r *Response) {
+	if !s.enabled {
+		return
+	}
+	s.urgent = s.send(r, s.urgent)
+	s.queue = s.send(r, s.queue)
+}
+
+// send sends commands from the front of list while the bound allows and
+// returns what is left.
+func (s *Speculator) send(r *Response, list []queued) []queued {
 	sent := 0
-	for len(s.queue) > sent && (s.cfg.maxInFlight == 0 || s.synthetic < s.cfg.maxInFlight) {
-		q := s.queue[sent]
+	for len(list) > sent && (s.cfg.maxInFlight == 0 || s.synthetic < s.cfg.maxInFlight) {
+		q := list[sent]
 		sent++
 		delete(s.queuedKeys, q.key)
 		if s.cache.contains(q.key) {
@@ -71,7 +86,7 @@ func (s *Speculator) pump(r *Response) {
 			continue
 		}
 		id := s.newSyntheticID()
-		p := &inFlight{id: id, cmd: q.cmd, key: q.key, class: q.class, synthetic: true}
+		p := &inFlight{id: id, cmd: q.cmd, key: q.key, class: q.class, life: q.life, epoch: s.susp.epoch, synthetic: true}
 		s.pending[id] = p
 		s.byKey[q.key] = p
 		s.synthetic++
@@ -83,11 +98,27 @@ func (s *Speculator) pump(r *Response) {
 		r.Edict.Upstream = append(r.Edict.Upstream, packet)
 		r.Journal.Upstream = append(r.Journal.Upstream, packet)
 	}
-	n := copy(s.queue, s.queue[sent:])
-	for i := n; i < len(s.queue); i++ {
-		s.queue[i] = queued{}
+	n := copy(list, list[sent:])
+	for i := n; i < len(list); i++ {
+		list[i] = queued{}
 	}
-	s.queue = s.queue[:n]
+	return list[:n]
+}
+
+// dropQueued removes the queued commands for which drop is true.
+func (s *Speculator) dropQueued(list []queued, drop func(queued) bool) []queued {
+	kept := list[:0]
+	for _, q := range list {
+		if drop(q) {
+			delete(s.queuedKeys, q.key)
+			continue
+		}
+		kept = append(kept, q)
+	}
+	for i := len(kept); i < len(list); i++ {
+		list[i] = queued{}
+	}
+	return kept
 }
 
 // newSyntheticID returns the next id of the synthetic range that is not in

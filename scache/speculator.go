@@ -50,6 +50,9 @@ type Speculator struct {
 	// held lists the belayed debugger commands, in arrival order.
 	held []*heldCommand
 
+	susp        suspension
+	top         topFrame
+	urgent      []queued // speculated state commands, sent before queue
 	queue       []queued // speculated commands waiting for an in-flight slot
 	queuedKeys  map[string]struct{}
 	synthetic   int // synthetic commands in flight
@@ -69,6 +72,8 @@ type inFlight struct {
 	cmd       jdwp.Command
 	key       string // "" when not keyable
 	class     jdwp.ReferenceTypeID
+	life      lifetime
+	epoch     uint64 // the suspension epoch it was sent in
 	synthetic bool
 	poisoned  bool // invalidated while in flight: the reply answers waiters but is not cached
 	waiters   []*heldCommand
@@ -79,6 +84,9 @@ type heldCommand struct {
 	id       uint32
 	packet   []byte // a copy, sent upstream if the Speculator is disabled meanwhile
 	answered bool
+	// derive, if set, builds the answer from the awaited reply (a part of a
+	// Frames reply); ok false sends the command to the VM instead.
+	derive func(reply []byte, id uint32) ([]byte, bool)
 }
 
 // queued is a speculated command not yet sent.
@@ -86,6 +94,7 @@ type queued struct {
 	cmd   jdwp.Command
 	key   string
 	class jdwp.ReferenceTypeID
+	life  lifetime
 }
 
 // scratch holds the reused slices of one direction's Responses.
@@ -218,50 +227,75 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		return s.forwardUp(r, packet)
 	}
 	cmd := h.Cmd()
+	track := false
 	switch cmd {
 	case jdwp.CmdVirtualMachineIDSizes, jdwp.CmdVirtualMachineAllClasses,
-		jdwp.CmdVirtualMachineAllClassesWithGeneric, jdwp.CmdThreadReferenceFrames:
-		s.track(&inFlight{id: h.ID, cmd: cmd})
+		jdwp.CmdVirtualMachineAllClassesWithGeneric:
+		track = true
 	case jdwp.CmdVirtualMachineRedefineClasses:
 		if err := s.onRedefine(packet); err != nil {
 			s.disable(r, err)
+			return s.forwardUp(r, packet)
 		}
 	case jdwp.CmdVirtualMachineDispose:
 		s.clearAll()
 	}
+	if s.onStateCommand(cmd) {
+		track = true
+	}
 	spec, ok := s.keySpecOf(cmd)
-	if !ok || !s.enabled {
+	if ok && !spec.valid(jdwp.Data(packet), s.sizes) {
+		s.disable(r, fmt.Errorf("%s command with %d malformed data bytes", cmd, len(packet)-jdwp.HeaderSize))
 		return s.forwardUp(r, packet)
 	}
-	if len(packet)-jdwp.HeaderSize != spec.dataSize(s.sizes) {
-		s.disable(r, fmt.Errorf("%s command with %d data bytes", cmd, len(packet)-jdwp.HeaderSize))
+	if ok && spec.life == lifetimeSuspension && !s.stateCacheable(spec, jdwp.Data(packet)) {
+		ok = false
+	}
+	if !ok {
+		if track || cmd == jdwp.CmdThreadReferenceFrames {
+			s.track(&inFlight{id: h.ID, cmd: cmd, epoch: s.susp.epoch})
+		}
 		return s.forwardUp(r, packet)
 	}
 	key := commandKey(packet)
 	if e, ok := s.cache.get(key); ok {
 		s.stats.Hits++
 		e.used = true
-		reply := s.retag(&s.up, e.reply, h.ID)
-		r.Edict.Downstream = append(r.Edict.Downstream, reply)
-		r.Journal.Upstream = append(r.Journal.Upstream, packet)
-		r.Journal.Downstream = append(r.Journal.Downstream, reply)
+		s.answerHit(r, packet, s.retag(&s.up, e.reply, h.ID))
 		s.debug("hit", h.ID, cmd)
 		return *r
 	}
 	if p, ok := s.byKey[key]; ok && s.cfg.belay {
-		s.stats.Belayed++
-		hc := &heldCommand{id: h.ID, packet: append([]byte(nil), packet...)}
-		p.waiters = append(p.waiters, hc)
-		s.held = append(s.held, hc)
-		r.Journal.Upstream = append(r.Journal.Upstream, packet)
+		s.hold(r, p, h.ID, packet, nil)
 		s.debug("belay", h.ID, cmd)
 		return *r
 	}
+	if cmd == jdwp.CmdThreadReferenceFrames && s.cfg.cacheState {
+		if done := s.partOfFrames(r, h.ID, packet); done {
+			return *r
+		}
+	}
 	s.stats.Misses++
-	if s.cfg.cacheOrganic || s.cfg.belay {
-		s.track(&inFlight{id: h.ID, cmd: cmd, key: key, class: s.classOf(packet)})
+	if s.cfg.cacheOrganic || s.cfg.belay || track || cmd == jdwp.CmdThreadReferenceFrames {
+		s.track(&inFlight{id: h.ID, cmd: cmd, key: key, class: s.classOf(spec, packet), life: spec.life, epoch: s.susp.epoch})
 	}
 	return s.forwardUp(r, packet)
+}
+
+// answerHit sends a reply built from the cache for a debugger command.
+func (s *Speculator) answerHit(r *Response, cmd, reply []byte) {
+	r.Edict.Downstream = append(r.Edict.Downstream, reply)
+	r.Journal.Upstream = append(r.Journal.Upstream, cmd)
+	r.Journal.Downstream = append(r.Journal.Downstream, reply)
+}
+
+// hold belays a debugger command on a command in flight.
+func (s *Speculator) hold(r *Response, p *inFlight, id uint32, packet []byte, derive func([]byte, uint32) ([]byte, bool)) {
+	s.stats.Belayed++
+	hc := &heldCommand{id: id, packet: append([]byte(nil), packet...), derive: derive}
+	p.waiters = append(p.waiters, hc)
+	s.held = append(s.held, hc)
+	r.Journal.Upstream = append(r.Journal.Upstream, packet)
 }
 
 // OnDownstream takes a packet going to the debugger (a reply or a VM command
@@ -281,6 +315,8 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 		if s.enabled && h.Cmd() == jdwp.CmdEventComposite {
 			if err := s.onEvents(packet); err != nil {
 				s.disable(r, err)
+			} else {
+				s.pump(r)
 			}
 		}
 		return s.forwardDown(r, packet)
@@ -297,29 +333,32 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 		s.synthetic--
 		s.stats.BytesSpeculated += int64(len(packet))
 		r.Journal.Downstream = append(r.Journal.Downstream, packet)
-		s.answerWaiters(r, p, packet)
-		if s.enabled && !p.poisoned {
-			s.cache.add(p.key, &entry{reply: append([]byte(nil), packet...), class: p.class,
-				synthetic: true, used: len(p.waiters) > 0})
-		} else if len(p.waiters) == 0 {
-			s.stats.Wasted++
-		}
-		s.pump(r)
-		return *r
+	} else {
+		s.forwardDownPtr(r, packet)
 	}
-	r = s.forwardDownPtr(r, packet)
 	s.answerWaiters(r, p, packet)
 	if !s.enabled {
 		return *r
 	}
-	if p.key != "" && !p.poisoned && s.cfg.cacheOrganic {
-		s.cache.add(p.key, &entry{reply: append([]byte(nil), packet...), class: p.class, used: true})
+	cached := false
+	if p.key != "" && !p.poisoned && (p.synthetic || s.cfg.cacheOrganic) {
+		s.cache.add(p.key, &entry{reply: append([]byte(nil), packet...), class: p.class, life: p.life,
+			epoch: p.epoch, synthetic: p.synthetic, used: !p.synthetic || len(p.waiters) > 0})
+		cached = true
 	}
-	if h.ErrorCode == jdwp.ErrNone {
-		if err := s.onReply(r, p.cmd, jdwp.Data(packet)); err != nil {
+	if p.synthetic && !cached && len(p.waiters) == 0 {
+		s.stats.Wasted++
+	}
+	if !p.synthetic {
+		s.onStateReply(p.cmd, h.ErrorCode)
+	}
+	if h.ErrorCode == jdwp.ErrNone && (!p.synthetic || !s.cfg.classic) {
+		if err := s.onReply(r, p, jdwp.Data(packet)); err != nil {
 			s.disable(r, fmt.Errorf("%s reply: %w", p.cmd, err))
+			return *r
 		}
 	}
+	s.pump(r)
 	return *r
 }
 
@@ -369,7 +408,18 @@ func (s *Speculator) answerWaiters(r *Response, p *inFlight, reply []byte) {
 			continue
 		}
 		hc.answered = true
-		b := s.retag(&s.down, reply, hc.id)
+		var b []byte
+		if hc.derive != nil {
+			d, ok := hc.derive(reply, hc.id)
+			if !ok {
+				// The awaited reply does not contain the answer: ask the VM.
+				r.Edict.Upstream = append(r.Edict.Upstream, hc.packet)
+				continue
+			}
+			b = d
+		} else {
+			b = s.retag(&s.down, reply, hc.id)
+		}
 		r.Edict.Downstream = append(r.Edict.Downstream, b)
 		r.Journal.Downstream = append(r.Journal.Downstream, b)
 	}
@@ -390,8 +440,11 @@ func (s *Speculator) compactHeld() {
 	s.held = kept
 }
 
-// classOf returns the reference type a keyable command is about.
-func (s *Speculator) classOf(packet []byte) jdwp.ReferenceTypeID {
+// classOf returns the reference type a class metadata command is about.
+func (s *Speculator) classOf(spec keySpec, packet []byte) jdwp.ReferenceTypeID {
+	if spec.life != lifetimeClass {
+		return 0
+	}
 	s.reader.Reset(jdwp.Data(packet), s.sizes)
 	return s.reader.ReferenceTypeID()
 }
@@ -422,7 +475,7 @@ func (s *Speculator) disable(r *Response, why error) {
 		}
 	}
 	s.byKey = make(map[string]*inFlight)
-	s.queue = nil
+	s.queue, s.urgent = nil, nil
 	s.queuedKeys = make(map[string]struct{})
 	s.cache.purge()
 }
@@ -443,8 +496,10 @@ func (s *Speculator) clearAll() {
 		p.poisoned = true
 	}
 	s.byKey = make(map[string]*inFlight)
-	s.queue = nil
+	s.queue, s.urgent = nil, nil
 	s.queuedKeys = make(map[string]struct{})
+	s.susp = suspension{epoch: s.susp.epoch + 1}
+	s.top = topFrame{}
 }
 
 func (s *Speculator) debug(what string, id uint32, cmd jdwp.Command) {

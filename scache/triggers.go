@@ -6,9 +6,10 @@ import (
 	"github.com/jdwpscache/scache/jdwp"
 )
 
-// onReply reacts to a successful reply to one of the debugger's commands.
-func (s *Speculator) onReply(r *Response, cmd jdwp.Command, data []byte) error {
-	switch cmd {
+// onReply reacts to a successful reply: to one of the debugger's commands,
+// or (except in Classic) to a synthetic one.
+func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
+	switch p.cmd {
 	case jdwp.CmdVirtualMachineIDSizes:
 		var m jdwp.VMIDSizesReply
 		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
@@ -42,7 +43,16 @@ func (s *Speculator) onReply(r *Response, cmd jdwp.Command, data []byte) error {
 		if s.reader.Len() != 0 {
 			return fmt.Errorf("%d bytes after the frames", s.reader.Len())
 		}
-		s.speculateFrames(r, s.frames.Frames)
+		if s.cfg.families&FamilyClass != 0 {
+			s.speculateFrames(s.frames.Frames)
+		}
+		s.onFrames(p, s.frames.Frames)
+	case jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdMethodVariableTableWithGeneric:
+		s.advanceTop()
+	case jdwp.CmdStackFrameGetValues, jdwp.CmdStackFrameThisObject:
+		return s.onValues(p, data)
+	case jdwp.CmdVirtualMachineAllThreads:
+		return s.onAllThreads(p, data)
 	}
 	return nil
 }
@@ -69,6 +79,9 @@ func (s *Speculator) onEvents(packet []byte) error {
 			s.clearAll()
 		}
 	}
+	if t, stopped := s.onStopEvents(&c); stopped && s.cfg.cacheState {
+		s.speculateStop(t)
+	}
 	return nil
 }
 
@@ -84,12 +97,12 @@ func (s *Speculator) unloadSignature(sig string) {
 			}
 		}
 		for _, p := range s.pending {
-			if p.key != "" && !s.classes.known(p.class) {
+			if p.key != "" && p.life == lifetimeClass && !s.classes.known(p.class) {
 				ids = append(ids, p.class)
 			}
 		}
 		for _, q := range s.queue {
-			if !s.classes.known(q.class) {
+			if q.life == lifetimeClass && !s.classes.known(q.class) {
 				ids = append(ids, q.class)
 			}
 		}
@@ -125,21 +138,18 @@ func (s *Speculator) invalidate(classes []jdwp.ReferenceTypeID) {
 		set[id] = true
 		s.cache.removeClass(id)
 	}
+	if s.top.set && set[s.top.loc.Class] {
+		s.top = topFrame{}
+	}
 	for _, p := range s.pending {
-		if p.key != "" && set[p.class] {
+		if p.key != "" && p.life == lifetimeClass && set[p.class] {
 			p.poisoned = true
 			if s.byKey[p.key] == p {
 				delete(s.byKey, p.key)
 			}
 		}
 	}
-	kept := s.queue[:0]
-	for _, q := range s.queue {
-		if set[q.class] {
-			delete(s.queuedKeys, q.key)
-			continue
-		}
-		kept = append(kept, q)
-	}
-	s.queue = kept
+	drop := func(q queued) bool { return q.life == lifetimeClass && set[q.class] }
+	s.queue = s.dropQueued(s.queue, drop)
+	s.urgent = s.dropQueued(s.urgent, drop)
 }

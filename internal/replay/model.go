@@ -47,7 +47,8 @@ type command struct {
 	dep     dependency
 	think   time.Duration // recorded time from the dependency's arrival to the send
 	service time.Duration // recorded VM time
-	epoch   int
+	epoch   int // the suspension epoch it was sent in
+	after   int // the epoch after it (a resume ends one)
 	gen     int
 }
 
@@ -56,6 +57,7 @@ type event struct {
 	at     time.Time
 	anchor int           // the command whose processing let the VM run to this event; -1 at start
 	gap    time.Duration // from the anchor's reply to the event
+	epoch  int           // the epoch it begins: an event means the VM ran
 }
 
 // answer is a recorded reply to a keyable command, and its suspension epoch.
@@ -115,6 +117,7 @@ func prepare(t Trace) *session {
 			if c.cmd == jdwp.CmdVirtualMachineRedefineClasses {
 				gen++
 			}
+			s.cmds[len(s.cmds)-1].after = epoch
 		case r.Direction == scache.Downstream && h.IsReply():
 			i, ok := byID[h.ID]
 			if !ok {
@@ -135,7 +138,8 @@ func prepare(t Trace) *session {
 			}
 			last, lastAt = dependency{depReply, i}, r.Time
 		case r.Direction == scache.Downstream:
-			e := event{packet: r.Packet, at: r.Time, anchor: lastAnchor}
+			epoch++
+			e := event{packet: r.Packet, at: r.Time, anchor: lastAnchor, epoch: epoch}
 			if lastAnchor >= 0 {
 				ref := s.cmds[lastAnchor].replied
 				if ref.IsZero() {
@@ -182,14 +186,15 @@ func median(d []time.Duration) time.Duration {
 }
 
 // answerFor returns the recorded reply for a synthetic command's key in an
-// epoch: the same epoch's when the trace has one, otherwise (class metadata
-// stays true across suspensions) the nearest epoch's between the same class
-// redefinitions. ok is false when the trace has no such reply.
+// epoch: the same epoch's when the trace has one, otherwise, for class
+// metadata (true across suspensions), the nearest epoch's between the same
+// class redefinitions. ok is false when the trace has no such reply.
 func (s *session) answerFor(key string, epoch, gen int) (answer, bool) {
 	found := false
 	var best answer
+	state := len(key) >= 2 && scache.StateCommand(jdwp.Command{Set: jdwp.CommandSet(key[0]), Cmd: key[1]})
 	for _, a := range s.answers[key] {
-		if a.gen != gen {
+		if a.gen != gen || (state && a.epoch != epoch) {
 			continue
 		}
 		if !found || abs(a.epoch-epoch) < abs(best.epoch-epoch) {

@@ -80,6 +80,8 @@ type simulation struct {
 	byAnchor   map[int][]int    // events each debugger command lets the VM reach
 	out        outcome
 	record     func(journal.Record)
+	epoch      int // the trace's suspension epoch as the Speculator last saw it
+	gen        int // class redefinitions the Speculator has seen
 }
 
 type syntheticInfo struct {
@@ -187,6 +189,10 @@ func (sim *simulation) trySend() {
 
 func (sim *simulation) send(i int) {
 	sim.sentAt[i] = sim.now
+	sim.epoch = sim.s.cmds[i].after
+	if sim.s.cmds[i].cmd == jdwp.CmdVirtualMachineRedefineClasses {
+		sim.gen++
+	}
 	id := sim.s.cmds[i].id
 	sim.atVM[id] = append(sim.atVM[id], i)
 	sim.awaited[id] = append(sim.awaited[id], i)
@@ -204,8 +210,7 @@ func (sim *simulation) route(resp scache.Response, dir scache.Direction) {
 	for _, p := range resp.Edict.Upstream {
 		p := append([]byte(nil), p...)
 		if id := jdwp.PacketID(p); scache.IsSyntheticID(id) {
-			c := sim.s.cmds[max(sim.next-1, 0)]
-			sim.syntheticCmd[id] = syntheticInfo{key: string(p[9:]), epoch: c.epoch, gen: c.gen}
+			sim.syntheticCmd[id] = syntheticInfo{key: string(p[9:]), epoch: sim.epoch, gen: sim.gen}
 		}
 		sim.at(sim.now+sim.rtt/2, func() { sim.toVM(p) })
 	}
@@ -283,6 +288,11 @@ func (sim *simulation) emitEvents(i int) {
 }
 
 func (sim *simulation) fromVM(p []byte) {
+	if h, err := jdwp.ParseHeader(p); err == nil && !h.IsReply() {
+		if list := sim.eventIndex[string(p)]; len(list) > 0 {
+			sim.epoch = sim.s.events[list[0]].epoch
+		}
+	}
 	sim.route(sim.spc.OnDownstream(p), scache.Downstream)
 }
 

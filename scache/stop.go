@@ -1,0 +1,349 @@
+package scache
+
+import (
+	"encoding/binary"
+	"sort"
+	"strings"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// Speculation on the state of a stop: what a debugger asks again at every
+// breakpoint or step, chained reply by reply. Every command here is a
+// suspension entry: it lives until the epoch ends.
+
+// topFrame is the top frame of the stopped thread in the current epoch,
+// once a Frames reply has told it.
+type topFrame struct {
+	set        bool
+	thread     jdwp.ObjectID
+	frame      jdwp.FrameID
+	loc        jdwp.Location
+	thisDone   bool // ThisObject sent, or known to be useless (static method)
+	valuesDone bool // GetValues sent, or known to be impossible (no variable table)
+}
+
+// speculateStop asks, at a stop of thread t, for what a debugger asks first:
+// the thread's frames, its depth and name, and (all threads suspended) the
+// threads.
+func (s *Speculator) speculateStop(t jdwp.ObjectID) {
+	if s.cfg.families&FamilyStop != 0 {
+		s.enqueueState(jdwp.CmdThreadReferenceFrames, true, func(w *jdwp.Writer) {
+			w.ObjectID(t)
+			w.Int32(0)
+			w.Int32(-1)
+		})
+		s.enqueueState(jdwp.CmdThreadReferenceFrameCount, true, func(w *jdwp.Writer) { w.ObjectID(t) })
+		if s.susp.kind == allSuspended {
+			s.enqueueState(jdwp.CmdThreadReferenceName, true, func(w *jdwp.Writer) { w.ObjectID(t) })
+		}
+	}
+	if s.cfg.families&FamilyThreads != 0 && s.susp.kind == allSuspended {
+		s.enqueueState(jdwp.CmdVirtualMachineAllThreads, false, func(*jdwp.Writer) {})
+	}
+}
+
+// enqueueState queues a suspension command if the current suspension lets
+// its reply be cached.
+func (s *Speculator) enqueueState(cmd jdwp.Command, urgent bool, params func(w *jdwp.Writer)) {
+	spec, ok := s.keySpecOf(cmd)
+	if !ok {
+		return
+	}
+	var w jdwp.Writer
+	w.Reset(s.sizes)
+	w.Uint8(uint8(cmd.Set))
+	w.Uint8(cmd.Cmd)
+	params(&w)
+	if !s.stateCacheable(spec, w.Bytes()[2:]) {
+		return
+	}
+	s.enqueue(cmd, w.Bytes(), 0, lifetimeSuspension, urgent)
+}
+
+// onFrames notes the top frame of a Frames reply of the current epoch.
+func (s *Speculator) onFrames(p *inFlight, frames []jdwp.Frame) {
+	if p.poisoned || p.epoch != s.susp.epoch || len(frames) == 0 || s.cfg.families&FamilyTopFrame == 0 ||
+		!s.cfg.cacheState || len(p.key) < 2 {
+		return
+	}
+	s.reader.Reset([]byte(p.key[2:]), s.sizes)
+	thread, start := s.reader.ObjectID(), s.reader.Int32()
+	if s.reader.Err() != nil || start != 0 || (s.top.set && s.top.thread == thread) {
+		return
+	}
+	s.top = topFrame{set: true, thread: thread, frame: frames[0].Frame, loc: frames[0].Location}
+	s.advanceTop()
+}
+
+// advanceTop asks for the top frame's this and visible variables as soon as
+// the method's modifiers and variable table are known.
+func (s *Speculator) advanceTop() {
+	top := &s.top
+	if !top.set || top.loc.Method == 0 {
+		return
+	}
+	if !top.thisDone {
+		switch static, known := s.methodIsStatic(top.loc.Class, top.loc.Method); {
+		case !known:
+			s.enqueueClass(jdwp.CmdReferenceTypeMethodsWithGeneric, top.loc.Class, 0)
+		case static:
+			top.thisDone = true
+		default:
+			top.thisDone = true
+			t, f := top.thread, top.frame
+			s.enqueueState(jdwp.CmdStackFrameThisObject, true, func(w *jdwp.Writer) {
+				w.ObjectID(t)
+				w.FrameID(f)
+			})
+		}
+	}
+	if !top.valuesDone {
+		vt, found, known := s.variableTable(top.loc.Class, top.loc.Method)
+		switch {
+		case !known:
+			s.enqueueClass(jdwp.CmdMethodVariableTableWithGeneric, top.loc.Class, top.loc.Method)
+		case !found:
+			top.valuesDone = true
+		default:
+			top.valuesDone = true
+			slots := VisibleSlots(vt, top.loc.Index)
+			if len(slots) == 0 {
+				return
+			}
+			t, f := top.thread, top.frame
+			s.enqueueState(jdwp.CmdStackFrameGetValues, true, func(w *jdwp.Writer) {
+				(&jdwp.FrameGetValuesCommand{Thread: t, Frame: f, Slots: slots}).Encode(w)
+			})
+		}
+	}
+}
+
+// enqueueClass queues a class metadata command (method 0: a class command).
+func (s *Speculator) enqueueClass(cmd jdwp.Command, class jdwp.ReferenceTypeID, method jdwp.MethodID) {
+	var w jdwp.Writer
+	w.Reset(s.sizes)
+	w.Uint8(uint8(cmd.Set))
+	w.Uint8(cmd.Cmd)
+	w.ReferenceTypeID(class)
+	if method != 0 {
+		w.MethodID(method)
+	}
+	s.enqueue(cmd, w.Bytes(), class, lifetimeClass, true)
+}
+
+// cachedData returns the cached reply to a command, without touching the
+// cache's recency: its error code and data. ok is false when not cached.
+func (s *Speculator) cachedData(cmd jdwp.Command, params func(w *jdwp.Writer)) (jdwp.ErrorCode, []byte, bool) {
+	var w jdwp.Writer
+	w.Reset(s.sizes)
+	w.Uint8(uint8(cmd.Set))
+	w.Uint8(cmd.Cmd)
+	params(&w)
+	e, ok := s.cache.lru.Peek(string(w.Bytes()))
+	if !ok || len(e.reply) < jdwp.HeaderSize {
+		return 0, nil, false
+	}
+	return jdwp.ErrorCode(binary.BigEndian.Uint16(e.reply[9:11])), jdwp.Data(e.reply), true
+}
+
+// methodIsStatic reads a method's modifiers from a cached MethodsWithGeneric
+// reply. known is false when no such reply is cached.
+func (s *Speculator) methodIsStatic(class jdwp.ReferenceTypeID, method jdwp.MethodID) (static, known bool) {
+	code, data, ok := s.cachedData(jdwp.CmdReferenceTypeMethodsWithGeneric, func(w *jdwp.Writer) { w.ReferenceTypeID(class) })
+	if !ok {
+		return false, false
+	}
+	if code != jdwp.ErrNone {
+		return true, true // nothing to go on: do not guess
+	}
+	m := jdwp.RefTypeMethodsReply{Generic: true}
+	if jdwp.Unmarshal(data, s.sizes, &m) != nil {
+		return true, true
+	}
+	for _, x := range m.Methods {
+		if x.Method == method {
+			return x.ModBits&jdwp.ModStatic != 0, true
+		}
+	}
+	return true, true
+}
+
+// variableTable returns a method's cached variable table. found is false for
+// an error reply (no variable information); known is false when nothing is cached.
+func (s *Speculator) variableTable(class jdwp.ReferenceTypeID, method jdwp.MethodID) (vt jdwp.MethodVariableTableReply, found, known bool) {
+	code, data, ok := s.cachedData(jdwp.CmdMethodVariableTableWithGeneric, func(w *jdwp.Writer) {
+		w.ReferenceTypeID(class)
+		w.MethodID(method)
+	})
+	if !ok {
+		return vt, false, false
+	}
+	vt.Generic = true
+	if code != jdwp.ErrNone || jdwp.Unmarshal(data, s.sizes, &vt) != nil {
+		return vt, false, true
+	}
+	return vt, true, true
+}
+
+// VisibleSlots returns the slots JDI's StackFrame.getValues(visibleVariables())
+// asks for at a code index, in its order: the variables whose scope holds the
+// index (from CodeIndex to CodeIndex+Length-1), "this" and synthetic "this$"
+// entries left out, the innermost scope winning among variables of the same
+// name, sorted by scope start then slot; each with the first byte of its
+// signature as tag.
+func VisibleSlots(vt jdwp.MethodVariableTableReply, index uint64) []jdwp.SlotRequest {
+	type variable struct {
+		start uint64
+		slot  int32
+		tag   jdwp.Tag
+	}
+	byName := map[string]variable{}
+	for _, v := range vt.Slots {
+		if v.Name == "this" || strings.HasPrefix(v.Name, "this$") || v.Length <= 0 || v.Signature == "" {
+			continue
+		}
+		end := v.CodeIndex + uint64(v.Length) - 1
+		if index < v.CodeIndex || index > end {
+			continue
+		}
+		if old, ok := byName[v.Name]; !ok || v.CodeIndex > old.start {
+			byName[v.Name] = variable{start: v.CodeIndex, slot: v.Slot, tag: jdwp.Tag(v.Signature[0])}
+		}
+	}
+	vars := make([]variable, 0, len(byName))
+	for _, v := range byName {
+		vars = append(vars, v)
+	}
+	sort.Slice(vars, func(i, j int) bool {
+		if vars[i].start != vars[j].start {
+			return vars[i].start < vars[j].start
+		}
+		return vars[i].slot < vars[j].slot
+	})
+	slots := make([]jdwp.SlotRequest, len(vars))
+	for i, v := range vars {
+		slots[i] = jdwp.SlotRequest{Slot: v.slot, Tag: v.tag}
+	}
+	return slots
+}
+
+// onValues asks for the type of every object, and the value of every string,
+// among the values of a GetValues or ThisObject reply of the current epoch.
+func (s *Speculator) onValues(p *inFlight, data []byte) error {
+	if p.poisoned || p.epoch != s.susp.epoch || s.cfg.families&FamilyValues == 0 || !s.cfg.cacheState {
+		return nil
+	}
+	var values []jdwp.Value
+	if p.cmd == jdwp.CmdStackFrameThisObject {
+		var m jdwp.TaggedObjectReply
+		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
+			return err
+		}
+		values = []jdwp.Value{{Tag: m.Object.Tag, Bits: uint64(m.Object.ID)}}
+	} else {
+		var m jdwp.ValuesReply
+		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
+			return err
+		}
+		values = m.Values
+	}
+	for _, v := range values {
+		if !v.Tag.IsObject() || v.Bits == 0 {
+			continue
+		}
+		obj := v.ObjectID()
+		if v.Tag == jdwp.TagString {
+			s.enqueueState(jdwp.CmdStringReferenceValue, true, func(w *jdwp.Writer) { w.ObjectID(obj) })
+		}
+		s.enqueueState(jdwp.CmdObjectReferenceReferenceType, true, func(w *jdwp.Writer) { w.ObjectID(obj) })
+	}
+	return nil
+}
+
+// onAllThreads asks, while every thread is suspended, for each thread's
+// status, depth and name, as a debugger's threads view does.
+func (s *Speculator) onAllThreads(p *inFlight, data []byte) error {
+	if p.poisoned || p.epoch != s.susp.epoch || s.cfg.families&FamilyThreads == 0 ||
+		s.susp.kind != allSuspended || !s.cfg.cacheState {
+		return nil
+	}
+	var m jdwp.ObjectIDsReply
+	if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
+		return err
+	}
+	for _, t := range m.IDs {
+		t := t
+		s.enqueueState(jdwp.CmdThreadReferenceStatus, false, func(w *jdwp.Writer) { w.ObjectID(t) })
+		s.enqueueState(jdwp.CmdThreadReferenceFrameCount, false, func(w *jdwp.Writer) { w.ObjectID(t) })
+		s.enqueueState(jdwp.CmdThreadReferenceName, false, func(w *jdwp.Writer) { w.ObjectID(t) })
+	}
+	return nil
+}
+
+// partOfFrames answers a Frames command for part of a stack from the reply
+// for the whole stack of the same thread in the same epoch, cached or in
+// flight. The VM numbers frames by depth within a suspension, so the part is
+// byte for byte what it would answer. It reports whether it answered or held.
+func (s *Speculator) partOfFrames(r *Response, id uint32, packet []byte) bool {
+	data := jdwp.Data(packet)
+	s.reader.Reset(data, s.sizes)
+	thread, start, length := s.reader.ObjectID(), s.reader.Int32(), s.reader.Int32()
+	if s.reader.Err() != nil || start < 0 || (length < 1 && length != -1) || (start == 0 && length == -1) {
+		return false
+	}
+	var w jdwp.Writer
+	w.Reset(s.sizes)
+	w.Uint8(uint8(jdwp.SetThreadReference))
+	w.Uint8(jdwp.CmdThreadReferenceFrames.Cmd)
+	w.ObjectID(thread)
+	w.Int32(0)
+	w.Int32(-1)
+	whole := string(w.Bytes())
+	sizes := s.sizes
+	derive := func(reply []byte, id uint32) ([]byte, bool) { return framesPart(reply, sizes, start, length, id) }
+	if e, ok := s.cache.get(whole); ok {
+		b, ok := derive(e.reply, id)
+		if !ok {
+			return false
+		}
+		s.stats.Hits++
+		e.used = true
+		s.answerHit(r, packet, b)
+		return true
+	}
+	if p, ok := s.byKey[whole]; ok && s.cfg.belay {
+		s.hold(r, p, id, packet, derive)
+		return true
+	}
+	return false
+}
+
+// framesPart builds the reply to Frames(start, length) with the given id
+// from a successful reply for the whole stack, if the part is inside it.
+func framesPart(whole []byte, sizes jdwp.IDSizes, start, length int32, id uint32) ([]byte, bool) {
+	var h jdwp.Header
+	if h.Parse(whole) != nil || h.ErrorCode != jdwp.ErrNone {
+		return nil, false
+	}
+	data := jdwp.Data(whole)
+	if len(data) < 4 {
+		return nil, false
+	}
+	count := int64(int32(binary.BigEndian.Uint32(data)))
+	size := int64(sizes.FrameID + 1 + sizes.ReferenceTypeID + sizes.MethodID + 8)
+	if count < 0 || int64(len(data)) != 4+count*size || int64(start) >= count {
+		return nil, false
+	}
+	n := int64(length)
+	if length == -1 {
+		n = count - int64(start)
+	}
+	if int64(start)+n > count {
+		return nil, false
+	}
+	part := make([]byte, 4, 4+n*size)
+	binary.BigEndian.PutUint32(part, uint32(n))
+	part = append(part, data[4+int64(start)*size:4+(int64(start)+n)*size]...)
+	return jdwp.AppendReply(nil, id, jdwp.ErrNone, part), true
+}
