@@ -52,7 +52,8 @@ func (f feed) run(s *scache.Speculator, up []bool) int {
 		synthetic = synthetic[:0]
 		for _, q := range r.Edict.Upstream {
 			if scache.IsSyntheticID(jdwp.PacketID(q)) {
-				synthetic = append(synthetic, q)
+				// A copy: the Response's packets are reused by the next call.
+				synthetic = append(synthetic, append([]byte(nil), q...))
 			}
 		}
 		for len(synthetic) > 0 {

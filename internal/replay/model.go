@@ -47,8 +47,8 @@ type command struct {
 	dep     dependency
 	think   time.Duration // recorded time from the dependency's arrival to the send
 	service time.Duration // recorded VM time
-	epoch   int // the suspension epoch it was sent in
-	after   int // the epoch after it (a resume ends one)
+	epoch   int           // the suspension epoch it was sent in
+	after   int           // the epoch after it (a resume ends one)
 	gen     int
 }
 
