@@ -44,6 +44,7 @@ type session struct {
 	classes []*scachetest.ModelClass // every class ever loaded, unloaded ones too
 	threads []jdwp.ObjectID
 	nsig    int
+	stopped jdwp.ObjectID // the thread of the last stop event
 }
 
 func newSession(t *rapid.T, opts []scache.Option) *session {
@@ -135,7 +136,12 @@ func (s *session) event(real, shadow []byte) {
 func (s *session) run() {
 	steps := rapid.IntRange(10, 120).Draw(s.t, "steps")
 	for i := 0; i < steps; i++ {
-		quiet := len(s.h.vmQueue) == 0
+		switch a := rapid.IntRange(0, 17).Draw(s.t, "action"); {
+		case a >= 13:
+			s.control()
+		case a >= 10:
+			s.stateCommand()
+		}
 		switch rapid.IntRange(0, 9).Draw(s.t, "action") {
 		case 0, 1, 2:
 			s.send(s.keyableCommand())
@@ -156,7 +162,7 @@ func (s *session) run() {
 		case 7:
 			// Class loading and unloading happen while the VM runs; here, only when
 			// it has nothing queued, so the shadow sees them at the same point.
-			if !quiet {
+			if !s.quiet() {
 				continue
 			}
 			if rapid.Bool().Draw(s.t, "prepare") {
@@ -174,12 +180,214 @@ func (s *session) run() {
 				}
 				s.event(s.h.vm.Unload(sig), s.shadow.Unload(sig))
 			}
+		case 8:
+			s.stateCommand()
+		case 9:
+			s.control()
 		default:
 			for n := rapid.IntRange(1, 4).Draw(s.t, "vmSteps"); n > 0 && s.h.step(); n-- {
 			}
 		}
 	}
 	s.h.drain()
+}
+
+// quiet lets the VM answer everything queued, most of the time, and reports
+// whether it has nothing queued: only then do threads run and classes load,
+// so that the shadow sees it at the same point.
+func (s *session) quiet() bool {
+	if rapid.IntRange(0, 3).Draw(s.t, "wait") > 0 {
+		s.h.drain()
+	}
+	return len(s.h.vmQueue) == 0
+}
+
+// thread draws a thread as a debugger does: mostly the one that stopped
+// last, else any, now and then one that does not exist.
+func (s *session) thread() jdwp.ObjectID {
+	switch n := rapid.IntRange(0, 15).Draw(s.t, "whichThread"); {
+	case n == 0:
+		return 0x999
+	case n < 8 && s.stopped != 0:
+		return s.stopped
+	}
+	return rapid.SampledFrom(s.threads).Draw(s.t, "thread")
+}
+
+// frame draws a frame id of a thread as the debugger would know it: mostly
+// valid now, sometimes from an earlier suspension.
+func (s *session) frame(t jdwp.ObjectID) jdwp.FrameID {
+	th := s.shadow.Thread(t)
+	if th == nil {
+		return 1
+	}
+	gen := th.Generation
+	if rapid.IntRange(0, 7).Draw(s.t, "staleFrame") == 0 && gen > 0 {
+		gen--
+	}
+	depth := 0 // mostly the top frame, as a debugger's variables view
+	if rapid.IntRange(0, 2).Draw(s.t, "deeper") == 0 {
+		depth = rapid.IntRange(0, len(th.Frames)).Draw(s.t, "depth")
+	}
+	return jdwp.FrameID(uint64(gen)<<16 | uint64(depth))
+}
+
+// object draws an object the debugger has seen: a local, a this, or a made-up id.
+func (s *session) object() jdwp.ObjectID {
+	var ids []jdwp.ObjectID
+	if th := s.shadow.Thread(s.stopped); th != nil && len(th.Frames) > 0 && rapid.Bool().Draw(s.t, "topObject") {
+		ids = append(ids, th.Frames[0].This)
+		for _, v := range th.Frames[0].Locals {
+			if v.Tag.IsObject() && v.Bits != 0 {
+				ids = append(ids, v.ObjectID())
+			}
+		}
+		return rapid.SampledFrom(ids).Draw(s.t, "object")
+	}
+	for _, th := range s.shadow.Threads() {
+		for _, f := range th.Frames {
+			ids = append(ids, f.This)
+			for _, v := range f.Locals {
+				if v.Tag.IsObject() {
+					ids = append(ids, v.ObjectID())
+				}
+			}
+		}
+	}
+	ids = append(ids, 0x4242)
+	return rapid.SampledFrom(ids).Draw(s.t, "object")
+}
+
+// stateCommand sends a command about threads, frames or objects, most of
+// them the ones a debugger asks at a stop.
+func (s *session) stateCommand() {
+	t := s.thread()
+	switch rapid.IntRange(0, 10).Draw(s.t, "stateCmd") {
+	case 0:
+		s.send(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1})
+	case 1:
+		s.send(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: int32(rapid.IntRange(0, 3).Draw(s.t, "start")),
+			Length: int32(rapid.IntRange(-1, 3).Draw(s.t, "len"))})
+	case 2:
+		s.send(&jdwp.ThreadFrameCountCommand{Thread: t})
+	case 3:
+		s.send(&jdwp.ThreadNameCommand{Thread: t})
+	case 4:
+		s.send(&jdwp.ThreadStatusCommand{Thread: t})
+	case 5:
+		s.send(&jdwp.FrameThisObjectCommand{Thread: t, Frame: s.frame(t)})
+	case 6:
+		// The variables a debugger shows, computed as JDI does, or a random slot.
+		f := s.frame(t)
+		var slots []jdwp.SlotRequest
+		if th := s.shadow.Thread(t); th != nil && int(uint64(f)&0xffff) < len(th.Frames) && rapid.Bool().Draw(s.t, "visible") {
+			fr := th.Frames[uint64(f)&0xffff]
+			slots = scache.VisibleSlots(scachetest.ModelVariableTable(fr.Method), fr.Index)
+		} else {
+			slots = []jdwp.SlotRequest{{Slot: int32(rapid.IntRange(0, 5).Draw(s.t, "slot")), Tag: jdwp.TagInt}}
+		}
+		s.send(&jdwp.FrameGetValuesCommand{Thread: t, Frame: f, Slots: slots})
+	case 7:
+		s.send(&jdwp.ObjectRefReferenceTypeCommand{Object: s.object()})
+	case 8:
+		s.send(&jdwp.StringRefValueCommand{Object: s.object()})
+	case 9:
+		s.send(&jdwp.VMAllThreadsCommand{})
+	default:
+		s.sendRaw(jdwp.CmdObjectReferenceGetValues, func(w *jdwp.Writer) {
+			w.ObjectID(s.object())
+			w.Int32(2)
+			w.FieldID(1)
+			w.FieldID(2)
+		})
+	}
+}
+
+// sendRaw sends a command without a typed message, recording the shadow's answer.
+func (s *session) sendRaw(cmd jdwp.Command, params func(w *jdwp.Writer)) {
+	w := jdwp.NewWriter(s.shadow.Sizes)
+	params(w)
+	id := s.h.nextID
+	s.h.nextID++
+	p := jdwp.AppendCommand(nil, id, cmd, w.Bytes())
+	s.want[id] = s.shadow.Handle(p)
+	s.h.sendRaw(p)
+}
+
+// control lets threads run or changes state: resumes, suspends, SetValues,
+// invokes; and, when the VM has nothing queued, threads running for a tick
+// and stops at breakpoints with each suspend policy.
+func (s *session) control() {
+	t := s.thread()
+	switch rapid.IntRange(0, 10).Draw(s.t, "control") {
+	case 0:
+		s.send(&jdwp.VMResumeCommand{})
+	case 1:
+		s.sendRaw(jdwp.CmdThreadReferenceResume, func(w *jdwp.Writer) { w.ObjectID(t) })
+	case 2:
+		s.send(&jdwp.VMSuspendCommand{})
+	case 3:
+		s.sendRaw(jdwp.CmdThreadReferenceSuspend, func(w *jdwp.Writer) { w.ObjectID(t) })
+	case 4:
+		// Change a variable the debugger shows (or slot 0).
+		f := s.frame(t)
+		slot := int32(0)
+		if th := s.shadow.Thread(t); th != nil && int(uint64(f)&0xffff) < len(th.Frames) {
+			fr := th.Frames[uint64(f)&0xffff]
+			if vis := scache.VisibleSlots(scachetest.ModelVariableTable(fr.Method), fr.Index); len(vis) > 0 {
+				slot = rapid.SampledFrom(vis).Draw(s.t, "setSlot").Slot
+			}
+		}
+		s.sendRaw(jdwp.CmdStackFrameSetValues, func(w *jdwp.Writer) {
+			w.ObjectID(t)
+			w.FrameID(f)
+			w.Int32(1)
+			w.Int32(slot)
+			w.Value(jdwp.IntValue(int32(rapid.IntRange(-5, 5).Draw(s.t, "newValue"))))
+		})
+	case 5:
+		obj := s.object()
+		s.sendRaw(jdwp.CmdObjectReferenceSetValues, func(w *jdwp.Writer) {
+			w.ObjectID(obj)
+			w.Int32(1)
+			w.FieldID(1)
+			w.Int32(int32(rapid.IntRange(-5, 5).Draw(s.t, "newField")))
+		})
+	case 6:
+		c := rapid.SampledFrom(s.classes).Draw(s.t, "invokedClass")
+		s.sendRaw(jdwp.CmdClassTypeInvokeMethod, func(w *jdwp.Writer) {
+			w.ReferenceTypeID(c.ID)
+			w.ObjectID(t)
+			w.MethodID(c.Methods[0])
+			w.Int32(0)
+			w.Int32(0)
+		})
+	case 7, 8:
+		if s.quiet() {
+			seed := rapid.Uint64().Draw(s.t, "tick")
+			s.h.vm.Tick(seed)
+			s.shadow.Tick(seed)
+		}
+	default:
+		if !s.quiet() {
+			return
+		}
+		// A running thread reaches a breakpoint.
+		for _, th := range s.shadow.Threads() {
+			if th.Suspends == 0 && len(th.Frames) > 0 {
+				t = th.ID
+				break
+			}
+		}
+		policy := jdwp.SuspendPolicy(rapid.IntRange(0, 2).Draw(s.t, "policy"))
+		ev, ok := s.h.vm.Stop(t, policy)
+		shadowEv, shadowOK := s.shadow.Stop(t, policy)
+		require.Equal(s.t, ok, shadowOK, "the shadow VM stays in step")
+		if ok {
+			s.stopped = t
+			s.event(ev, shadowEv)
+		}
+	}
 }
 
 func (s *session) check() {

@@ -76,10 +76,10 @@ func TestRelayServesHitsAndEndsCleanly(t *testing.T) {
 		&jdwp.RefTypeSourceFileCommand{RefType: c.ID},
 		&jdwp.MethodLineTableCommand{RefType: c.ID, Method: c.Methods[0]},
 	} {
-		var got jdwp.StringReply
-		require.NoError(t, dbg.Call(ctx, cmd, &got))
-		want := vm.Clone().Handle(jdwp.AppendCommandPacket(nil, 1, cmd, sizes8))
-		require.Equal(t, jdwp.Data(want), jdwp.Marshal(&got, sizes8))
+		got, err := dbg.Send(ctx, cmd.Command(), jdwp.Marshal(cmd, sizes8))
+		require.NoError(t, err)
+		want := vm.Clone().Handle(jdwp.AppendCommandPacket(nil, jdwp.PacketID(got), cmd, sizes8))
+		require.Equal(t, want, got)
 	}
 	require.NoError(t, dbg.Close())
 	require.NoError(t, <-errc)

@@ -84,9 +84,6 @@ type heldCommand struct {
 	id       uint32
 	packet   []byte // a copy, sent upstream if the Speculator is disabled meanwhile
 	answered bool
-	// derive, if set, builds the answer from the awaited reply (a part of a
-	// Frames reply); ok false sends the command to the VM instead.
-	derive func(reply []byte, id uint32) ([]byte, bool)
 }
 
 // queued is a speculated command not yet sent.
@@ -266,7 +263,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		return *r
 	}
 	if p, ok := s.byKey[key]; ok && s.cfg.belay {
-		s.hold(r, p, h.ID, packet, nil)
+		s.hold(r, p, h.ID, packet)
 		s.debug("belay", h.ID, cmd)
 		return *r
 	}
@@ -290,9 +287,8 @@ func (s *Speculator) answerHit(r *Response, cmd, reply []byte) {
 }
 
 // hold belays a debugger command on a command in flight.
-func (s *Speculator) hold(r *Response, p *inFlight, id uint32, packet []byte, derive func([]byte, uint32) ([]byte, bool)) {
-	s.stats.Belayed++
-	hc := &heldCommand{id: id, packet: append([]byte(nil), packet...), derive: derive}
+func (s *Speculator) hold(r *Response, p *inFlight, id uint32, packet []byte) {
+	hc := &heldCommand{id: id, packet: append([]byte(nil), packet...)}
 	p.waiters = append(p.waiters, hc)
 	s.held = append(s.held, hc)
 	r.Journal.Upstream = append(r.Journal.Upstream, packet)
@@ -408,18 +404,8 @@ func (s *Speculator) answerWaiters(r *Response, p *inFlight, reply []byte) {
 			continue
 		}
 		hc.answered = true
-		var b []byte
-		if hc.derive != nil {
-			d, ok := hc.derive(reply, hc.id)
-			if !ok {
-				// The awaited reply does not contain the answer: ask the VM.
-				r.Edict.Upstream = append(r.Edict.Upstream, hc.packet)
-				continue
-			}
-			b = d
-		} else {
-			b = s.retag(&s.down, reply, hc.id)
-		}
+		b := s.retag(&s.down, reply, hc.id)
+		s.stats.Belayed++
 		r.Edict.Downstream = append(r.Edict.Downstream, b)
 		r.Journal.Downstream = append(r.Journal.Downstream, b)
 	}

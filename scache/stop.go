@@ -281,13 +281,14 @@ func (s *Speculator) onAllThreads(p *inFlight, data []byte) error {
 	return nil
 }
 
-// partOfFrames answers a Frames command for part of a stack from the reply
-// for the whole stack of the same thread in the same epoch, cached or in
-// flight. The VM numbers frames by depth within a suspension, so the part is
-// byte for byte what it would answer. It reports whether it answered or held.
+// partOfFrames answers a Frames command for part of a stack from the cached
+// reply for the whole stack of the same thread in the same epoch. The VM
+// numbers frames by depth within a suspension, so the part is byte for byte
+// what it would answer. It reports whether it answered. (It does not wait for
+// a whole-stack reply in flight: if the part turned out not to be in it, the
+// command would reach the VM later than the debugger sent it.)
 func (s *Speculator) partOfFrames(r *Response, id uint32, packet []byte) bool {
-	data := jdwp.Data(packet)
-	s.reader.Reset(data, s.sizes)
+	s.reader.Reset(jdwp.Data(packet), s.sizes)
 	thread, start, length := s.reader.ObjectID(), s.reader.Int32(), s.reader.Int32()
 	if s.reader.Err() != nil || start < 0 || (length < 1 && length != -1) || (start == 0 && length == -1) {
 		return false
@@ -299,24 +300,18 @@ func (s *Speculator) partOfFrames(r *Response, id uint32, packet []byte) bool {
 	w.ObjectID(thread)
 	w.Int32(0)
 	w.Int32(-1)
-	whole := string(w.Bytes())
-	sizes := s.sizes
-	derive := func(reply []byte, id uint32) ([]byte, bool) { return framesPart(reply, sizes, start, length, id) }
-	if e, ok := s.cache.get(whole); ok {
-		b, ok := derive(e.reply, id)
-		if !ok {
-			return false
-		}
-		s.stats.Hits++
-		e.used = true
-		s.answerHit(r, packet, b)
-		return true
+	e, ok := s.cache.get(string(w.Bytes()))
+	if !ok {
+		return false
 	}
-	if p, ok := s.byKey[whole]; ok && s.cfg.belay {
-		s.hold(r, p, id, packet, derive)
-		return true
+	b, ok := framesPart(e.reply, s.sizes, start, length, id)
+	if !ok {
+		return false
 	}
-	return false
+	s.stats.Hits++
+	e.used = true
+	s.answerHit(r, packet, b)
+	return true
 }
 
 // framesPart builds the reply to Frames(start, length) with the given id

@@ -85,12 +85,12 @@ func (s *Speculator) onEvents(packet []byte) error {
 	return nil
 }
 
-// unloadSignature evicts everything about the classes of a signature. When no
-// class of that signature is known, every class whose signature is unknown
-// might be it, so all of those are evicted.
+// unloadSignature evicts everything about the classes of a signature. Any
+// class whose signature is unknown might have it too (class loaders load the
+// same name many times), so all of those are evicted as well.
 func (s *Speculator) unloadSignature(sig string) {
 	ids := s.classes.unload(sig)
-	if len(ids) == 0 {
+	{
 		for _, id := range s.cache.classes() {
 			if !s.classes.known(id) {
 				ids = append(ids, id)

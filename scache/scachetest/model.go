@@ -1,9 +1,10 @@
 // Package scachetest provides a deterministic model of a Java VM's JDWP agent
 // for tests and benchmarks of the Speculator: the same command in the same VM
-// state always gets the same reply, and the state changes only through
-// commands (RedefineClasses) and the events the test asks for (class prepare
-// and unload). It is a test double for what the property tests need to run
-// millions of packets; the integration tests use a real HotSpot VM.
+// state always gets the same reply. The state changes only through commands
+// (resumes, invokes, SetValues, RedefineClasses) and the steps a test asks
+// for: class prepare and unload, threads running for a tick, stop events. It
+// is a test double for what property tests need to run thousands of
+// sessions; the integration tests use a real HotSpot VM.
 package scachetest
 
 import (
@@ -13,12 +14,14 @@ import (
 	"github.com/jdwpscache/scache/jdwp"
 )
 
-// A ModelVM answers JDWP commands about a small world of classes and threads.
+// A ModelVM answers JDWP commands about a small world of classes, threads and objects.
 type ModelVM struct {
 	Sizes   jdwp.IDSizes
 	classes map[jdwp.ReferenceTypeID]*ModelClass
-	threads map[jdwp.ObjectID][]ModelFrame
+	threads map[jdwp.ObjectID]*ModelThread
+	objects map[jdwp.ObjectID]*ModelObject
 	nextID  jdwp.ReferenceTypeID
+	nextObj jdwp.ObjectID
 	nextEv  uint32
 }
 
@@ -37,12 +40,35 @@ type ModelFrame struct {
 	Class  jdwp.ReferenceTypeID
 	Method jdwp.MethodID
 	Index  uint64
+	Locals map[int32]jdwp.Value // by slot
+	This   jdwp.ObjectID
 }
+
+// A ModelThread is a thread of the model.
+type ModelThread struct {
+	ID         jdwp.ObjectID
+	Name       string
+	Status     jdwp.ThreadStatus
+	Suspends   int // suspend count
+	Generation int // incremented each time it resumes: frame ids change
+	Frames     []ModelFrame
+}
+
+// A ModelObject is an object of the model: a string when String is set.
+type ModelObject struct {
+	Class  jdwp.ReferenceTypeID
+	Fields map[jdwp.FieldID]jdwp.Value
+	String *string
+}
+
+// stringClass is the reference type id of java.lang.String in the model.
+const stringClass jdwp.ReferenceTypeID = 0x10
 
 // NewModelVM returns a model with the given id sizes and no classes.
 func NewModelVM(sizes jdwp.IDSizes) *ModelVM {
 	return &ModelVM{Sizes: sizes, classes: map[jdwp.ReferenceTypeID]*ModelClass{},
-		threads: map[jdwp.ObjectID][]ModelFrame{}, nextID: 0x100, nextEv: 0x10000000}
+		threads: map[jdwp.ObjectID]*ModelThread{}, objects: map[jdwp.ObjectID]*ModelObject{},
+		nextID: 0x100, nextObj: 0x5000, nextEv: 0x10000000}
 }
 
 // Clone returns an independent copy, for a shadow VM that sees no Speculator.
@@ -54,11 +80,34 @@ func (vm *ModelVM) Clone() *ModelVM {
 		kk.Methods = append([]jdwp.MethodID(nil), k.Methods...)
 		c.classes[id] = &kk
 	}
-	c.threads = make(map[jdwp.ObjectID][]ModelFrame, len(vm.threads))
-	for t, f := range vm.threads {
-		c.threads[t] = append([]ModelFrame(nil), f...)
+	c.threads = make(map[jdwp.ObjectID]*ModelThread, len(vm.threads))
+	for id, t := range vm.threads {
+		tt := *t
+		tt.Frames = make([]ModelFrame, len(t.Frames))
+		for i, f := range t.Frames {
+			f.Locals = cloneValues(f.Locals)
+			tt.Frames[i] = f
+		}
+		c.threads[id] = &tt
+	}
+	c.objects = make(map[jdwp.ObjectID]*ModelObject, len(vm.objects))
+	for id, o := range vm.objects {
+		oo := *o
+		oo.Fields = make(map[jdwp.FieldID]jdwp.Value, len(o.Fields))
+		for k, v := range o.Fields {
+			oo.Fields[k] = v
+		}
+		c.objects[id] = &oo
 	}
 	return &c
+}
+
+func cloneValues[K comparable](m map[K]jdwp.Value) map[K]jdwp.Value {
+	out := make(map[K]jdwp.Value, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 // AddClass loads a class with n methods and returns it (without an event).
@@ -73,8 +122,49 @@ func (vm *ModelVM) AddClass(sig string, methods int, iface, noSource bool) *Mode
 	return c
 }
 
-// SetThread sets a thread's stack, top frame first.
-func (vm *ModelVM) SetThread(t jdwp.ObjectID, frames []ModelFrame) { vm.threads[t] = frames }
+// SetThread creates (or replaces) a suspended thread with the given stack,
+// top frame first. Frames without locals get the locals their method's
+// variable table describes, and an object as this.
+func (vm *ModelVM) SetThread(t jdwp.ObjectID, frames []ModelFrame) *ModelThread {
+	th := &ModelThread{ID: t, Name: fmt.Sprintf("thread-%d", t), Status: jdwp.ThreadStatusRunning, Suspends: 1}
+	for _, f := range frames {
+		if f.Locals == nil {
+			f.Locals = vm.newLocals(f.Method, uint64(t))
+		}
+		if f.This == 0 {
+			f.This = vm.newObject(f.Class, int64(t))
+		}
+		th.Frames = append(th.Frames, f)
+	}
+	vm.threads[t] = th
+	return th
+}
+
+// Thread returns a thread of the model.
+func (vm *ModelVM) Thread(t jdwp.ObjectID) *ModelThread { return vm.threads[t] }
+
+// Threads returns the threads ordered by id.
+func (vm *ModelVM) Threads() []*ModelThread {
+	out := make([]*ModelThread, 0, len(vm.threads))
+	for _, t := range vm.threads {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+func (vm *ModelVM) newObject(class jdwp.ReferenceTypeID, seed int64) jdwp.ObjectID {
+	vm.nextObj++
+	vm.objects[vm.nextObj] = &ModelObject{Class: class, Fields: map[jdwp.FieldID]jdwp.Value{
+		1: jdwp.IntValue(int32(seed)), 2: jdwp.IntValue(int32(seed * 3))}}
+	return vm.nextObj
+}
+
+func (vm *ModelVM) newString(s string) jdwp.ObjectID {
+	vm.nextObj++
+	vm.objects[vm.nextObj] = &ModelObject{Class: stringClass, String: &s}
+	return vm.nextObj
+}
 
 // Classes returns the loaded classes ordered by id.
 func (vm *ModelVM) Classes() []*ModelClass {
@@ -130,6 +220,9 @@ func (vm *ModelVM) Handle(cmd []byte) []byte {
 func (vm *ModelVM) answer(cmd jdwp.Command, data []byte) (jdwp.ErrorCode, []byte) {
 	r := jdwp.NewReader(data, vm.Sizes)
 	w := jdwp.NewWriter(vm.Sizes)
+	if code, ok := vm.stateAnswer(cmd, r, w); ok {
+		return code, w.Bytes()
+	}
 	switch cmd {
 	case jdwp.CmdVirtualMachineIDSizes:
 		(&jdwp.VMIDSizesReply{Sizes: vm.Sizes}).Encode(w)
@@ -147,28 +240,6 @@ func (vm *ModelVM) answer(cmd jdwp.Command, data []byte) (jdwp.ErrorCode, []byte
 		} else {
 			(&jdwp.VMAllClassesWithGenericReply{Classes: infos}).Encode(w)
 		}
-	case jdwp.CmdThreadReferenceFrames:
-		var m jdwp.ThreadFramesCommand
-		if m.Decode(r) != nil {
-			return jdwp.ErrIllegalArgument, nil
-		}
-		stack, ok := vm.threads[m.Thread]
-		if !ok {
-			return jdwp.ErrInvalidThread, nil
-		}
-		var rep jdwp.ThreadFramesReply
-		for i, f := range stack {
-			if int32(i) < m.StartFrame || (m.Length >= 0 && int32(i) >= m.StartFrame+m.Length) {
-				continue
-			}
-			tag := jdwp.TypeTagClass
-			if c, ok := vm.classes[f.Class]; ok && c.Interface {
-				tag = jdwp.TypeTagInterface
-			}
-			rep.Frames = append(rep.Frames, jdwp.Frame{Frame: jdwp.FrameID(i + 1),
-				Location: jdwp.Location{TypeTag: tag, Class: f.Class, Method: f.Method, Index: f.Index}})
-		}
-		rep.Encode(w)
 	case jdwp.CmdVirtualMachineRedefineClasses:
 		var m jdwp.VMRedefineClassesCommand
 		if m.Decode(r) != nil {
@@ -179,7 +250,7 @@ func (vm *ModelVM) answer(cmd jdwp.Command, data []byte) (jdwp.ErrorCode, []byte
 				c.Version++
 			}
 		}
-	case jdwp.CmdVirtualMachineDispose, jdwp.CmdVirtualMachineResume, jdwp.CmdVirtualMachineSuspend:
+	case jdwp.CmdVirtualMachineDispose:
 	default:
 		if c, ok := keyableCommands[cmd]; ok {
 			return vm.classAnswer(cmd, c, r, w)
@@ -226,6 +297,14 @@ func (vm *ModelVM) classAnswer(cmd jdwp.Command, method bool, r *jdwp.Reader, w 
 		if c.NoSource || cmd == jdwp.CmdReferenceTypeSourceDebugExtension && c.ID%0x20 == 0 {
 			return jdwp.ErrAbsentInformation, nil
 		}
+	case jdwp.CmdReferenceTypeMethodsWithGeneric:
+		reply := jdwp.RefTypeMethodsReply{Generic: true}
+		for _, x := range c.Methods {
+			reply.Methods = append(reply.Methods, jdwp.MethodInfo{Method: x, Name: fmt.Sprintf("m%x_v%d", x, c.Version),
+				Signature: "()V", ModBits: ModelModBits(x)})
+		}
+		reply.Encode(w)
+		return jdwp.ErrNone, w.Bytes()
 	}
 	if method {
 		found := false
@@ -235,7 +314,73 @@ func (vm *ModelVM) classAnswer(cmd jdwp.Command, method bool, r *jdwp.Reader, w 
 		if !found {
 			return jdwp.ErrInvalidMethodID, nil
 		}
+		if cmd == jdwp.CmdMethodVariableTableWithGeneric {
+			if c.NoSource {
+				return jdwp.ErrAbsentInformation, nil
+			}
+			vt := ModelVariableTable(m)
+			for i := range vt.Slots {
+				vt.Slots[i].Name += fmt.Sprintf("_v%d", c.Version)
+			}
+			vt.Encode(w)
+			return jdwp.ErrNone, w.Bytes()
+		}
 	}
 	w.String(fmt.Sprintf("%s %s m%x v%d", cmd, c.Signature, m, c.Version))
 	return jdwp.ErrNone, w.Bytes()
+}
+
+// ModelModBits returns the modifiers of a model method: every third is static.
+func ModelModBits(m jdwp.MethodID) int32 {
+	if m%3 == 0 {
+		return jdwp.ModStatic | 1
+	}
+	return 1
+}
+
+// ModelVariableTable returns the variable table of a model method: a few
+// variables of kinds int, object and string, with scopes that start at
+// different code indexes, and an inner variable hiding an outer one.
+func ModelVariableTable(m jdwp.MethodID) jdwp.MethodVariableTableReply {
+	n := int(m%4) + 1
+	vt := jdwp.MethodVariableTableReply{Generic: true, ArgCount: 1}
+	sigs := []string{"I", "Ljava/lang/Object;", "Ljava/lang/String;"}
+	for j := 0; j < n; j++ {
+		vt.Slots = append(vt.Slots, jdwp.VariableSlot{CodeIndex: uint64(j * 2), Name: fmt.Sprintf("x%d", j),
+			Signature: sigs[j%3], Length: int32(40 - j*2), Slot: int32(j)})
+	}
+	if m%2 == 0 {
+		// x0 again in an inner scope, in another slot: it hides the outer one there.
+		vt.Slots = append(vt.Slots, jdwp.VariableSlot{CodeIndex: 6, Name: "x0", Signature: "I", Length: 6, Slot: int32(n)})
+	}
+	if m%3 != 0 {
+		vt.Slots = append(vt.Slots, jdwp.VariableSlot{CodeIndex: 0, Name: "this", Signature: "LThis;", Length: 50, Slot: 99})
+	}
+	return vt
+}
+
+// newLocals gives a frame of method m a value in every slot of its variable table.
+func (vm *ModelVM) newLocals(m jdwp.MethodID, seed uint64) map[int32]jdwp.Value {
+	locals := map[int32]jdwp.Value{}
+	for _, v := range ModelVariableTable(m).Slots {
+		if v.Name == "this" {
+			continue
+		}
+		locals[v.Slot] = vm.newValue(v.Signature, seed+uint64(v.Slot))
+	}
+	return locals
+}
+
+func (vm *ModelVM) newValue(sig string, seed uint64) jdwp.Value {
+	switch sig {
+	case "I":
+		return jdwp.IntValue(int32(seed))
+	case "Ljava/lang/String;":
+		return jdwp.ObjectValue(jdwp.TagString, vm.newString(fmt.Sprintf("s%d", seed)))
+	default:
+		if seed%5 == 0 {
+			return jdwp.ObjectValue(jdwp.TagObject, 0)
+		}
+		return jdwp.ObjectValue(jdwp.TagObject, vm.newObject(0x100, int64(seed)))
+	}
 }

@@ -1,0 +1,210 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/scachetest"
+	"github.com/stretchr/testify/require"
+)
+
+// stopped returns a harness whose thread 1 has just stopped at a breakpoint
+// with the given policy, everything the Speculator asked about the stop
+// answered, and the model's top frame.
+func stopped(t *testing.T, policy jdwp.SuspendPolicy, opts ...scache.Option) (*harness, scachetest.ModelFrame) {
+	vm, classes := world(sizes8)
+	h := newHarness(t, vm, opts...)
+	h.send(&jdwp.VMIDSizesCommand{})
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	ev, ok := vm.Stop(1, policy)
+	require.True(t, ok)
+	h.event(ev)
+	h.drain()
+	_ = classes
+	return h, vm.Thread(1).Frames[0]
+}
+
+// ask sends a command and returns the debugger's reply and the model's answer
+// at the moment the debugger asked.
+func ask(h *harness, cmd jdwp.CommandMessage) (got, want []byte) {
+	id := h.nextID
+	want = h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, id, cmd, sizes8))
+	h.send(cmd)
+	h.drain()
+	return h.replyTo(id), want
+}
+
+func topValues(h *harness, top scachetest.ModelFrame) *jdwp.FrameGetValuesCommand {
+	th := h.vm.Thread(1)
+	return &jdwp.FrameGetValuesCommand{Thread: 1, Frame: jdwp.FrameID(uint64(th.Generation) << 16),
+		Slots: scache.VisibleSlots(scachetest.ModelVariableTable(top.Method), top.Index)}
+}
+
+func TestStopSpeculatesTheWholeStop(t *testing.T) {
+	h, top := stopped(t, jdwp.SuspendPolicyAll)
+	before := h.s.Stats()
+	require.Positive(t, before.Synthetic)
+	sent := len(h.toVM)
+	// What a debugger asks at a stop is answered without a round trip.
+	th := h.vm.Thread(1)
+	frame0 := jdwp.FrameID(uint64(th.Generation) << 16)
+	asked := []jdwp.CommandMessage{
+		&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1},
+		&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1},
+		&jdwp.ThreadNameCommand{Thread: 1},
+		&jdwp.ThreadFrameCountCommand{Thread: 1},
+		topValues(h, top),
+		&jdwp.VMAllThreadsCommand{},
+		&jdwp.ThreadStatusCommand{Thread: 2},
+		&jdwp.ThreadNameCommand{Thread: 2},
+	}
+	if scachetest.ModelModBits(top.Method)&jdwp.ModStatic == 0 {
+		// A debugger asks for this only in an instance method.
+		asked = append(asked, &jdwp.FrameThisObjectCommand{Thread: 1, Frame: frame0})
+	}
+	for i, cmd := range asked {
+		got, want := ask(h, cmd)
+		require.Equal(t, want, got, "%s", cmd.Command())
+		require.Equal(t, sent, len(h.toVM), "command %d (%s) went to the VM", i, cmd.Command())
+	}
+	require.Equal(t, before.Hits+int64(len(asked)), h.s.Stats().Hits)
+}
+
+func TestValuesAfterSetValuesAreNotStale(t *testing.T) {
+	h, top := stopped(t, jdwp.SuspendPolicyAll)
+	values := topValues(h, top)
+	got, want := ask(h, values)
+	require.Equal(t, want, got)
+	require.Equal(t, int64(1), h.s.Stats().Hits, "the top frame's values were speculated")
+	slot := values.Slots[0].Slot
+	h.sendRaw(jdwp.AppendCommand(nil, 900, jdwp.CmdStackFrameSetValues, jdwp.Marshal(&setValues{values.Thread, values.Frame, slot, 77}, sizes8)))
+	h.drain()
+	got, want = ask(h, values)
+	require.Equal(t, want, got, "the value set, not the cached one")
+}
+
+// setValues encodes StackFrame.SetValues of one int.
+type setValues struct {
+	thread jdwp.ObjectID
+	frame  jdwp.FrameID
+	slot   int32
+	value  int32
+}
+
+func (m *setValues) Encode(w *jdwp.Writer) {
+	w.ObjectID(m.thread)
+	w.FrameID(m.frame)
+	w.Int32(1)
+	w.Int32(m.slot)
+	w.Value(jdwp.IntValue(m.value))
+}
+func (m *setValues) Decode(r *jdwp.Reader) error { return r.Err() }
+
+func TestResumeEndsTheEpoch(t *testing.T) {
+	h, _ := stopped(t, jdwp.SuspendPolicyAll)
+	require.Positive(t, h.s.Stats().CacheEntries)
+	entries := h.s.Stats().CacheEntries
+	h.send(&jdwp.VMResumeCommand{})
+	require.Less(t, h.s.Stats().CacheEntries, entries, "suspension entries are dropped at the resume")
+	// While running, state is never cached: a Name asked twice goes twice to the VM.
+	h.drain()
+	h.vm.Tick(5)
+	got, want := ask(h, &jdwp.ThreadNameCommand{Thread: 2})
+	require.Equal(t, want, got)
+	h.vm.Tick(7) // thread 2 may rename itself
+	got, want = ask(h, &jdwp.ThreadNameCommand{Thread: 2})
+	require.Equal(t, want, got)
+}
+
+func TestEventThreadPolicyCachesOnlyTheStoppedThreadAndImmutableFacts(t *testing.T) {
+	h, top := stopped(t, jdwp.SuspendPolicyEventThread)
+	// The other threads run: their name and status are asked of the VM every time.
+	for i := 0; i < 2; i++ {
+		sent := len(h.toVM)
+		got, want := ask(h, &jdwp.ThreadStatusCommand{Thread: 2})
+		require.Equal(t, want, got)
+		require.Equal(t, sent+1, len(h.toVM), "another thread's status goes to the VM")
+		h.vm.Tick(uint64(3 + i))
+	}
+	// The stopped thread's frames and locals are speculated and cached.
+	sent := len(h.toVM)
+	got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
+	require.Equal(t, want, got)
+	got, want = ask(h, topValues(h, top))
+	require.Equal(t, want, got)
+	require.Equal(t, sent, len(h.toVM))
+	// Its name is not: another thread could rename it.
+	got, want = ask(h, &jdwp.ThreadNameCommand{Thread: 1})
+	require.Equal(t, want, got)
+	require.Equal(t, sent+1, len(h.toVM))
+}
+
+func TestStaticTopFrameGetsNoThisObject(t *testing.T) {
+	vm := scachetest.NewModelVM(sizes8)
+	c := vm.AddClass("LMain;", 3, false, false)
+	var m jdwp.MethodID
+	for _, x := range c.Methods {
+		if scachetest.ModelModBits(x)&jdwp.ModStatic != 0 {
+			m = x
+		}
+	}
+	require.NotZero(t, m, "one of three model methods is static")
+	vm.SetThread(1, []scachetest.ModelFrame{{Class: c.ID, Method: m, Index: 3}})
+	h := newHarness(t, vm)
+	h.send(&jdwp.VMIDSizesCommand{})
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	ev, _ := vm.Stop(1, jdwp.SuspendPolicyAll)
+	h.event(ev)
+	h.drain()
+	total, synthetic := h.vmCommands(jdwp.CmdStackFrameThisObject)
+	require.Zero(t, total+synthetic, "no this in a static method")
+	total, synthetic = h.vmCommands(jdwp.CmdStackFrameGetValues)
+	require.Equal(t, 1, synthetic, "its variables are asked for")
+	require.Equal(t, 1, total)
+}
+
+func TestPartOfTheStackFromTheWholeStack(t *testing.T) {
+	h, _ := stopped(t, jdwp.SuspendPolicyAll)
+	sent := len(h.toVM)
+	for _, c := range []struct{ start, length int32 }{{0, 1}, {1, 2}, {2, -1}, {3, 1}} {
+		got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: c.start, Length: c.length})
+		require.Equal(t, want, got, "frames %d+%d", c.start, c.length)
+	}
+	require.Equal(t, sent, len(h.toVM))
+	// Out of range: the VM's own error.
+	got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 9, Length: 1})
+	require.Equal(t, want, got)
+	require.Equal(t, sent+1, len(h.toVM))
+}
+
+func TestVisibleSlotsFollowJDI(t *testing.T) {
+	vt := jdwp.MethodVariableTableReply{Slots: []jdwp.VariableSlot{
+		{CodeIndex: 0, Name: "this", Signature: "LMain;", Length: 30, Slot: 0},
+		{CodeIndex: 0, Name: "a", Signature: "I", Length: 30, Slot: 1},
+		{CodeIndex: 4, Name: "b", Signature: "Ljava/lang/String;", Length: 10, Slot: 2},
+		{CodeIndex: 8, Name: "a", Signature: "J", Length: 4, Slot: 3}, // an inner a hides the outer one
+		{CodeIndex: 2, Name: "c", Signature: "[I", Length: 20, Slot: 4},
+		{CodeIndex: 20, Name: "d", Signature: "Z", Length: 5, Slot: 5}, // not yet in scope
+		{CodeIndex: 0, Name: "this$0", Signature: "LOuter;", Length: 30, Slot: 6},
+	}}
+	require.Equal(t, []jdwp.SlotRequest{{Slot: 4, Tag: '['}, {Slot: 2, Tag: 's'}, {Slot: 3, Tag: 'J'}},
+		withStringTag(scache.VisibleSlots(vt, 9)))
+	require.Equal(t, []jdwp.SlotRequest{{Slot: 1, Tag: 'I'}}, scache.VisibleSlots(vt, 1))
+	// The last index of a scope is inside it (start + length - 1).
+	require.Len(t, scache.VisibleSlots(vt, 13), 3)
+	require.Len(t, scache.VisibleSlots(vt, 14), 2)
+}
+
+// withStringTag maps the 'L' of a String signature to 's' for comparison:
+// JDI sends the signature's first byte, which is 'L'.
+func withStringTag(s []jdwp.SlotRequest) []jdwp.SlotRequest {
+	for i := range s {
+		if s[i].Tag == 'L' {
+			s[i].Tag = 's'
+		}
+	}
+	return s
+}
