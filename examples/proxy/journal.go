@@ -1,6 +1,46 @@
 package main
 
-import "github.com/jdwpscache/scache/internal/journal"
+import (
+	"os"
+	"sync"
+
+	"github.com/jdwpscache/scache/internal/journal"
+	"github.com/jdwpscache/scache/scache"
+)
 
 // openJournal creates a trace file for the journal of every session.
 func openJournal(path string) (*journal.Writer, error) { return journal.Create(path) }
+
+// maxTimelineRecords bounds the memory a session's timeline takes; past it
+// the timeline keeps the session's beginning.
+const maxTimelineRecords = 1 << 20
+
+// timeline collects a session's journal for a timeline file.
+type timeline struct {
+	mu   sync.Mutex
+	recs []journal.Record
+}
+
+func (t *timeline) add(e scache.JournalEntry) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.recs) < maxTimelineRecords {
+		t.recs = append(t.recs, journal.FromEntry(e))
+	}
+}
+
+func (t *timeline) writeAndReset(path string) error {
+	t.mu.Lock()
+	recs := t.recs
+	t.recs = nil
+	t.mu.Unlock()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := journal.WriteTimeline(f, recs); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

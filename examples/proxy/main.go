@@ -1,10 +1,14 @@
 // Command proxy puts the Speculator between a debugger and a Java VM.
 //
-//	go run ./examples/proxy -listen 127.0.0.1:8700 -vm 127.0.0.1:5005 [-mode scache|classic|off] [-stats FILE] [-journal FILE]
+//	go run ./examples/proxy -listen 127.0.0.1:8700 -vm 127.0.0.1:5005 [-mode scache|classic|off]
+//	                        [-stats FILE] [-journal FILE] [-timeline FILE.json]
 //
 // Point the debugger at the listen address instead of the VM. The proxy
 // serves one debugger at a time, as a VM does, and logs a summary after each
-// session; -stats writes the session's counters as JSON.
+// session; -stats writes the session's counters as JSON, -journal appends
+// every session's journal to a trace file (replay it with
+// go run ./benchmarks/replay FILE), and -timeline writes the last session as a
+// Chrome trace-event timeline (open it in Perfetto or chrome://tracing).
 //
 // JDWP gives whoever connects code execution in the VM, so the proxy listens
 // on loopback unless -listen names another address.
@@ -29,27 +33,43 @@ func main() {
 	mode := flag.String("mode", "scache", "scache (speculate), classic (the original jdwp-scache policy) or off (forward only)")
 	statsFile := flag.String("stats", "", "write each session's stats as JSON to this file")
 	journalFile := flag.String("journal", "", "write the journal of every session to this trace file")
+	timelineFile := flag.String("timeline", "", "write the last session's timeline (Chrome trace-event JSON) to this file")
 	flag.Parse()
 
-	if err := run(*listen, *vmAddr, *mode, *statsFile, *journalFile); err != nil {
+	err := func() error {
+		ln, err := net.Listen("tcp", *listen)
+		if err != nil {
+			return err
+		}
+		if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
+			slog.Warn("listening beyond loopback: anyone who can connect can run code in the VM", "addr", ln.Addr().String())
+		}
+		slog.Info("proxy ready", "listen", ln.Addr().String(), "vm", *vmAddr, "mode", *mode)
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		return serve(ctx, ln, config{vmAddr: *vmAddr, mode: *mode, statsFile: *statsFile,
+			journalFile: *journalFile, timelineFile: *timelineFile})
+	}()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "proxy:", err)
 		os.Exit(1)
 	}
 }
 
-func run(listen, vmAddr, mode, statsFile, journalFile string) error {
-	opts, err := modeOptions(mode)
+// config is what the flags say.
+type config struct {
+	vmAddr, mode                         string
+	statsFile, journalFile, timelineFile string
+}
+
+// serve runs the proxy on ln until ctx ends.
+func serve(ctx context.Context, ln net.Listener, cfg config) error {
+	vmAddr, statsFile, journalFile, timelineFile := cfg.vmAddr, cfg.statsFile, cfg.journalFile, cfg.timelineFile
+	opts, err := modeOptions(cfg.mode)
 	if err != nil {
+		ln.Close()
 		return err
 	}
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return err
-	}
-	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
-		slog.Warn("listening beyond loopback: anyone who can connect can run code in the VM", "addr", ln.Addr().String())
-	}
-	slog.Info("proxy ready", "listen", ln.Addr().String(), "vm", vmAddr, "mode", mode)
 
 	p := &scache.Proxy{
 		DialVM: func(ctx context.Context) (net.Conn, error) {
@@ -57,24 +77,43 @@ func run(listen, vmAddr, mode, statsFile, journalFile string) error {
 			return d.DialContext(ctx, "tcp", vmAddr)
 		},
 		NewSpeculator: func() *scache.Speculator { return scache.New(opts...) },
-		SessionEnded: func(st scache.Stats, err error) {
-			if statsFile != "" {
-				if werr := writeStats(statsFile, st); werr != nil {
-					slog.Error("writing stats", "err", werr)
-				}
-			}
-		},
 	}
+	var tl *timeline
+	if timelineFile != "" {
+		tl = &timeline{}
+	}
+	p.SessionEnded = func(st scache.Stats, err error) {
+		if statsFile != "" {
+			if werr := writeStats(statsFile, st); werr != nil {
+				slog.Error("writing stats", "err", werr)
+			}
+		}
+		if tl != nil {
+			if werr := tl.writeAndReset(timelineFile); werr != nil {
+				slog.Error("writing timeline", "err", werr)
+			}
+		}
+	}
+	var sinks []func(scache.JournalEntry)
 	if journalFile != "" {
 		j, err := openJournal(journalFile)
 		if err != nil {
+			ln.Close()
 			return err
 		}
 		defer j.Close()
-		p.Journal = j.Write
+		sinks = append(sinks, j.Write)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	if tl != nil {
+		sinks = append(sinks, tl.add)
+	}
+	if len(sinks) > 0 {
+		p.Journal = func(e scache.JournalEntry) {
+			for _, sink := range sinks {
+				sink(e)
+			}
+		}
+	}
 	return p.Serve(ctx, ln)
 }
 

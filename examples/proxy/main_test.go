@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/internal/journal"
+	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/stretchr/testify/require"
+)
+
+// TestProxyWithARealDebugger runs the example against a real VM and the JDI
+// driver and checks what it writes: the transcript equals a direct one, the
+// stats JSON, the journal trace and the timeline.
+func TestProxyWithARealDebugger(t *testing.T) {
+	opts := jvmtest.DriverOptions{Stops: 2}
+	direct, _ := jvmtest.RunDriver(t, jvmtest.Start(t, "Debuggee", "2").Addr, opts)
+
+	vm := jvmtest.Start(t, "Debuggee", "2")
+	dir := t.TempDir()
+	cfg := config{vmAddr: vm.Addr, mode: "scache", statsFile: filepath.Join(dir, "stats.json"),
+		journalFile: filepath.Join(dir, "session.sctrace"), timelineFile: filepath.Join(dir, "timeline.json")}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, ln, cfg) }()
+	got, _ := jvmtest.RunDriver(t, ln.Addr().String(), opts)
+	require.Equal(t, direct, got)
+	// The session's end writes the files; a second connection waits for it.
+	require.Eventually(t, func() bool { _, err := os.Stat(cfg.timelineFile); return err == nil }, 30*time.Second, time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+
+	var stats map[string]int64
+	b, err := os.ReadFile(cfg.statsFile)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &stats))
+	for _, k := range []string{"packets_up", "packets_down", "synthetic", "hits", "belayed", "misses", "wasted", "cache_bytes"} {
+		require.Contains(t, stats, k)
+	}
+	require.Positive(t, stats["hits"]+stats["belayed"])
+
+	f, err := os.Open(cfg.journalFile)
+	require.NoError(t, err)
+	defer f.Close()
+	recs, err := journal.ReadAll(f)
+	require.NoError(t, err)
+	require.Greater(t, len(recs), int(stats["packets_up"]), "the journal holds synthetic traffic too")
+
+	tl, err := os.ReadFile(cfg.timelineFile)
+	require.NoError(t, err)
+	require.Contains(t, string(tl), "ThreadReference.Frames")
+	require.Contains(t, string(tl), `"belayed":true`)
+}
+
+func TestUnknownMode(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	err = serve(context.Background(), ln, config{mode: "turbo"})
+	require.ErrorContains(t, err, "unknown mode")
+}
