@@ -94,14 +94,14 @@ func (s *Speculator) onStateReply(cmd jdwp.Command, code jdwp.ErrorCode) {
 
 // onStopEvents updates the suspension for an event composite: events mean
 // the VM ran. It returns the thread to speculate about, if the composite
-// stopped one at a location.
-func (s *Speculator) onStopEvents(c *jdwp.Composite) (jdwp.ObjectID, bool) {
+// stopped one at a location, and whether that was a step.
+func (s *Speculator) onStopEvents(c *jdwp.Composite) (thread jdwp.ObjectID, found, step bool) {
 	s.endEpoch()
 	var stopped jdwp.ObjectID
-	found := false
 	for _, e := range c.Events {
 		if t, ok := locatableThread(e); ok {
 			stopped, found = t, true
+			step = e.Kind() == jdwp.EventSingleStep
 			break
 		}
 	}
@@ -111,14 +111,14 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (jdwp.ObjectID, bool) {
 	case jdwp.SuspendPolicyEventThread:
 		if !found {
 			s.susp.kind = running
-			return 0, false
+			return 0, false, false
 		}
 		s.susp.kind, s.susp.thread = threadSuspended, stopped
 	default:
 		s.susp.kind = running
-		return 0, false
+		return 0, false, false
 	}
-	return stopped, found
+	return stopped, found, step
 }
 
 // locatableThread returns the thread of an event that stops a thread at a

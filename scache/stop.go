@@ -24,9 +24,17 @@ type topFrame struct {
 }
 
 // speculateStop asks, at a stop of thread t, for what a debugger asks first:
-// the thread's frames, its depth and name, and (all threads suspended) the
-// threads.
-func (s *Speculator) speculateStop(t jdwp.ObjectID) {
+// the thread's frames (after a step, its top frame alone first: debuggers
+// that ask frame(0) then), its depth and name, and (all threads suspended)
+// the threads.
+func (s *Speculator) speculateStop(t jdwp.ObjectID, step bool) {
+	if s.cfg.families&FamilyStop != 0 && step {
+		s.enqueueState(jdwp.CmdThreadReferenceFrames, true, func(w *jdwp.Writer) {
+			w.ObjectID(t)
+			w.Int32(0)
+			w.Int32(1)
+		})
+	}
 	if s.cfg.families&FamilyStop != 0 {
 		s.enqueueState(jdwp.CmdThreadReferenceFrames, true, func(w *jdwp.Writer) {
 			w.ObjectID(t)

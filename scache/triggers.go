@@ -79,8 +79,8 @@ func (s *Speculator) onEvents(packet []byte) error {
 			s.clearAll()
 		}
 	}
-	if t, stopped := s.onStopEvents(&c); stopped && s.cfg.cacheState {
-		s.speculateStop(t)
+	if t, stopped, step := s.onStopEvents(&c); stopped && s.cfg.cacheState {
+		s.speculateStop(t, step)
 	}
 	return nil
 }

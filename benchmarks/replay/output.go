@@ -29,7 +29,10 @@ type result struct {
 	WaitMsOff       float64 `json:"wait_ms_off"`
 	WaitMs          float64 `json:"wait_ms"`
 	Speedup         float64 `json:"speedup"`
-	Mismatches      int     `json:"mismatches"`
+	// StopRoundTrips: the median round trips on the debugger's critical path
+	// per stop, in the later half of the session (at rtt_ms).
+	StopRoundTrips float64 `json:"stop_round_trips"`
+	Mismatches     int     `json:"mismatches"`
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -38,7 +41,7 @@ func jsonResult(r replay.Result, off *replay.Result, rtt time.Duration) result {
 	out := result{Trace: r.Trace, Mode: string(r.Mode), Packets: r.Packets, DebuggerCmds: r.DebuggerCmds,
 		KeyableCmds: r.KeyableCmds, Hits: r.Hits, Belayed: r.Belayed, Misses: r.Misses, SyntheticCmds: r.SyntheticCmds,
 		Wasted: r.Wasted, BytesSpeculated: r.BytesSpeculated, RoundTripsSaved: r.RoundTripsSaved, HitRate: r.HitRate,
-		RTTMs: ms(rtt), WaitMs: ms(r.Wait[rtt]), Mismatches: len(r.Mismatches)}
+		RTTMs: ms(rtt), WaitMs: ms(r.Wait[rtt]), StopRoundTrips: r.SteadyStopRoundTrips, Mismatches: len(r.Mismatches)}
 	if off != nil {
 		out.WaitMsOff = ms(off.Wait[rtt])
 		out.Speedup = speedup(off.Wait[rtt], r.Wait[rtt])
@@ -61,7 +64,7 @@ func printTable(w io.Writer, tr replay.Trace, results []replay.Result, off *repl
 	for _, d := range o.rtts {
 		header = append(header, "wait@"+d.String())
 	}
-	header = append(header, "speedup@"+o.rtt.String())
+	header = append(header, "speedup@"+o.rtt.String(), "RTTs/stop")
 	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
 	for _, r := range results {
 		row := []string{string(r.Mode), fmt.Sprint(r.Packets), fmt.Sprint(r.DebuggerCmds), fmt.Sprint(r.KeyableCmds),
@@ -76,6 +79,7 @@ func printTable(w io.Writer, tr replay.Trace, results []replay.Result, off *repl
 		} else {
 			row = append(row, "-")
 		}
+		row = append(row, fmt.Sprintf("%.1f", r.SteadyStopRoundTrips))
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	tw.Flush()

@@ -126,4 +126,3 @@ func TestImportOfARealCapture(t *testing.T) {
 		})
 	}
 }
-

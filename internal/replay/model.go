@@ -11,15 +11,15 @@ import (
 // session is a trace prepared for simulation: who waits for what, how long
 // the debugger thought and the VM worked, and the recorded answers.
 type session struct {
-	cmds     []command
-	events   []event
-	answers  map[string][]answer // by command key: recorded replies, for synthetic commands
-	service  map[jdwp.Command]time.Duration
-	median   time.Duration
-	packets  int
-	keyable  int
-	epochs   int
-	startGap time.Duration
+	cmds    []command
+	events  []event
+	answers map[string][]answer // by command key: recorded replies, for synthetic commands
+	service map[jdwp.Command]time.Duration
+	median  time.Duration
+	packets int
+	keyable int
+	epochs  int
+	sizes   jdwp.IDSizes // from the trace's IDSizes reply
 }
 
 // A dependency names the downstream packet a debugger command waited for:
@@ -79,7 +79,8 @@ var resumes = map[jdwp.Command]bool{
 }
 
 func prepare(t Trace) *session {
-	s := &session{answers: map[string][]answer{}, service: map[jdwp.Command]time.Duration{}, packets: len(t.Records)}
+	s := &session{answers: map[string][]answer{}, service: map[jdwp.Command]time.Duration{}, packets: len(t.Records),
+		sizes: jdwp.DefaultIDSizes}
 	byID := map[uint32]int{} // debugger command id → index, until answered
 	last := dependency{}
 	var lastAt time.Time
@@ -132,6 +133,12 @@ func prepare(t Trace) *session {
 			}
 			c.service = max(r.Time.Sub(begin), time.Microsecond)
 			lastVMDone = r.Time
+			if c.cmd == jdwp.CmdVirtualMachineIDSizes && h.ErrorCode == jdwp.ErrNone {
+				var m jdwp.VMIDSizesReply
+				if jdwp.Unmarshal(jdwp.Data(r.Packet), jdwp.DefaultIDSizes, &m) == nil && m.Sizes.Validate() == nil {
+					s.sizes = m.Sizes
+				}
+			}
 			if scache.Keyable(c.cmd) {
 				key := string(c.packet[9:])
 				s.answers[key] = append(s.answers[key], answer{epoch: c.epoch, gen: c.gen, code: h.ErrorCode, data: jdwp.Data(r.Packet)})

@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -32,7 +33,14 @@ type Result struct {
 	RoundTripsSaved int64
 	HitRate         float64 // (hits + belayed) / debugger commands
 	Wait            map[time.Duration]time.Duration
-	Mismatches      []string // replies the debugger would have received that differ from the recording
+	// StopRoundTrips is, for each stop (a breakpoint or step event, until the
+	// debugger resumes), the debugger's waiting time for its inspection
+	// commands (all but event requests) in RTTs at RTT: the round trips on
+	// its critical path. SteadyStopRoundTrips is their median over the later
+	// half of the session, once classes have been seen.
+	StopRoundTrips       []float64
+	SteadyStopRoundTrips float64
+	Mismatches           []string // replies the debugger would have received that differ from the recording
 }
 
 // ErrMismatch is returned when a replay shows the debugger a reply other than
@@ -89,6 +97,16 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 		res.RoundTripsSaved = st.Hits + st.Belayed
 		res.HitRate = float64(res.RoundTripsSaved) / float64(len(s.cmds))
 		res.Mismatches = out.mismatches
+		if d > 0 {
+			for _, w := range out.stops {
+				res.StopRoundTrips = append(res.StopRoundTrips, float64(w)/float64(d))
+			}
+			if n := len(res.StopRoundTrips); n > 0 {
+				later := append([]float64(nil), res.StopRoundTrips[n/2:]...)
+				sort.Float64s(later)
+				res.SteadyStopRoundTrips = later[len(later)/2]
+			}
+		}
 		if out.stalled > 0 {
 			res.Mismatches = append(res.Mismatches, fmt.Sprintf("%d debugger commands never sent: a reply or event never arrived", out.stalled))
 		}

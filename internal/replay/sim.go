@@ -40,6 +40,7 @@ func (m Mode) Options() ([]scache.Option, error) {
 // outcome is what one simulated run at one RTT found.
 type outcome struct {
 	wait       time.Duration
+	stops      []time.Duration // the debugger's waiting time at each stop: from the stop event to its resume
 	stats      scache.Stats
 	mismatches []string
 	stalled    int // debugger commands never sent: the simulation could not go on
@@ -80,8 +81,9 @@ type simulation struct {
 	byAnchor   map[int][]int    // events each debugger command lets the VM reach
 	out        outcome
 	record     func(journal.Record)
-	epoch      int // the trace's suspension epoch as the Speculator last saw it
-	gen        int // class redefinitions the Speculator has seen
+	stopSpans  []span // stop event to resume, as the debugger saw them
+	epoch      int    // the trace's suspension epoch as the Speculator last saw it
+	gen        int    // class redefinitions the Speculator has seen
 }
 
 type syntheticInfo struct {
@@ -149,8 +151,38 @@ func simulate(s *session, spc *scache.Speculator, rtt time.Duration, record func
 		e.apply()
 	}
 	sim.out.stalled = n - sim.next
-	sim.out.wait = busyTime(sim.sentAt, sim.arrived)
+	sim.out.wait = busyTime(sim.sentAt, sim.arrived, span{0, -1})
+	// At stops, the debugger's inspection: its event requests (clearing the
+	// last step, asking for the next) are round trips no speculation can save,
+	// and the resume ends the stop.
+	inspect := make([]time.Duration, n)
+	for i := range inspect {
+		inspect[i] = sim.sentAt[i]
+		if sim.s.cmds[i].cmd.Set == jdwp.SetEventRequest {
+			inspect[i] = -1
+		}
+	}
+	for _, st := range sim.stopSpans {
+		if st.b >= 0 {
+			sim.out.stops = append(sim.out.stops, busyTime(inspect, sim.arrived, st))
+		}
+	}
 	return sim.out
+}
+
+// isStop reports whether an event packet stops a thread at a location (a
+// breakpoint or a step) with a suspending policy.
+func isStop(p []byte, s *session) bool {
+	var c jdwp.Composite
+	if jdwp.Unmarshal(jdwp.Data(p), s.sizes, &c) != nil || c.SuspendPolicy == jdwp.SuspendPolicyNone {
+		return false
+	}
+	for _, e := range c.Events {
+		if _, ok := e.(*jdwp.LocationEvent); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func fill(n int) []time.Duration {
@@ -189,6 +221,11 @@ func (sim *simulation) trySend() {
 
 func (sim *simulation) send(i int) {
 	sim.sentAt[i] = sim.now
+	if c := sim.s.cmds[i].cmd; c == jdwp.CmdVirtualMachineResume || c == jdwp.CmdThreadReferenceResume {
+		if n := len(sim.stopSpans); n > 0 && sim.stopSpans[n-1].b < 0 {
+			sim.stopSpans[n-1].b = sim.now
+		}
+	}
 	sim.epoch = sim.s.cmds[i].after
 	if sim.s.cmds[i].cmd == jdwp.CmdVirtualMachineRedefineClasses {
 		sim.gen++
@@ -303,6 +340,9 @@ func (sim *simulation) toDebugger(p []byte) {
 		return
 	}
 	if !h.IsReply() {
+		if isStop(p, sim.s) {
+			sim.stopSpans = append(sim.stopSpans, span{sim.now, -1})
+		}
 		if list := sim.eventIndex[string(p)]; len(list) > 0 {
 			sim.eventAt[list[0]] = sim.now
 			sim.eventIndex[string(p)] = list[1:]
@@ -328,23 +368,27 @@ func (sim *simulation) toDebugger(p []byte) {
 	sim.trySend()
 }
 
-// busyTime is how long the debugger had at least one command outstanding.
-func busyTime(sent, arrived []time.Duration) time.Duration {
-	type span struct{ a, b time.Duration }
-	var spans []span
-	for i := range sent {
-		if sent[i] >= 0 && arrived[i] >= 0 {
-			spans = append(spans, span{sent[i], arrived[i]})
-		}
-	}
-	// Commands are sent in order, so spans are sorted by start.
+// span is an interval of simulated time; b < 0 means open-ended.
+type span struct{ a, b time.Duration }
+
+// busyTime is how long the debugger had at least one command outstanding
+// within the window w.
+func busyTime(sent, arrived []time.Duration, w span) time.Duration {
+	// Commands are sent in order, so their spans are sorted by start.
 	var total, end time.Duration
-	for _, s := range spans {
-		if s.b <= end {
+	for i := range sent {
+		if sent[i] < 0 || arrived[i] < 0 {
 			continue
 		}
-		total += s.b - max(s.a, end)
-		end = s.b
+		a, b := max(sent[i], w.a), arrived[i]
+		if w.b >= 0 {
+			b = min(b, w.b)
+		}
+		if b <= a || b <= end {
+			continue
+		}
+		total += b - max(a, end)
+		end = b
 	}
 	return total
 }
