@@ -87,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		if !o.json {
-			fmt.Fprintf(stdout, "Replaying the embedded trace (a real JDI session against HotSpot 17); pass trace or capture files to replay your own.\n\n")
+			fmt.Fprintf(stdout, "Replaying the embedded traces (real JDI sessions against HotSpot 17); pass trace or capture files to replay your own.\n\n")
 		}
 	}
 	for _, f := range o.files {

@@ -15,7 +15,7 @@ func TestDefaultRunReplaysTheEmbeddedTrace(t *testing.T) {
 	var out, errOut bytes.Buffer
 	require.Equal(t, 0, run(nil, &out, &errOut), errOut.String())
 	text := out.String()
-	require.Contains(t, text, "embedded trace")
+	require.Contains(t, text, "embedded traces")
 	for _, mode := range []string{"off", "classic", "scache"} {
 		require.Contains(t, text, mode)
 	}

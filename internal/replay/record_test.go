@@ -19,9 +19,16 @@ import (
 
 var record = flag.Bool("record", false, "rewrite the embedded trace in traces/ from a real JDI session")
 
-// embeddedWorkload is the session of the embedded trace: 5 stops of the JDI
-// driver against HotSpot 17, with a hot swap after the first.
-var embeddedWorkload = jvmtest.DriverOptions{Stops: 5, HotSwap: true}
+// workloads are the sessions of the embedded traces: the JDI driver against
+// HotSpot 17, 5 stops each.
+var workloads = map[string]jvmtest.DriverOptions{
+	// A hot swap after the first stop.
+	replay.EmbeddedName: {Stops: 5, HotSwap: true},
+	// Suspend policy EVENT_THREAD: the worker thread runs during stops.
+	"jdi-eventthread.sctrace": {Stops: 5, EventThread: true},
+	// A local changed with setValue at each stop, and read back.
+	"jdi-setvalue.sctrace": {Stops: 5, SetValue: true},
+}
 
 // recordSession debugs a real VM with the JDI driver through a pass-through
 // proxy whose journal goes to path, and returns the driver's transcript.
@@ -53,33 +60,61 @@ func recordSession(t *testing.T, path string, opts jvmtest.DriverOptions) string
 	return transcript
 }
 
-// TestRecordedSessionReplaysExactly records a real JDI session against a real
-// HotSpot VM and replays it in every mode: the debugger must receive exactly
-// the recorded replies, and speculation must answer some of its commands.
+// TestRecordedSessionReplaysExactly records real JDI sessions against a real
+// HotSpot VM and replays them in every mode: the debugger must receive
+// exactly the recorded replies, and speculation must answer some of its
+// commands. With -record the traces replace the embedded ones.
 func TestRecordedSessionReplaysExactly(t *testing.T) {
-	path := filepath.Join(t.TempDir(), replay.EmbeddedName)
-	if *record {
-		path = filepath.Join("traces", replay.EmbeddedName)
+	for name, opts := range workloads {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name)
+			if *record {
+				path = filepath.Join("traces", name)
+			}
+			transcript := recordSession(t, path, opts)
+			require.Contains(t, transcript, "disposed after 5 stops")
+			traces, err := replay.LoadFile(path)
+			require.NoError(t, err)
+			require.Len(t, traces, 1)
+			checkReplay(t, traces[0])
+		})
 	}
-	transcript := recordSession(t, path, embeddedWorkload)
-	require.Contains(t, transcript, "disposed after 5 stops")
-	traces, err := replay.LoadFile(path)
-	require.NoError(t, err)
-	require.Len(t, traces, 1)
-	checkReplay(t, traces[0])
 }
 
-// TestEmbeddedTraceReplaysExactly replays the trace shipped in the binary.
+// TestEmbeddedTraceReplaysExactly replays the traces shipped in the binary
+// and holds speculation to its targets on them (the simulation is
+// deterministic): at least 55% of the debugger's commands answered from
+// speculation, at most half the waiting of off at 20 ms RTT and 0.6 of
+// classic's, no more waiting than off at RTT 0, at least half of what is
+// speculated used, and at most 3 inspection round trips per steady-state stop
+// (with suspend policy ALL; with EVENT_THREAD, no slower than classic and off).
 func TestEmbeddedTraceReplaysExactly(t *testing.T) {
 	traces, err := replay.Embedded()
 	require.NoError(t, err)
-	require.NotEmpty(t, traces)
+	require.Len(t, traces, len(workloads))
 	for _, tr := range traces {
-		checkReplay(t, tr)
+		t.Run(tr.Name, func(t *testing.T) {
+			results := checkReplay(t, tr)
+			off, classic, sc := results[replay.ModeOff], results[replay.ModeClassic], results[replay.ModeScache]
+			rtt := 20 * time.Millisecond
+			require.LessOrEqual(t, sc.Wait[rtt], classic.Wait[rtt])
+			require.LessOrEqual(t, sc.Wait[0], off.Wait[0])
+			if tr.Name == "jdi-eventthread.sctrace" {
+				// With EVENT_THREAD the other threads run: their names and
+				// states cannot be cached, and the targets below are out of reach.
+				return
+			}
+			require.GreaterOrEqual(t, sc.HitRate, 0.55)
+			require.LessOrEqual(t, float64(sc.Wait[rtt]), 0.5*float64(off.Wait[rtt]))
+			require.LessOrEqual(t, float64(sc.Wait[rtt]), 0.6*float64(classic.Wait[rtt]))
+			require.LessOrEqual(t, sc.Wait[0], off.Wait[0])
+			require.LessOrEqual(t, 2*sc.Wasted, sc.SyntheticCmds)
+			require.LessOrEqual(t, sc.SteadyStopRoundTrips, 3.0)
+		})
 	}
 }
 
-func checkReplay(t *testing.T, tr replay.Trace) {
+func checkReplay(t *testing.T, tr replay.Trace) map[replay.Mode]replay.Result {
 	t.Helper()
 	results := map[replay.Mode]replay.Result{}
 	for _, mode := range replay.Modes {
@@ -96,4 +131,5 @@ func checkReplay(t *testing.T, tr replay.Trace) {
 	t.Logf("%s: %d debugger commands; saved off %d classic %d scache %d; wait at 20ms off %v classic %v scache %v",
 		tr.Name, sc.DebuggerCmds, off.RoundTripsSaved, classic.RoundTripsSaved, sc.RoundTripsSaved,
 		off.Wait[20*time.Millisecond], classic.Wait[20*time.Millisecond], sc.Wait[20*time.Millisecond])
+	return results
 }
