@@ -26,11 +26,12 @@ func TestJSONFields(t *testing.T) {
 	var out, errOut bytes.Buffer
 	require.Equal(t, 0, run([]string{"-json", "-mode", "scache", "-rtt", "5ms"}, &out, &errOut), errOut.String())
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	require.Len(t, lines, 1)
+	require.Len(t, lines, 3, "one object per embedded trace")
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(lines[0]), &m))
 	for _, f := range []string{"trace", "mode", "packets", "debugger_cmds", "keyable_cmds", "hits", "belayed", "misses",
-		"synthetic_cmds", "wasted", "bytes_speculated", "round_trips_saved", "hit_rate", "wait_ms_off", "wait_ms", "speedup"} {
+		"synthetic_cmds", "wasted", "bytes_speculated", "round_trips_saved", "hit_rate", "wait_ms_off", "wait_ms", "speedup",
+		"stop_round_trips"} {
 		require.Contains(t, m, f)
 	}
 	require.Equal(t, "scache", m["mode"])
