@@ -97,7 +97,8 @@ func (m *RecentAllocations) parse(data []byte) error {
 	hdr, entry, frame := int(h.Uint8()), int(h.Uint8()), int(h.Uint8())
 	n, strOff := int(h.Uint16()), h.Uint32()
 	nClasses, nMethods, nFiles := int(h.Uint16()), int(h.Uint16()), int(h.Uint16())
-	if h.Err() != nil || hdr < realHeaderSize || entry < realEntrySize || frame < realFrameSize || uint64(strOff) > uint64(len(data)) {
+	if h.Err() != nil || hdr < realHeaderSize || entry < realEntrySize || frame < realFrameSize ||
+		uint64(strOff) > uint64(len(data)) || uint64(strOff) < uint64(hdr) {
 		return fmt.Errorf("ddm: bad REAL header")
 	}
 	// The string tables.

@@ -23,6 +23,9 @@ func (r *reader) utf16(n uint32) string {
 		return ""
 	}
 	b := r.Bytes(int(n) * 2)
+	if len(b) != int(n)*2 {
+		return "" // the reader had already failed
+	}
 	units := make([]uint16, n)
 	for i := range units {
 		units[i] = binary.BigEndian.Uint16(b[2*i:])

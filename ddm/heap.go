@@ -166,8 +166,8 @@ func (m *HeapSegment) decode(r *reader) {
 }
 
 // Runs decodes the usage data. As the document requires, the data must end
-// exactly when all the piece's units are accounted for; otherwise the chunk
-// is rejected with ErrRunsMismatch.
+// exactly when all the piece's units are accounted for, and the unused state
+// bit must be zero; otherwise the chunk is rejected with ErrRunsMismatch.
 func (m *HeapSegment) Runs() ([]Run, error) {
 	if len(m.Usage)%2 != 0 {
 		return nil, fmt.Errorf("%w: odd usage data length %d", ErrRunsMismatch, len(m.Usage))
@@ -179,6 +179,9 @@ func (m *HeapSegment) Runs() ([]Run, error) {
 			return nil, fmt.Errorf("%w: %d bytes of runs after %d units", ErrRunsMismatch, len(m.Usage)-i, m.Units)
 		}
 		s, n := m.Usage[i], int(m.Usage[i+1])+1
+		if s&0x40 != 0 {
+			return nil, fmt.Errorf("%w: state %#02x sets the unused bit", ErrRunsMismatch, s)
+		}
 		runs = append(runs, Run{Solidity: s & 7, Kind: s >> 3 & 7, Partial: s&0x80 != 0, Units: n})
 		units += uint64(n)
 	}

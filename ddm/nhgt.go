@@ -71,6 +71,9 @@ func (m *NativeHeap) parse(data []byte) error {
 		return fmt.Errorf("ddm: NHGT maps truncated")
 	}
 	m.Maps, data = data[:mapSize], data[mapSize:]
+	if mapSize == 0 {
+		m.Maps = nil
+	}
 	if infoSize == 0 {
 		return nil // allocation tracking is off
 	}
@@ -78,6 +81,9 @@ func (m *NativeHeap) parse(data []byte) error {
 		return fmt.Errorf("ddm: NHGT allocations do not fit their sizes")
 	}
 	n := int(allocSize / infoSize)
+	if n == 0 {
+		return nil
+	}
 	m.Allocations = make([]NativeAllocation, n)
 	for i := range m.Allocations {
 		e := data[i*int(infoSize):]
