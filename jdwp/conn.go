@@ -65,11 +65,15 @@ func Dial(ctx context.Context, addr string) (*Conn, error) {
 
 // NewConn returns a Conn over a connection whose handshake is already done.
 // Command ids start at 1.
-func NewConn(c io.ReadWriteCloser) *Conn {
+func NewConn(c io.ReadWriteCloser) *Conn { return NewConnFrom(c, 1) }
+
+// NewConnFrom is NewConn with command ids starting at first: tools that share
+// a connection use their own ranges (ddmlib 0x40000000).
+func NewConnFrom(c io.ReadWriteCloser, first uint32) *Conn {
 	cn := &Conn{
 		conn:    c,
 		framer:  NewFramer(c, c),
-		nextID:  1,
+		nextID:  first,
 		pending: make(map[uint32]chan reply),
 		sizes:   DefaultIDSizes,
 		events:  make(chan []byte, 64),

@@ -1,0 +1,185 @@
+package ddm_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/ddm"
+	"github.com/jdwpscache/scache/ddm/ddmtest"
+	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+func handleAll(c *ddm.Client, types ...ddm.Type) chan ddm.Chunk {
+	ch := make(chan ddm.Chunk, 100)
+	for _, tp := range types {
+		c.Handle(tp, func(chunk ddm.Chunk, isReply bool, id uint32) {
+			if !isReply {
+				if !ddm.FromVM(id) {
+					panic("a VM-initiated packet without bit 31")
+				}
+				ch <- ddm.Chunk{Type: chunk.Type, Data: append([]byte(nil), chunk.Data...)}
+			}
+		})
+	}
+	return ch
+}
+
+func next(t *testing.T, ch chan ddm.Chunk) ddm.Chunk {
+	t.Helper()
+	select {
+	case c := <-ch:
+		return c
+	case <-time.After(10 * time.Second):
+		t.Fatal("no chunk from the VM within 10s")
+		return ddm.Chunk{}
+	}
+}
+
+func TestToolAndFakeVMOverTCP(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	vm, err := ddmtest.Start(ddmtest.Config{PID: 1234, VMIdent: "FakeVM v1", AppName: "com.example", Package: "com.example",
+		WaitingForDebugger: true,
+		Threads:            []ddmtest.Thread{{ID: 1, Name: "main", Status: ddm.StateRunning}, {ID: 7, Name: "worker", Status: ddm.StateSleeping, Daemon: true}}})
+	require.NoError(t, err)
+	defer vm.Close()
+
+	c, err := ddm.Dial(ctx(t), vm.Addr)
+	require.NoError(t, err)
+	defer c.Close()
+	events := handleAll(c, ddm.TypeTHCR, ddm.TypeTHDE, ddm.TypeTHST, ddm.TypeHPIF, ddm.TypeHPST, ddm.TypeHPSG,
+		ddm.TypeHPEN, ddm.TypeWAIT)
+
+	h, err := c.Hello(ctx(t))
+	require.NoError(t, err)
+	require.Equal(t, uint32(1234), h.PID)
+	require.Equal(t, "FakeVM v1", h.VMIdent)
+	require.Equal(t, "com.example", h.PackageName)
+	require.Equal(t, 5, h.Fields)
+	require.Equal(t, ddm.TypeWAIT, next(t, events).Type, "waiting for a debugger")
+
+	chunks, err := c.Request(ctx(t), &ddm.Empty{Type: ddm.TypeFEAT})
+	require.NoError(t, err)
+	var feat ddm.Features
+	require.NoError(t, ddm.Decode(chunks[0], &feat))
+	require.Contains(t, feat.Names, "hprof-heap-dump")
+
+	// Thread notifications: a THCR for each live thread, then births and deaths.
+	_, err = c.Request(ctx(t), &ddm.ThreadNotify{Enable: true})
+	require.NoError(t, err)
+	names := map[uint32]string{}
+	for i := 0; i < 2; i++ {
+		var cr ddm.ThreadCreated
+		require.NoError(t, ddm.Decode(next(t, events), &cr))
+		names[cr.ID] = cr.Name
+	}
+	require.Equal(t, map[uint32]string{1: "main", 7: "worker"}, names)
+	vm.StartThread(ddmtest.Thread{ID: 9, Name: "pool-1"})
+	var cr ddm.ThreadCreated
+	require.NoError(t, ddm.Decode(next(t, events), &cr))
+	require.Equal(t, "pool-1", cr.Name)
+	vm.EndThread(7)
+	var de ddm.ThreadDied
+	require.NoError(t, ddm.Decode(next(t, events), &de))
+	require.Equal(t, uint32(7), de.ID)
+
+	// Periodic status.
+	vm.SetStatus(1, ddm.StateWaiting)
+	_, err = c.Request(ctx(t), &ddm.ThreadStatusInterval{Millis: 5})
+	require.NoError(t, err)
+	var st ddm.ThreadStatus
+	require.NoError(t, ddm.Decode(next(t, events), &st))
+	require.Len(t, st.Threads, 2)
+	require.Equal(t, ddm.ThreadInfo{ID: 1, Status: ddm.StateWaiting, TID: 1001}, st.Threads[0])
+	_, err = c.Request(ctx(t), &ddm.ThreadStatusInterval{Millis: 0})
+	require.NoError(t, err)
+	for len(events) > 0 {
+		<-events // statuses sent before the stop
+	}
+
+	// Heap info and segments.
+	_, err = c.Request(ctx(t), &ddm.HeapInfoRequest{When: ddm.WhenImmediately})
+	require.NoError(t, err)
+	var hi ddm.HeapInfo
+	require.NoError(t, ddm.Decode(next(t, events), &hi))
+	require.Equal(t, uint32(42), hi.Heaps[0].Objects)
+	_, err = c.Request(ctx(t), &ddm.Empty{Type: ddm.TypeHPGC})
+	require.NoError(t, err)
+	require.Equal(t, ddm.TypeHPST, next(t, events).Type)
+	var pieces []ddm.HeapSegment
+	for i := 0; i < 2; i++ {
+		seg := ddm.HeapSegment{Type: ddm.TypeHPSG}
+		require.NoError(t, ddm.Decode(next(t, events), &seg))
+		pieces = append(pieces, seg)
+	}
+	require.Equal(t, ddm.TypeHPEN, next(t, events).Type)
+	bitmap, err := ddm.Bitmap(pieces)
+	require.NoError(t, err)
+	require.Len(t, bitmap, 0x400)
+
+	// What the VM does not understand: a FAIL.
+	_, err = c.Request(ctx(t), &ddm.Exit{Status: 3})
+	var f *ddm.Fail
+	require.ErrorAs(t, err, &f)
+	require.Contains(t, f.Message, "EXIT")
+}
+
+// TestSilentVMIsNotDDMAware: a VM that never answers HELO (as current VMs do
+// for chunks they have no handler for) is reported as not DDM-aware after the timeout.
+func TestSilentVMIsNotDDMAware(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		if jdwp.VMHandshake(c, 0) != nil {
+			return
+		}
+		_, _ = c.Read(make([]byte, 1024)) // the HELO, never answered
+		_, _ = c.Read(make([]byte, 1))    // until the tool hangs up
+	}()
+	nc, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	require.NoError(t, jdwp.DebuggerHandshake(nc, 0))
+	c := ddm.NewClient(jdwp.NewConnFrom(nc, ddm.FirstToolID))
+	defer c.Close()
+	c.SetTimeout(50 * time.Millisecond)
+	_, err = c.Hello(ctx(t))
+	require.ErrorIs(t, err, ddm.ErrNotDDMAware)
+	_, err = c.Request(ctx(t), &ddm.ThreadNotify{Enable: true})
+	require.ErrorIs(t, err, ddm.ErrNotDDMAware, "no further DDM is sent")
+}
+
+// TestHotSpotIsNotDDMAware says HELO to a real HotSpot VM's JDWP agent: it
+// answers with a JDWP error, and the connection stays usable for JDWP.
+func TestHotSpotIsNotDDMAware(t *testing.T) {
+	vm := jvmtest.Start(t, "Debuggee", "1")
+	nc, err := net.Dial("tcp", vm.Addr)
+	require.NoError(t, err)
+	require.NoError(t, jdwp.DebuggerHandshake(nc, 0))
+	jc := jdwp.NewConnFrom(nc, ddm.FirstToolID)
+	c := ddm.NewClient(jc)
+	defer c.Close()
+	_, err = c.Hello(ctx(t))
+	require.ErrorIs(t, err, ddm.ErrNotDDMAware)
+	var re *jdwp.ReplyError
+	require.ErrorAs(t, err, &re, "HotSpot answers with a JDWP error: %v", err)
+	require.Equal(t, jdwp.ErrNotImplemented, re.Code)
+	var v jdwp.VMVersionReply
+	require.NoError(t, jc.Call(ctx(t), &jdwp.VMVersionCommand{}, &v))
+	require.Equal(t, int32(17), v.JDWPMajor)
+}
