@@ -10,6 +10,7 @@ import (
 	"github.com/jdwpscache/scache/ddm/ddmtest"
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -182,4 +183,51 @@ func TestHotSpotIsNotDDMAware(t *testing.T) {
 	var v jdwp.VMVersionReply
 	require.NoError(t, jc.Call(ctx(t), &jdwp.VMVersionCommand{}, &v))
 	require.Equal(t, int32(17), v.JDWPMajor)
+}
+
+// TestThroughTheSpeculator: DDM traffic passes the Speculator's relay
+// untouched, with tool ids (0x40000000 on) and VM ids (bit 31) apart from
+// the synthetic range.
+func TestThroughTheSpeculator(t *testing.T) {
+	vm, err := ddmtest.Start(ddmtest.Config{PID: 9, VMIdent: "FakeVM", AppName: "app",
+		Threads: []ddmtest.Thread{{ID: 1, Name: "main", Status: ddm.StateRunning}}})
+	require.NoError(t, err)
+	defer vm.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	spec := scache.New()
+	done := make(chan error, 1)
+	go func() {
+		d, err := ln.Accept()
+		ln.Close()
+		if err != nil {
+			done <- err
+			return
+		}
+		v, err := net.Dial("tcp", vm.Addr)
+		if err != nil {
+			done <- err
+			return
+		}
+		done <- (&scache.Relay{Speculator: spec}).Run(context.Background(), d, v)
+	}()
+	c, err := ddm.Dial(ctx(t), ln.Addr().String())
+	require.NoError(t, err)
+	events := handleAll(c, ddm.TypeTHCR, ddm.TypeTHST)
+	_, err = c.Request(ctx(t), &ddm.ThreadNotify{Enable: true})
+	require.NoError(t, err)
+	var cr ddm.ThreadCreated
+	require.NoError(t, ddm.Decode(next(t, events), &cr))
+	require.Equal(t, "main", cr.Name)
+	vm.SendStatus()
+	var st ddm.ThreadStatus
+	require.NoError(t, ddm.Decode(next(t, events), &st))
+	require.Len(t, st.Threads, 1)
+	require.NoError(t, c.Close())
+	require.NoError(t, <-done)
+	stats := spec.Stats()
+	require.True(t, stats.Enabled)
+	require.Zero(t, stats.Synthetic)
+	require.Equal(t, int64(2), stats.PacketsUp, "HELO and THEN")
+	require.Equal(t, int64(4), stats.PacketsDown, "two replies, THCR, THST")
 }

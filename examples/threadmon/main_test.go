@@ -1,0 +1,36 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/ddm"
+	"github.com/jdwpscache/scache/ddm/ddmtest"
+	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMonitorsAFakeVM(t *testing.T) {
+	vm, err := ddmtest.Start(ddmtest.Config{PID: 1, VMIdent: "FakeVM", AppName: "app",
+		Threads: []ddmtest.Thread{{ID: 1, Name: "main", Status: ddm.StateRunning}, {ID: 5, Name: "RenderThread", Status: ddm.StateNative}}})
+	require.NoError(t, err)
+	defer vm.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run(ctx, []string{"-vm", vm.Addr, "-interval", "5ms", "-updates", "2"}, &out, &errOut), errOut.String())
+	text := out.String()
+	require.Contains(t, text, "RenderThread")
+	require.Contains(t, text, "native")
+	require.Contains(t, text, "1001", "the system thread id from THST")
+}
+
+func TestNotDDMAwareVM(t *testing.T) {
+	vm := jvmtest.Start(t, "Debuggee", "1")
+	var out, errOut bytes.Buffer
+	require.Equal(t, 2, run(context.Background(), []string{"-vm", vm.Addr}, &out, &errOut))
+	require.Contains(t, errOut.String(), "is not DDM-aware")
+	require.Empty(t, out.String())
+}
