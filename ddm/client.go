@@ -38,12 +38,14 @@ type Client struct {
 	handlers map[Type]Handler
 	notAware bool
 	hello    *Hello
+	features []string
 
 	done chan struct{}
 }
 
-// Dial connects to a VM's JDWP port, performs the handshake and says HELO.
-// It returns ErrNotDDMAware (and no Client) for a VM that does not speak DDM.
+// Dial connects to a VM's JDWP port, performs the handshake, says HELO and
+// asks for the VM's features (FEAT). It returns ErrNotDDMAware (and no
+// Client) for a VM that does not speak DDM.
 func Dial(ctx context.Context, addr string) (*Client, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "tcp", addr)
@@ -59,7 +61,24 @@ func Dial(ctx context.Context, addr string) (*Client, error) {
 		c.Close()
 		return nil, err
 	}
+	if chunks, err := c.Request(ctx, &Empty{Type: TypeFEAT}); err == nil {
+		for _, ch := range chunks {
+			var f Features
+			if ch.Type == TypeFEAT && Decode(ch, &f) == nil {
+				c.mu.Lock()
+				c.features = f.Names
+				c.mu.Unlock()
+			}
+		}
+	}
 	return c, nil
+}
+
+// Features returns the features the VM listed in its FEAT reply, as Dial asked.
+func (c *Client) Features() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.features
 }
 
 // NewClient returns a Client on a JDWP connection whose ids start in the

@@ -69,11 +69,12 @@ func TestToolAndFakeVMOverTCP(t *testing.T) {
 	require.Equal(t, 5, h.Fields)
 	require.Equal(t, ddm.TypeWAIT, next(t, events).Type, "waiting for a debugger")
 
-	chunks, err := c.Request(ctx(t), &ddm.Empty{Type: ddm.TypeFEAT})
-	require.NoError(t, err)
-	var feat ddm.Features
-	require.NoError(t, ddm.Decode(chunks[0], &feat))
-	require.Contains(t, feat.Names, "hprof-heap-dump")
+	require.Contains(t, c.Features(), "hprof-heap-dump", "Dial asked for the features")
+	events2 := handleAll(c, ddm.TypeAPNM)
+	vm.SetAppName("com.example.app")
+	var apnm ddm.AppName
+	require.NoError(t, ddm.Decode(next(t, events2), &apnm))
+	require.Equal(t, "com.example.app", apnm.Name)
 
 	// Thread notifications: a THCR for each live thread, then births and deaths.
 	_, err = c.Request(ctx(t), &ddm.ThreadNotify{Enable: true})

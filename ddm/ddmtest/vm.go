@@ -105,6 +105,15 @@ func (vm *VM) EndThread(id uint32) {
 	}
 }
 
+// SetAppName changes the application's name and sends APNM, as a VM does
+// when a pre-initialized process becomes an app.
+func (vm *VM) SetAppName(name string) {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	vm.cfg.AppName = name
+	vm.sendLocked(ddm.Encode(&ddm.AppName{Name: name}))
+}
+
 // SetStatus changes a thread's status (seen in the next THST).
 func (vm *VM) SetStatus(id uint32, status uint8) {
 	vm.mu.Lock()
