@@ -229,6 +229,6 @@ func TestThroughTheSpeculator(t *testing.T) {
 	stats := spec.Stats()
 	require.True(t, stats.Enabled)
 	require.Zero(t, stats.Synthetic)
-	require.Equal(t, int64(2), stats.PacketsUp, "HELO and THEN")
-	require.Equal(t, int64(4), stats.PacketsDown, "two replies, THCR, THST")
+	require.Equal(t, int64(3), stats.PacketsUp, "HELO, FEAT and THEN")
+	require.Equal(t, int64(5), stats.PacketsDown, "three replies, THCR, THST")
 }
