@@ -1,0 +1,378 @@
+// Package adbtest is an emulated Android device that a real adb server can
+// connect to (adb connect 127.0.0.1:PORT). It speaks the device side of the
+// adb wire protocol: it answers CNXN without authentication, opens streams
+// with flow control (one WRTE in flight per stream until OKAY), and serves
+// jdwp:<pid> by bridging to a JVM's JDWP TCP port configured per pid,
+// track-jdwp with those pids, and shell:echo. Everything else is refused.
+package adbtest
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jdwpscache/scache/adb/wire"
+)
+
+// Config describes the emulated device.
+type Config struct {
+	Product, Model, Device string
+}
+
+// A Device is a running emulated device listening on 127.0.0.1.
+type Device struct {
+	Addr string // what to pass to adb connect
+
+	banner wire.Banner
+	ln     net.Listener
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	procs    map[int]string // pid → JDWP address of its VM
+	trackers map[*stream]bool
+	conns    map[*conn]bool
+}
+
+// Start starts an emulated device.
+func Start(cfg Config) (*Device, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	d := &Device{Addr: ln.Addr().String(), ln: ln, procs: map[int]string{}, trackers: map[*stream]bool{}, conns: map[*conn]bool{},
+		banner: wire.Banner{System: "device", Properties: map[string]string{
+			"ro.product.name": cfg.Product, "ro.product.model": cfg.Model, "ro.product.device": cfg.Device}}}
+	d.wg.Add(1)
+	go d.accept()
+	return d, nil
+}
+
+// AddProcess makes a debuggable process: jdwp:<pid> reaches the JDWP agent at addr.
+func (d *Device) AddProcess(pid int, addr string) {
+	d.mu.Lock()
+	d.procs[pid] = addr
+	d.mu.Unlock()
+	d.notifyTrackers()
+}
+
+// RemoveProcess ends a process.
+func (d *Device) RemoveProcess(pid int) {
+	d.mu.Lock()
+	delete(d.procs, pid)
+	d.mu.Unlock()
+	d.notifyTrackers()
+}
+
+// goDo runs f in a goroutine that Close waits for.
+func (d *Device) goDo(f func()) {
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		f()
+	}()
+}
+
+// Close disconnects the adb server and stops the device.
+func (d *Device) Close() error {
+	err := d.ln.Close()
+	d.mu.Lock()
+	for c := range d.conns {
+		c.nc.Close()
+	}
+	d.mu.Unlock()
+	d.wg.Wait()
+	return err
+}
+
+func (d *Device) accept() {
+	defer d.wg.Done()
+	for {
+		nc, err := d.ln.Accept()
+		if err != nil {
+			return
+		}
+		c := &conn{d: d, nc: nc, r: bufio.NewReader(nc), streams: map[uint32]*stream{}, maxData: wire.MaxPayload}
+		d.mu.Lock()
+		d.conns[c] = true
+		d.mu.Unlock()
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			c.serve()
+			d.mu.Lock()
+			delete(d.conns, c)
+			d.mu.Unlock()
+		}()
+	}
+}
+
+// pidList is the track-jdwp payload: a 4-hex-digit length, then one pid a line.
+func (d *Device) pidList() []byte {
+	d.mu.Lock()
+	pids := make([]int, 0, len(d.procs))
+	for p := range d.procs {
+		pids = append(pids, p)
+	}
+	d.mu.Unlock()
+	sort.Ints(pids)
+	var sb strings.Builder
+	for _, p := range pids {
+		sb.WriteString(strconv.Itoa(p) + "\n")
+	}
+	return []byte(fmt.Sprintf("%04x%s", sb.Len(), sb.String()))
+}
+
+func (d *Device) notifyTrackers() {
+	d.mu.Lock()
+	var ts []*stream
+	for s := range d.trackers {
+		ts = append(ts, s)
+	}
+	d.mu.Unlock()
+	list := d.pidList()
+	for _, s := range ts {
+		s := s
+		d.goDo(func() { s.write(list) })
+	}
+}
+
+// conn is one connection from an adb server.
+type conn struct {
+	d       *Device
+	nc      net.Conn
+	r       *bufio.Reader
+	wmu     sync.Mutex
+	version uint32
+	maxData uint32
+
+	mu      sync.Mutex
+	streams map[uint32]*stream
+	nextID  uint32
+}
+
+func (c *conn) send(m wire.Message) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err := c.nc.Write(wire.Append(nil, m, c.version < wire.VersionSkipChecksum))
+	return err
+}
+
+func (c *conn) serve() {
+	defer c.nc.Close()
+	defer c.closeAll()
+	// The handshake: the host's CNXN, answered at once (no AUTH).
+	m, err := wire.Read(c.r, wire.MaxPayload, false)
+	if err != nil || m.Command != wire.CNXN {
+		return
+	}
+	c.version, c.maxData = wire.Negotiate(wire.Message{Arg0: wire.Version, Arg1: wire.MaxPayload}, m)
+	if c.send(wire.Message{Command: wire.CNXN, Arg0: c.version, Arg1: wire.MaxPayload, Data: c.d.banner.Bytes()}) != nil {
+		return
+	}
+	for {
+		m, err := wire.Read(c.r, wire.MaxPayload, c.version < wire.VersionSkipChecksum)
+		if err != nil {
+			return
+		}
+		switch m.Command {
+		case wire.OPEN:
+			c.open(m.Arg0, strings.TrimRight(string(m.Data), "\x00"))
+		case wire.OKAY:
+			if s := c.stream(m.Arg1); s != nil {
+				s.acked()
+			}
+		case wire.WRTE:
+			if s := c.stream(m.Arg1); s != nil {
+				s.received(m.Data)
+				_ = c.send(wire.Message{Command: wire.OKAY, Arg0: s.local, Arg1: s.remote})
+			}
+		case wire.CLSE:
+			if s := c.stream(m.Arg1); s != nil {
+				s.close(false)
+			}
+		}
+	}
+}
+
+func (c *conn) stream(local uint32) *stream {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.streams[local]
+}
+
+func (c *conn) closeAll() {
+	c.mu.Lock()
+	var all []*stream
+	for _, s := range c.streams {
+		all = append(all, s)
+	}
+	c.mu.Unlock()
+	for _, s := range all {
+		s.close(false)
+	}
+}
+
+// open starts a service for the host's stream remote, or refuses it with CLSE.
+func (c *conn) open(remote uint32, service string) {
+	c.mu.Lock()
+	c.nextID++
+	s := &stream{c: c, local: c.nextID, remote: remote, acks: make(chan struct{}, 1), in: make(chan []byte, 1), done: make(chan struct{})}
+	c.streams[s.local] = s
+	c.mu.Unlock()
+
+	refuse := func() {
+		_ = c.send(wire.Message{Command: wire.CLSE, Arg0: 0, Arg1: remote})
+		c.mu.Lock()
+		delete(c.streams, s.local)
+		c.mu.Unlock()
+	}
+	accept := func() bool {
+		return c.send(wire.Message{Command: wire.OKAY, Arg0: s.local, Arg1: remote}) == nil
+	}
+	switch {
+	case strings.HasPrefix(service, "shell:"):
+		cmd := strings.TrimPrefix(service, "shell:")
+		out, ok := shell(cmd, c.d.banner)
+		if !ok || !accept() {
+			refuse()
+			return
+		}
+		c.d.goDo(func() {
+			s.write([]byte(out))
+			s.close(true)
+		})
+	case strings.HasPrefix(service, "jdwp:"):
+		pid, err := strconv.Atoi(strings.TrimPrefix(service, "jdwp:"))
+		c.d.mu.Lock()
+		addr, ok := c.d.procs[pid]
+		c.d.mu.Unlock()
+		if err != nil || !ok {
+			refuse()
+			return
+		}
+		vm, err := net.Dial("tcp", addr)
+		if err != nil || !accept() {
+			refuse()
+			return
+		}
+		c.d.goDo(func() { s.bridge(vm) })
+	case service == "track-jdwp":
+		if !accept() {
+			refuse()
+			return
+		}
+		c.d.mu.Lock()
+		c.d.trackers[s] = true
+		c.d.mu.Unlock()
+		c.d.goDo(func() { s.write(c.d.pidList()) })
+	default:
+		refuse()
+	}
+}
+
+// shell runs the few commands the emulated device knows.
+func shell(cmd string, b wire.Banner) (string, bool) {
+	fields := strings.Fields(cmd)
+	switch {
+	case len(fields) > 0 && fields[0] == "echo":
+		return strings.Join(fields[1:], " ") + "\n", true
+	case len(fields) == 2 && fields[0] == "getprop":
+		return b.Properties[fields[1]] + "\n", true
+	}
+	return "", false
+}
+
+// stream is one open stream.
+type stream struct {
+	c             *conn
+	local, remote uint32
+	acks          chan struct{}
+	in            chan []byte
+	done          chan struct{}
+	wmu           sync.Mutex
+	once          sync.Once
+}
+
+func (s *stream) acked() {
+	select {
+	case s.acks <- struct{}{}:
+	default:
+	}
+}
+
+func (s *stream) received(data []byte) {
+	select {
+	case s.in <- data:
+	case <-s.done:
+	}
+}
+
+// write sends data in WRTE messages of at most maxData bytes, each after the
+// host acknowledged the last.
+func (s *stream) write(data []byte) bool {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	for len(data) > 0 {
+		n := min(len(data), int(s.c.maxData))
+		if s.c.send(wire.Message{Command: wire.WRTE, Arg0: s.local, Arg1: s.remote, Data: data[:n]}) != nil {
+			return false
+		}
+		select {
+		case <-s.acks:
+		case <-s.done:
+			return false
+		}
+		data = data[n:]
+	}
+	return true
+}
+
+// close ends the stream; tell says whether to send CLSE to the host.
+func (s *stream) close(tell bool) {
+	s.once.Do(func() {
+		close(s.done)
+		if tell {
+			_ = s.c.send(wire.Message{Command: wire.CLSE, Arg0: s.local, Arg1: s.remote})
+		}
+		s.c.mu.Lock()
+		delete(s.c.streams, s.local)
+		s.c.mu.Unlock()
+		s.c.d.mu.Lock()
+		delete(s.c.d.trackers, s)
+		s.c.d.mu.Unlock()
+	})
+}
+
+// bridge copies between the stream and a VM's JDWP connection.
+func (s *stream) bridge(vm net.Conn) {
+	defer vm.Close()
+	s.c.d.goDo(func() {
+		for {
+			select {
+			case data := <-s.in:
+				if _, err := vm.Write(data); err != nil {
+					s.close(true)
+					return
+				}
+			case <-s.done:
+				vm.Close()
+				return
+			}
+		}
+	})
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := vm.Read(buf)
+		if n > 0 && !s.write(append([]byte(nil), buf[:n]...)) {
+			return
+		}
+		if err != nil { // the VM closed the connection (or the stream was closed)
+			s.close(true)
+			return
+		}
+	}
+}
