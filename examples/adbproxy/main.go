@@ -1,0 +1,110 @@
+// Command adbproxy lets a debugger reach an app's VM on an Android device
+// through adb, with the Speculator in between.
+//
+//	go run ./examples/adbproxy [-serial S] -pid P [-listen 127.0.0.1:8700] [-mode scache|classic|off]
+//	go run ./examples/adbproxy [-serial S] -list
+//
+// The debugger attaches to the listen address; each session opens jdwp:<pid>
+// on the device through the adb server (ANDROID_ADB_SERVER_PORT, or 5037).
+// -list prints the device's debuggable pids (track-jdwp) and exits.
+//
+// JDWP gives whoever connects code execution in the app: the proxy listens on
+// loopback unless -listen names another address.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/jdwpscache/scache/adb"
+	"github.com/jdwpscache/scache/scache"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
+}
+
+// run parses the flags and serves; ready, if set, receives the listen address.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready chan<- string) int {
+	fs := flag.NewFlagSet("adbproxy", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	serial := fs.String("serial", "", "the device's serial (default: the only device)")
+	pid := fs.Int("pid", 0, "the debuggable process to attach to")
+	listen := fs.String("listen", "127.0.0.1:8700", "where debuggers connect (loopback by default: JDWP grants code execution)")
+	mode := fs.String("mode", "scache", "scache, classic or off")
+	list := fs.Bool("list", false, "print the device's debuggable pids and exit")
+	server := fs.String("adb", "", "the adb server's address (default 127.0.0.1:$ANDROID_ADB_SERVER_PORT or :5037)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	client := &adb.Client{Addr: *server}
+	sel := adb.Selector{Serial: *serial}
+	if *list {
+		return listPids(ctx, client, sel, stdout, stderr)
+	}
+	if *pid <= 0 {
+		fmt.Fprintln(stderr, "adbproxy: -pid is required (see -list)")
+		return 2
+	}
+	var opts []scache.Option
+	switch *mode {
+	case "scache":
+	case "classic":
+		opts = []scache.Option{scache.Classic()}
+	case "off":
+		opts = []scache.Option{scache.PassThrough()}
+	default:
+		fmt.Fprintf(stderr, "adbproxy: unknown mode %q (want scache, classic or off)\n", *mode)
+		return 2
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		fmt.Fprintln(stderr, "adbproxy:", err)
+		return 1
+	}
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	p := &scache.Proxy{
+		DialVM: func(ctx context.Context) (net.Conn, error) {
+			return client.JDWP(ctx, sel, *pid)
+		},
+		NewSpeculator: func() *scache.Speculator { return scache.New(opts...) },
+	}
+	if err := p.Serve(ctx, ln); err != nil {
+		fmt.Fprintln(stderr, "adbproxy:", err)
+		return 1
+	}
+	return 0
+}
+
+// listPids prints the pids of the first track-jdwp update.
+func listPids(ctx context.Context, client *adb.Client, sel adb.Selector, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	pids, err := client.TrackJDWP(ctx, sel)
+	if err != nil {
+		fmt.Fprintln(stderr, "adbproxy:", err)
+		return 1
+	}
+	first, ok := <-pids
+	if !ok {
+		fmt.Fprintln(stderr, "adbproxy: the device closed track-jdwp")
+		return 1
+	}
+	var s []string
+	for _, p := range first {
+		s = append(s, fmt.Sprint(p))
+	}
+	fmt.Fprintln(stdout, strings.Join(s, "\n"))
+	return 0
+}
