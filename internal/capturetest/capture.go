@@ -76,4 +76,3 @@ func Capture(t testing.TB, port, format string) (stop func() string) {
 		}
 	}
 }
-
