@@ -3,7 +3,9 @@
 // threads as they are created, die and change state.
 //
 //	go run ./examples/threadmon -vm 127.0.0.1:PORT [-interval 1s] [-updates N]
+//	go run ./examples/threadmon [-serial S] -pid P [-adb 127.0.0.1:5037] ...
 //
+// With -pid it reaches the app's VM through the adb server (jdwp:<pid>).
 // A VM that is not DDM-aware (HotSpot, for one) is reported in one line, with
 // exit status 2.
 package main
@@ -21,7 +23,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/jdwpscache/scache/adb"
 	"github.com/jdwpscache/scache/ddm"
+	"github.com/jdwpscache/scache/jdwp"
 )
 
 func main() {
@@ -53,10 +57,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	vmAddr := fs.String("vm", "127.0.0.1:8700", "the VM's JDWP address")
 	interval := fs.Duration("interval", time.Second, "how often the VM sends thread status")
 	updates := fs.Int("updates", 0, "exit after this many status updates (0: run until interrupted)")
+	serial := fs.String("serial", "", "with -pid: the device's serial (default: the only device)")
+	pid := fs.Int("pid", 0, "reach the app with this pid through adb instead of -vm")
+	adbAddr := fs.String("adb", "", "the adb server's address (default 127.0.0.1:$ANDROID_ADB_SERVER_PORT or :5037)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	c, err := ddm.Dial(ctx, *vmAddr)
+	var c *ddm.Client
+	var err error
+	if *pid > 0 {
+		*vmAddr = fmt.Sprintf("pid %d", *pid)
+		c, err = dialADB(ctx, *adbAddr, *serial, *pid)
+	} else {
+		c, err = ddm.Dial(ctx, *vmAddr)
+	}
 	if errors.Is(err, ddm.ErrNotDDMAware) {
 		fmt.Fprintf(stderr, "threadmon: the VM at %s is not DDM-aware (not an Android VM?): nothing to monitor\n", *vmAddr)
 		return 2
@@ -104,6 +118,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+}
+
+// dialADB reaches an app's VM through adb (jdwp:<pid>) and says HELO.
+func dialADB(ctx context.Context, server, serial string, pid int) (*ddm.Client, error) {
+	conn, err := (&adb.Client{Addr: server}).JDWP(ctx, adb.Selector{Serial: serial}, pid)
+	if err != nil {
+		return nil, err
+	}
+	if err := jdwp.DebuggerHandshake(conn, 0); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	c := ddm.NewClient(jdwp.NewConnFrom(conn, ddm.FirstToolID))
+	if _, err := c.Hello(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 // apply updates the threads with a chunk and reports whether they changed.
