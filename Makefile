@@ -2,7 +2,7 @@
 .PHONY: test deps vet fuzz bench
 
 GO ?= go
-FUZZTIME ?= 10s
+FUZZTIME ?= 30000x
 
 test: deps vet fuzz
 	$(GO) test -race -count=1 ./...
