@@ -23,6 +23,9 @@ type ModelVM struct {
 	nextID  jdwp.ReferenceTypeID
 	nextObj jdwp.ObjectID
 	nextEv  uint32
+
+	requests    map[int32]jdwp.EventKind
+	nextRequest int32
 }
 
 // A ModelClass is a loaded class of the model.
@@ -89,6 +92,10 @@ func (vm *ModelVM) Clone() *ModelVM {
 			tt.Frames[i] = f
 		}
 		c.threads[id] = &tt
+	}
+	c.requests = make(map[int32]jdwp.EventKind, len(vm.requests))
+	for id, k := range vm.requests {
+		c.requests[id] = k
 	}
 	c.objects = make(map[jdwp.ObjectID]*ModelObject, len(vm.objects))
 	for id, o := range vm.objects {
@@ -221,6 +228,9 @@ func (vm *ModelVM) answer(cmd jdwp.Command, data []byte) (jdwp.ErrorCode, []byte
 	r := jdwp.NewReader(data, vm.Sizes)
 	w := jdwp.NewWriter(vm.Sizes)
 	if code, ok := vm.stateAnswer(cmd, r, w); ok {
+		return code, w.Bytes()
+	}
+	if code, ok := vm.requestAnswer(cmd, r, w); ok {
 		return code, w.Bytes()
 	}
 	switch cmd {

@@ -1,0 +1,73 @@
+package scachetest
+
+import (
+	"sort"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// Event requests of the model: EventRequest.Set gives ids in order, Clear
+// removes them, and Fire reports events for some of them.
+
+func (vm *ModelVM) requestAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer) (jdwp.ErrorCode, bool) {
+	switch cmd {
+	case jdwp.CmdEventRequestSet:
+		var m jdwp.EventRequestSetCommand
+		if m.Decode(r) != nil {
+			return jdwp.ErrIllegalArgument, true
+		}
+		if vm.requests == nil {
+			vm.requests = map[int32]jdwp.EventKind{}
+		}
+		vm.nextRequest++
+		vm.requests[vm.nextRequest] = m.EventKind
+		w.Int32(vm.nextRequest)
+	case jdwp.CmdEventRequestClear:
+		var m jdwp.EventRequestClearCommand
+		if m.Decode(r) != nil {
+			return jdwp.ErrIllegalArgument, true
+		}
+		delete(vm.requests, m.RequestID)
+	case jdwp.CmdEventRequestClearAllBreakpoints:
+		for id, k := range vm.requests {
+			if k == jdwp.EventBreakpoint {
+				delete(vm.requests, id)
+			}
+		}
+	default:
+		return 0, false
+	}
+	return jdwp.ErrNone, true
+}
+
+// Requests returns the ids of the event requests in force, in order.
+func (vm *ModelVM) Requests() []int32 {
+	ids := make([]int32, 0, len(vm.requests))
+	for id := range vm.requests {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids
+}
+
+// Fire returns a composite with an event for each request id (0 for an
+// automatic VMStart), of the requests' kinds, with no suspension.
+func (vm *ModelVM) Fire(ids []int32) []byte {
+	var events []jdwp.Event
+	for _, id := range ids {
+		if id == 0 {
+			events = append(events, &jdwp.ThreadEvent{EventKind: jdwp.EventVMStart, Thread: 1})
+			continue
+		}
+		switch vm.requests[id] {
+		case jdwp.EventThreadStart, jdwp.EventThreadDeath:
+			events = append(events, &jdwp.ThreadEvent{EventKind: vm.requests[id], RequestID: id, Thread: 1})
+		case jdwp.EventClassUnload:
+			events = append(events, &jdwp.ClassUnloadEvent{RequestID: id, Signature: "LGone;"})
+		default:
+			events = append(events, &jdwp.LocationEvent{EventKind: jdwp.EventBreakpoint, RequestID: id, Thread: 1,
+				Location: jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: 0x100, Method: 0x10001, Index: uint64(id)}})
+		}
+	}
+	return vm.event(&jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyNone, Events: events})
+}

@@ -1,0 +1,217 @@
+package share
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+)
+
+// A Session owns one VM-side JDWP connection and serves any number of clients on it.
+type Session struct {
+	spec *scache.Speculator
+
+	mu      sync.Mutex
+	m       *mux
+	vm      io.ReadWriteCloser // written under mu
+	clients map[ClientID]*clientConn
+	nextID  ClientID
+	done    chan struct{}
+	err     error
+}
+
+type clientConn struct {
+	conn io.ReadWriteCloser
+	wmu  sync.Mutex
+}
+
+// New starts a session on a VM connection: it performs the debugger's side
+// of the JDWP handshake and reads the VM's packets until the connection ends
+// (see Done and Err). One Speculator made with opts serves every client.
+func New(vm io.ReadWriteCloser, opts ...scache.Option) (*Session, error) {
+	if err := jdwp.DebuggerHandshake(vm, 0); err != nil {
+		vm.Close()
+		return nil, err
+	}
+	spec := scache.New(opts...)
+	s := &Session{spec: spec, m: newMux(spec), vm: vm, clients: map[ClientID]*clientConn{}, done: make(chan struct{})}
+	go s.readVM()
+	return s, nil
+}
+
+// Done is closed when the VM connection has ended; every client is then disconnected.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Err returns why the VM connection ended (nil for a clean end).
+func (s *Session) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// Close ends the session: the VM connection and every client.
+func (s *Session) Close() error {
+	err := s.vm.Close()
+	<-s.done
+	return err
+}
+
+// Stats returns the Speculator's stats (for every client) and each client's own.
+func (s *Session) Stats() (scache.Stats, map[ClientID]ClientStats) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	per := map[ClientID]ClientStats{}
+	for c, cs := range s.m.clients {
+		per[c] = cs.stats
+	}
+	return s.spec.Stats(), per
+}
+
+// Serve accepts clients on ln until ctx ends, the listener fails or the
+// session ends, and returns after every client it accepted has left.
+func (s *Session) Serve(ctx context.Context, ln net.Listener) error {
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	go func() {
+		select {
+		case <-s.done:
+			ln.Close()
+		case <-ctx.Done():
+		}
+	}()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil || s.ended() {
+				return nil
+			}
+			return fmt.Errorf("share: accepting clients: %w", err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = s.Attach(conn)
+		}()
+	}
+}
+
+func (s *Session) ended() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Attach serves one client connection: the VM's side of the handshake, then
+// its packets until it disconnects or sends what cannot be framed (it alone
+// is disconnected). Its event requests are cleared and its suspensions
+// resumed when it leaves. It returns why the client left (nil for a clean end).
+func (s *Session) Attach(conn io.ReadWriteCloser) error {
+	defer conn.Close()
+	if err := jdwp.VMHandshake(conn, 0); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.ended() {
+		s.mu.Unlock()
+		return errors.New("share: the VM connection has ended")
+	}
+	s.nextID++
+	id := s.nextID
+	cc := &clientConn{conn: conn}
+	s.clients[id] = cc
+	s.m.join(id)
+	s.mu.Unlock()
+
+	f := jdwp.NewFramer(nil, conn)
+	var err error
+	for {
+		var p []byte
+		p, err = f.ReadPacket()
+		if err != nil {
+			break
+		}
+		s.process(func() []out { return s.m.fromClient(id, p) })
+	}
+	s.process(func() []out {
+		delete(s.clients, id)
+		return s.m.leave(id, true)
+	})
+	if err == io.EOF || errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// readVM routes the VM's packets until its connection ends.
+func (s *Session) readVM() {
+	f := jdwp.NewFramer(nil, s.vm)
+	var err error
+	for {
+		var p []byte
+		p, err = f.ReadPacket()
+		if err != nil {
+			break
+		}
+		s.process(func() []out { return s.m.fromVM(p) })
+	}
+	s.mu.Lock()
+	if err != io.EOF && !errors.Is(err, net.ErrClosed) {
+		s.err = err
+	}
+	clients := s.clients
+	s.clients = map[ClientID]*clientConn{}
+	close(s.done)
+	s.mu.Unlock()
+	s.vm.Close()
+	for _, cc := range clients {
+		cc.conn.Close()
+	}
+	_ = s.spec.Close()
+}
+
+// process runs one step of the state machine and sends what it says: to
+// the VM under the lock, so that the VM receives commands in the order the
+// Speculator decided them, then to clients. A client whose write fails is
+// disconnected; a failed write to the VM ends the session.
+func (s *Session) process(step func() []out) {
+	s.mu.Lock()
+	outs := step()
+	var toClients []out
+	for _, o := range outs {
+		if !o.toVM {
+			toClients = append(toClients, o)
+			continue
+		}
+		if _, err := s.vm.Write(o.packet); err != nil {
+			s.vm.Close()
+			break
+		}
+	}
+	conns := make(map[ClientID]*clientConn, len(toClients))
+	for _, o := range toClients {
+		conns[o.client] = s.clients[o.client]
+	}
+	s.mu.Unlock()
+	for _, o := range toClients {
+		cc := conns[o.client]
+		if cc == nil {
+			continue
+		}
+		cc.wmu.Lock()
+		_, err := cc.conn.Write(o.packet)
+		cc.wmu.Unlock()
+		if err != nil {
+			cc.conn.Close()
+		}
+	}
+}
