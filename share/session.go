@@ -19,6 +19,7 @@ type Session struct {
 	mu      sync.Mutex
 	m       *mux
 	vm      io.ReadWriteCloser // written under mu
+	reading sync.Once          // starts readVM with the first client
 	clients map[ClientID]*clientConn
 	nextID  ClientID
 	done    chan struct{}
@@ -31,8 +32,10 @@ type clientConn struct {
 }
 
 // New starts a session on a VM connection: it performs the debugger's side
-// of the JDWP handshake and reads the VM's packets until the connection ends
-// (see Done and Err). One Speculator made with opts serves every client.
+// of the JDWP handshake. The VM's packets are read from the first client's
+// arrival on (a VM started suspended sends its VMStart event at once, and
+// that client is the one to receive it) until the connection ends (see Done
+// and Err). One Speculator made with opts serves every client.
 func New(vm io.ReadWriteCloser, opts ...scache.Option) (*Session, error) {
 	if err := jdwp.DebuggerHandshake(vm, 0); err != nil {
 		vm.Close()
@@ -40,7 +43,6 @@ func New(vm io.ReadWriteCloser, opts ...scache.Option) (*Session, error) {
 	}
 	spec := scache.New(opts...)
 	s := &Session{spec: spec, m: newMux(spec), vm: vm, clients: map[ClientID]*clientConn{}, done: make(chan struct{})}
-	go s.readVM()
 	return s, nil
 }
 
@@ -57,6 +59,7 @@ func (s *Session) Err() error {
 // Close ends the session: the VM connection and every client.
 func (s *Session) Close() error {
 	err := s.vm.Close()
+	s.reading.Do(func() { go s.readVM() }) // so that Done closes even without clients
 	<-s.done
 	return err
 }
@@ -131,6 +134,7 @@ func (s *Session) Attach(conn io.ReadWriteCloser) error {
 	s.clients[id] = cc
 	s.m.join(id)
 	s.mu.Unlock()
+	s.reading.Do(func() { go s.readVM() })
 
 	f := jdwp.NewFramer(nil, conn)
 	var err error

@@ -252,3 +252,13 @@ func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duratio
 	fmt.Sscan(text[i+len("elapsed_ns "):], &ns)
 	return text[:i], time.Duration(ns)
 }
+
+// RunLister runs the ThreadLister JDI client against addr for the given
+// rounds (100 ms apart) and returns what it printed.
+func RunLister(t testing.TB, addr string, rounds int) (string, error) {
+	dir := Compile(t)
+	host, port, _ := strings.Cut(addr, ":")
+	out, err := exec.Command("java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", dir, "ThreadLister",
+		host, port, fmt.Sprint(rounds)).CombinedOutput()
+	return string(out), err
+}
