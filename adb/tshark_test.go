@@ -42,6 +42,10 @@ func TestWireProtocolDissects(t *testing.T) {
 	decode := []string{"-r", file, "-d", "tcp.port==" + port + ",adb"}
 	commands, err := exec.Command("tshark", append(decode, "-T", "fields", "-e", "adb.command")...).CombinedOutput()
 	require.NoError(t, err, "%s", commands)
+	if !strings.Contains(string(commands), "0x") {
+		summary, _ := exec.Command("tshark", "-r", file).CombinedOutput()
+		t.Logf("capture on port %s:\n%s", port, summary)
+	}
 	for _, cmd := range []uint32{wire.CNXN, wire.OPEN, wire.OKAY, wire.WRTE, wire.CLSE} {
 		require.Contains(t, string(commands), fmt.Sprintf("0x%08x", cmd), "the dissector reads %s messages", wire.CommandName(cmd))
 	}
