@@ -166,4 +166,3 @@ func TestClientsGetTheirOwnRepliesAndEvents(t *testing.T) {
 		}
 	})
 }
-
