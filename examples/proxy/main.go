@@ -1,7 +1,7 @@
 // Command proxy puts the Speculator between a debugger and a Java VM.
 //
 //	go run ./examples/proxy -listen 127.0.0.1:8700 -vm 127.0.0.1:5005 [-mode scache|classic|off]
-//	                        [-stats FILE] [-journal FILE] [-timeline FILE.json]
+//	                        [-stats FILE] [-journal FILE] [-timeline FILE.json] [-share]
 //
 // Point the debugger at the listen address instead of the VM. The proxy
 // serves one debugger at a time, as a VM does, and logs a summary after each
@@ -9,6 +9,10 @@
 // every session's journal to a trace file (replay it with
 // go run ./benchmarks/replay FILE), and -timeline writes the last session as a
 // Chrome trace-event timeline (open it in Perfetto or chrome://tracing).
+//
+// With -share, several debuggers and tools may attach at once: the proxy
+// holds one connection to the VM and multiplexes them on it (package share);
+// -stats is then written when the VM connection ends.
 //
 // JDWP gives whoever connects code execution in the VM, so the proxy listens
 // on loopback unless -listen names another address.
@@ -34,6 +38,7 @@ func main() {
 	statsFile := flag.String("stats", "", "write each session's stats as JSON to this file")
 	journalFile := flag.String("journal", "", "write the journal of every session to this trace file")
 	timelineFile := flag.String("timeline", "", "write the last session's timeline (Chrome trace-event JSON) to this file")
+	shared := flag.Bool("share", false, "let several debuggers and tools attach at once, on one VM connection")
 	flag.Parse()
 
 	err := func() error {
@@ -48,7 +53,7 @@ func main() {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
 		return serve(ctx, ln, config{vmAddr: *vmAddr, mode: *mode, statsFile: *statsFile,
-			journalFile: *journalFile, timelineFile: *timelineFile})
+			journalFile: *journalFile, timelineFile: *timelineFile, share: *shared})
 	}()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "proxy:", err)
@@ -60,6 +65,7 @@ func main() {
 type config struct {
 	vmAddr, mode                         string
 	statsFile, journalFile, timelineFile string
+	share                                bool
 }
 
 // serve runs the proxy on ln until ctx ends.
@@ -69,6 +75,9 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 	if err != nil {
 		ln.Close()
 		return err
+	}
+	if cfg.share {
+		return serveShared(ctx, ln, cfg, opts)
 	}
 
 	p := &scache.Proxy{

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jdwpscache/scache/ddm"
+	"github.com/jdwpscache/scache/ddm/ddmtest"
 	"github.com/jdwpscache/scache/internal/journal"
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/stretchr/testify/require"
@@ -64,4 +66,26 @@ func TestUnknownMode(t *testing.T) {
 	require.NoError(t, err)
 	err = serve(context.Background(), ln, config{mode: "turbo"})
 	require.ErrorContains(t, err, "unknown mode")
+}
+
+// TestShareLetsTwoToolsAttach: with -share two DDM tools attach to one VM at once.
+func TestShareLetsTwoToolsAttach(t *testing.T) {
+	vm, err := ddmtest.Start(ddmtest.Config{PID: 1, VMIdent: "FakeVM", AppName: "app"})
+	require.NoError(t, err)
+	defer vm.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, ln, config{vmAddr: vm.Addr, mode: "scache", share: true}) }()
+	a, err := ddm.Dial(ctx, ln.Addr().String())
+	require.NoError(t, err)
+	b, err := ddm.Dial(ctx, ln.Addr().String())
+	require.NoError(t, err, "a second client is accepted with -share")
+	require.Contains(t, a.Features(), "hprof-heap-dump")
+	require.Contains(t, b.Features(), "hprof-heap-dump")
+	a.Close()
+	b.Close()
+	cancel()
+	require.NoError(t, <-done)
 }
