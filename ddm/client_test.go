@@ -55,8 +55,11 @@ func TestToolAndFakeVMOverTCP(t *testing.T) {
 	require.NoError(t, err)
 	defer vm.Close()
 
-	c, err := ddm.Dial(ctx(t), vm.Addr)
+	// The handlers are in place before HELO, so that the WAIT it causes is seen.
+	nc, err := net.Dial("tcp", vm.Addr)
 	require.NoError(t, err)
+	require.NoError(t, jdwp.DebuggerHandshake(nc, 5*time.Second))
+	c := ddm.NewClient(jdwp.NewConnFrom(nc, ddm.FirstToolID))
 	defer c.Close()
 	events := handleAll(c, ddm.TypeTHCR, ddm.TypeTHDE, ddm.TypeTHST, ddm.TypeHPIF, ddm.TypeHPST, ddm.TypeHPSG,
 		ddm.TypeHPEN, ddm.TypeWAIT)
@@ -69,7 +72,11 @@ func TestToolAndFakeVMOverTCP(t *testing.T) {
 	require.Equal(t, 5, h.Fields)
 	require.Equal(t, ddm.TypeWAIT, next(t, events).Type, "waiting for a debugger")
 
-	require.Contains(t, c.Features(), "hprof-heap-dump", "Dial asked for the features")
+	chunks, err := c.Request(ctx(t), &ddm.Empty{Type: ddm.TypeFEAT})
+	require.NoError(t, err)
+	var feat ddm.Features
+	require.NoError(t, ddm.Decode(chunks[0], &feat))
+	require.Contains(t, feat.Names, "hprof-heap-dump")
 	events2 := handleAll(c, ddm.TypeAPNM)
 	vm.SetAppName("com.example.app")
 	var apnm ddm.AppName
