@@ -25,6 +25,7 @@ type ServerError struct {
 	kind    error
 }
 
+// Error gives the request and the server's message.
 func (e *ServerError) Error() string {
 	return fmt.Sprintf("adb: %s: %s", e.Request, e.Message)
 }

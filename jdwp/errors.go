@@ -40,6 +40,7 @@ type PacketError struct {
 	Flags       uint8  // the header's flags, when they were read
 }
 
+// Error describes what is wrong with the packet.
 func (e *PacketError) Error() string {
 	switch e.Reason {
 	case ErrShortPacket:
@@ -61,6 +62,7 @@ type DecodeError struct {
 	Err    error  // sentinel reason
 }
 
+// Error says what was being read, where, and why it failed.
 func (e *DecodeError) Error() string {
 	return fmt.Sprintf("%v: reading %s at offset %d", e.Err, e.What, e.Offset)
 }
@@ -77,6 +79,7 @@ type ReplyError struct {
 	Code ErrorCode // the VM's error code
 }
 
+// Error names the command, its id and the VM's error code.
 func (e *ReplyError) Error() string {
 	return fmt.Sprintf("jdwp: %s (id %d) failed: %s", e.Cmd, e.ID, e.Code)
 }

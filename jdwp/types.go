@@ -64,13 +64,24 @@ type Value struct {
 	Bits uint64
 }
 
-// Typed constructors of a Value.
-func IntValue(v int32) Value               { return Value{Tag: TagInt, Bits: uint64(int64(v))} }
-func LongValue(v int64) Value              { return Value{Tag: TagLong, Bits: uint64(v)} }
-func BooleanValue(v bool) Value            { return Value{Tag: TagBoolean, Bits: b2u(v)} }
+// IntValue makes an int Value; LongValue, BooleanValue, ObjectValue,
+// DoubleValue and FloatValue below do the same for their types.
+func IntValue(v int32) Value { return Value{Tag: TagInt, Bits: uint64(int64(v))} }
+
+// LongValue makes a long Value.
+func LongValue(v int64) Value { return Value{Tag: TagLong, Bits: uint64(v)} }
+
+// BooleanValue makes a boolean Value.
+func BooleanValue(v bool) Value { return Value{Tag: TagBoolean, Bits: b2u(v)} }
+
+// ObjectValue makes an object Value of tag t (TagObject, TagString, TagArray, …).
 func ObjectValue(t Tag, id ObjectID) Value { return Value{Tag: t, Bits: uint64(id)} }
-func DoubleValue(v float64) Value          { return Value{Tag: TagDouble, Bits: math.Float64bits(v)} }
-func FloatValue(v float32) Value           { return Value{Tag: TagFloat, Bits: uint64(math.Float32bits(v))} }
+
+// DoubleValue makes a double Value.
+func DoubleValue(v float64) Value { return Value{Tag: TagDouble, Bits: math.Float64bits(v)} }
+
+// FloatValue makes a float Value.
+func FloatValue(v float32) Value { return Value{Tag: TagFloat, Bits: uint64(math.Float32bits(v))} }
 
 func b2u(v bool) uint64 {
 	if v {
