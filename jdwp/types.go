@@ -64,8 +64,7 @@ type Value struct {
 	Bits uint64
 }
 
-// IntValue makes an int Value; LongValue, BooleanValue, ObjectValue,
-// DoubleValue and FloatValue below do the same for their types.
+// IntValue makes an int Value.
 func IntValue(v int32) Value { return Value{Tag: TagInt, Bits: uint64(int64(v))} }
 
 // LongValue makes a long Value.
