@@ -155,6 +155,58 @@ func (e *FieldModificationEvent) Request() int32         { return e.RequestID }
 func (e *VMDeathEvent) Request() int32                   { return e.RequestID }
 func (e *UnspecifiedEvent) Request() int32               { return 0 }
 
+// EventThread returns the thread an event happened in. ClassUnload, VMDeath
+// and unspecified events have none.
+func EventThread(e Event) (ThreadID, bool) {
+	switch e := e.(type) {
+	case *ThreadEvent:
+		return e.Thread, true
+	case *ClassPrepareEvent:
+		return e.Thread, true
+	}
+	if l, ok := locatedEvent(e); ok {
+		return l.thread, true
+	}
+	return 0, false
+}
+
+// EventLocation returns where an event happened: the code location of a
+// breakpoint, step, method entry or exit, exception throw, field access or
+// modification, or monitor event. Thread start and death, class prepare and
+// unload, and VM events have none.
+func EventLocation(e Event) (Location, bool) {
+	l, ok := locatedEvent(e)
+	return l.location, ok
+}
+
+type threadLocation struct {
+	thread   ThreadID
+	location Location
+}
+
+// locatedEvent returns the thread and location of an event that has both.
+func locatedEvent(e Event) (threadLocation, bool) {
+	switch e := e.(type) {
+	case *LocationEvent:
+		return threadLocation{e.Thread, e.Location}, true
+	case *MethodExitWithReturnValueEvent:
+		return threadLocation{e.Thread, e.Location}, true
+	case *MonitorContendedEvent:
+		return threadLocation{e.Thread, e.Location}, true
+	case *MonitorWaitEvent:
+		return threadLocation{e.Thread, e.Location}, true
+	case *MonitorWaitedEvent:
+		return threadLocation{e.Thread, e.Location}, true
+	case *ExceptionEvent:
+		return threadLocation{e.Thread, e.Location}, true
+	case *FieldAccessEvent:
+		return threadLocation{e.Thread, e.Location}, true
+	case *FieldModificationEvent:
+		return threadLocation{e.Thread, e.Location}, true
+	}
+	return threadLocation{}, false
+}
+
 func (e *ThreadEvent) encode(w *Writer) { w.Int32(e.RequestID); w.ObjectID(e.Thread) }
 func (e *ThreadEvent) decode(r *Reader) { e.RequestID, e.Thread = r.Int32(), r.ObjectID() }
 

@@ -124,25 +124,10 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (thread jdwp.ObjectID, foun
 // locatableThread returns the thread of an event that stops a thread at a
 // location, where a debugger inspects frames.
 func locatableThread(e jdwp.Event) (jdwp.ObjectID, bool) {
-	switch e := e.(type) {
-	case *jdwp.LocationEvent:
-		return e.Thread, true
-	case *jdwp.MethodExitWithReturnValueEvent:
-		return e.Thread, true
-	case *jdwp.ExceptionEvent:
-		return e.Thread, true
-	case *jdwp.FieldAccessEvent:
-		return e.Thread, true
-	case *jdwp.FieldModificationEvent:
-		return e.Thread, true
-	case *jdwp.MonitorContendedEvent:
-		return e.Thread, true
-	case *jdwp.MonitorWaitEvent:
-		return e.Thread, true
-	case *jdwp.MonitorWaitedEvent:
-		return e.Thread, true
+	if _, ok := jdwp.EventLocation(e); !ok {
+		return 0, false
 	}
-	return 0, false
+	return jdwp.EventThread(e)
 }
 
 // endEpoch drops every suspension entry, keeps replies in flight about the

@@ -324,36 +324,10 @@ func (m *mux) ownSuspension(cs *clientState, policy jdwp.SuspendPolicy, events [
 		cs.vmSuspends++
 	case jdwp.SuspendPolicyEventThread:
 		for _, e := range events {
-			if t, ok := eventThread(e); ok {
+			if t, ok := jdwp.EventThread(e); ok {
 				cs.threadSuspends[t]++
 				return
 			}
 		}
 	}
-}
-
-func eventThread(e jdwp.Event) (jdwp.ObjectID, bool) {
-	switch e := e.(type) {
-	case *jdwp.ThreadEvent:
-		return e.Thread, true
-	case *jdwp.LocationEvent:
-		return e.Thread, true
-	case *jdwp.ExceptionEvent:
-		return e.Thread, true
-	case *jdwp.ClassPrepareEvent:
-		return e.Thread, true
-	case *jdwp.MethodExitWithReturnValueEvent:
-		return e.Thread, true
-	case *jdwp.FieldAccessEvent:
-		return e.Thread, true
-	case *jdwp.FieldModificationEvent:
-		return e.Thread, true
-	case *jdwp.MonitorContendedEvent:
-		return e.Thread, true
-	case *jdwp.MonitorWaitEvent:
-		return e.Thread, true
-	case *jdwp.MonitorWaitedEvent:
-		return e.Thread, true
-	}
-	return 0, false
 }
