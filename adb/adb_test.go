@@ -4,48 +4,25 @@ import (
 	"context"
 	"net"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jdwpscache/scache/adb"
 	"github.com/jdwpscache/scache/adb/adbtest"
+	"github.com/jdwpscache/scache/internal/adbservertest"
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/stretchr/testify/require"
 )
 
-// adbServer starts a real adb server on a private port (never the default
-// one) and kills it when the test ends.
-func adbServer(t *testing.T) *adb.Client {
-	t.Helper()
-	if _, err := exec.LookPath("adb"); err != nil {
-		t.Fatal("adb not found: run the README's test command (make test), which installs it")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close()
-	out, err := exec.Command("adb", "-P", port, "start-server").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	t.Cleanup(func() { _ = exec.Command("adb", "-P", port, "kill-server").Run() })
-	return &adb.Client{Addr: "127.0.0.1:" + port}
-}
+// adbServer starts a real adb server on a private port for the test.
+func adbServer(t *testing.T) *adb.Client { return adbservertest.Start(t).Client }
 
 // connect makes the server connect to an emulated device and returns its serial.
 func connect(t *testing.T, c *adb.Client, d *adbtest.Device) string {
-	t.Helper()
 	_, port, _ := net.SplitHostPort(c.Addr)
-	out, err := exec.Command("adb", "-P", port, "connect", d.Addr).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	require.Contains(t, string(out), "connected to "+d.Addr)
-	// The server marks the device online once the CNXN exchange is done.
-	require.Eventually(t, func() bool {
-		devs, err := c.Devices(ctx(t), false)
-		return err == nil && len(devs) == 1 && devs[0].State == "device"
-	}, 30*time.Second, 20*time.Millisecond)
-	return d.Addr
+	return (&adbservertest.Server{Port: port, Client: c}).Connect(t, d)
 }
 
 func ctx(t *testing.T) context.Context {

@@ -3,13 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
-	"os/exec"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/jdwpscache/scache/adb/adbtest"
+	"github.com/jdwpscache/scache/internal/adbservertest"
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/stretchr/testify/require"
 )
@@ -21,25 +19,18 @@ func TestFullChain(t *testing.T) {
 	opts := jvmtest.DriverOptions{Stops: 2}
 	direct, _ := jvmtest.RunDriver(t, jvmtest.Start(t, "Debuggee", "2").Addr, opts)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close()
-	out, err := exec.Command("adb", "-P", port, "start-server").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	t.Cleanup(func() { _ = exec.Command("adb", "-P", port, "kill-server").Run() })
+	adbServer := adbservertest.Start(t)
 	dev, err := adbtest.Start(adbtest.Config{Product: "p", Model: "m", Device: "d"})
 	require.NoError(t, err)
 	defer dev.Close()
-	out, err = exec.Command("adb", "-P", port, "connect", dev.Addr).CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	adbServer.Connect(t, dev)
 	vm := jvmtest.Start(t, "Debuggee", "2")
 	dev.AddProcess(777, vm.Addr)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	// -list shows the pid, once the server has the device online.
-	server := "127.0.0.1:" + port
+	server := adbServer.Addr()
 	require.Eventually(t, func() bool {
 		var o, e bytes.Buffer
 		return run(ctx, []string{"-adb", server, "-serial", dev.Addr, "-list"}, &o, &e, nil) == 0 && o.String() == "777\n"

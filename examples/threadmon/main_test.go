@@ -3,15 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
-	"os/exec"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/jdwpscache/scache/adb/adbtest"
 	"github.com/jdwpscache/scache/ddm"
 	"github.com/jdwpscache/scache/ddm/ddmtest"
+	"github.com/jdwpscache/scache/internal/adbservertest"
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/stretchr/testify/require"
 )
@@ -42,18 +40,11 @@ func TestNotDDMAwareVM(t *testing.T) {
 // TestOverADB reaches a DDM-aware fake VM through a real adb server and the
 // emulated device, by pid.
 func TestOverADB(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	ln.Close()
-	out, err := exec.Command("adb", "-P", port, "start-server").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	t.Cleanup(func() { _ = exec.Command("adb", "-P", port, "kill-server").Run() })
+	adbServer := adbservertest.Start(t)
 	dev, err := adbtest.Start(adbtest.Config{Product: "p", Model: "m", Device: "d"})
 	require.NoError(t, err)
 	defer dev.Close()
-	out, err = exec.Command("adb", "-P", port, "connect", dev.Addr).CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	adbServer.Connect(t, dev)
 	vm, err := ddmtest.Start(ddmtest.Config{PID: 55, VMIdent: "FakeVM", AppName: "app",
 		Threads: []ddmtest.Thread{{ID: 1, Name: "main", Status: ddm.StateRunning}}})
 	require.NoError(t, err)
@@ -66,7 +57,7 @@ func TestOverADB(t *testing.T) {
 	require.Eventually(t, func() bool {
 		stdout.Reset()
 		errOut.Reset()
-		return run(ctx, []string{"-adb", "127.0.0.1:" + port, "-serial", dev.Addr, "-pid", "55",
+		return run(ctx, []string{"-adb", adbServer.Addr(), "-serial", dev.Addr, "-pid", "55",
 			"-interval", "5ms", "-updates", "1"}, &stdout, &errOut) == 0
 	}, 20*time.Second, 50*time.Millisecond, "last error: %s", &errOut)
 	require.Contains(t, stdout.String(), "main")
