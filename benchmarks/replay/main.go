@@ -143,7 +143,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		all = append(all, results...)
 	}
 	if o.timeline != "" {
-		if err := writeTimeline(o.timeline, timeline); err != nil {
+		if err := journal.WriteTimelineFile(o.timeline, timeline); err != nil {
 			fmt.Fprintf(stderr, "replay: -timeline: %v\n", err)
 			status = 1
 		}
@@ -155,18 +155,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
-}
-
-func writeTimeline(path string, recs []journal.Record) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := journal.WriteTimeline(f, recs); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // baselineOf returns the off mode's result, if it was replayed.

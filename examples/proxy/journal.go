@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"sync"
 
 	"github.com/jdwpscache/scache/internal/journal"
@@ -34,13 +33,5 @@ func (t *timeline) writeAndReset(path string) error {
 	recs := t.recs
 	t.recs = nil
 	t.mu.Unlock()
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := journal.WriteTimeline(f, recs); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return journal.WriteTimelineFile(path, recs)
 }

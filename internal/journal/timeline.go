@@ -3,6 +3,7 @@ package journal
 import (
 	"encoding/json"
 	"io"
+	"os"
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -89,4 +90,17 @@ func WriteTimeline(w io.Writer, recs []Record) error {
 		}
 	}
 	return json.NewEncoder(w).Encode(map[string]any{"traceEvents": events, "displayTimeUnit": "ms"})
+}
+
+// WriteTimelineFile writes the timeline of recs to a new file at path.
+func WriteTimelineFile(path string, recs []Record) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := WriteTimeline(f, recs); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
