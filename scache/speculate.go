@@ -12,12 +12,20 @@ func (s *Speculator) speculateFrames(frames []jdwp.Frame) {
 	if len(frames) > s.cfg.maxFrames {
 		frames = frames[:s.cfg.maxFrames]
 	}
+	kinds := make([]params, len(set))
+	for i, cmd := range set {
+		kinds[i] = keyable[cmd].params
+	}
 	var w jdwp.Writer
+	seen := make([]jdwp.Location, 0, len(frames))
 	for _, f := range frames {
 		loc := f.Location
-		for _, cmd := range set {
-			spec := keyable[cmd]
-			if (spec.params == pRefTypeMethod) && loc.Method == 0 {
+		if sameMethodSeen(seen, loc) {
+			continue // a recursion: the same commands were just queued
+		}
+		seen = append(seen, loc)
+		for i, cmd := range set {
+			if (kinds[i] == pRefTypeMethod) && loc.Method == 0 {
 				continue // an obsolete frame after a hot swap: no method to ask about
 			}
 			if cmd == jdwp.CmdClassTypeSuperclass && loc.TypeTag == jdwp.TypeTagInterface && !s.cfg.classic {
@@ -27,12 +35,22 @@ func (s *Speculator) speculateFrames(frames []jdwp.Frame) {
 			w.Uint8(uint8(cmd.Set))
 			w.Uint8(cmd.Cmd)
 			w.ReferenceTypeID(loc.Class)
-			if spec.params == pRefTypeMethod {
+			if kinds[i] == pRefTypeMethod {
 				w.MethodID(loc.Method)
 			}
 			s.enqueue(cmd, w.Bytes(), loc.Class, lifetimeClass, false)
 		}
 	}
+}
+
+// sameMethodSeen reports whether seen holds a location in the same method.
+func sameMethodSeen(seen []jdwp.Location, loc jdwp.Location) bool {
+	for _, l := range seen {
+		if l.TypeTag == loc.TypeTag && l.Class == loc.Class && l.Method == loc.Method {
+			return true
+		}
+	}
+	return false
 }
 
 // enqueue adds a speculated command unless its key is cached, in flight or
