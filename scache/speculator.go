@@ -478,12 +478,7 @@ func (s *Speculator) DisabledReason() error {
 func (s *Speculator) clearAll() {
 	s.cache.purge()
 	s.classes.reset()
-	for _, p := range s.pending {
-		p.poisoned = true
-	}
-	s.byKey = make(map[string]*inFlight)
-	s.queue, s.urgent = nil, nil
-	s.queuedKeys = make(map[string]struct{})
+	s.forget(func(lifetime, jdwp.ReferenceTypeID) bool { return true })
 	s.susp = suspension{epoch: s.susp.epoch + 1}
 	s.top = topFrame{}
 }

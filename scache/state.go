@@ -137,16 +137,7 @@ func (s *Speculator) endEpoch() {
 	s.susp.epoch++
 	s.top = topFrame{}
 	s.cache.purgeState()
-	for _, p := range s.pending {
-		if p.life == lifetimeSuspension {
-			p.poisoned = true
-			if s.byKey[p.key] == p {
-				delete(s.byKey, p.key)
-			}
-		}
-	}
-	s.queue = s.dropQueued(s.queue, func(q queued) bool { return q.life == lifetimeSuspension })
-	s.urgent = s.dropQueued(s.urgent, func(q queued) bool { return q.life == lifetimeSuspension })
+	s.forget(func(life lifetime, _ jdwp.ReferenceTypeID) bool { return life == lifetimeSuspension })
 }
 
 // stateCacheable reports whether a suspension entry with these parameters is

@@ -90,19 +90,22 @@ func (s *Speculator) onEvents(packet []byte) error {
 // same name many times), so all of those are evicted as well.
 func (s *Speculator) unloadSignature(sig string) {
 	ids := s.classes.unload(sig)
-	{
-		for _, id := range s.cache.classes() {
-			if !s.classes.known(id) {
-				ids = append(ids, id)
-			}
+	unknown := func(life lifetime, class jdwp.ReferenceTypeID) bool {
+		return life == lifetimeClass && !s.classes.known(class)
+	}
+	for _, id := range s.cache.classes() {
+		if !s.classes.known(id) {
+			ids = append(ids, id)
 		}
-		for _, p := range s.pending {
-			if p.key != "" && p.life == lifetimeClass && !s.classes.known(p.class) {
-				ids = append(ids, p.class)
-			}
+	}
+	for _, p := range s.pending {
+		if p.key != "" && unknown(p.life, p.class) {
+			ids = append(ids, p.class)
 		}
-		for _, q := range s.queue {
-			if q.life == lifetimeClass && !s.classes.known(q.class) {
+	}
+	for _, list := range [][]queued{s.urgent, s.queue} {
+		for _, q := range list {
+			if unknown(q.life, q.class) {
 				ids = append(ids, q.class)
 			}
 		}
@@ -141,15 +144,21 @@ func (s *Speculator) invalidate(classes []jdwp.ReferenceTypeID) {
 	if s.top.set && set[s.top.loc.Class] {
 		s.top = topFrame{}
 	}
+	s.forget(func(life lifetime, class jdwp.ReferenceTypeID) bool { return life == lifetimeClass && set[class] })
+}
+
+// forget keeps the replies in flight that match out of the cache (they still
+// answer held commands) and drops the queued speculation that matches.
+func (s *Speculator) forget(match func(life lifetime, class jdwp.ReferenceTypeID) bool) {
 	for _, p := range s.pending {
-		if p.key != "" && p.life == lifetimeClass && set[p.class] {
+		if p.key != "" && match(p.life, p.class) {
 			p.poisoned = true
 			if s.byKey[p.key] == p {
 				delete(s.byKey, p.key)
 			}
 		}
 	}
-	drop := func(q queued) bool { return q.life == lifetimeClass && set[q.class] }
+	drop := func(q queued) bool { return match(q.life, q.class) }
 	s.queue = s.dropQueued(s.queue, drop)
 	s.urgent = s.dropQueued(s.urgent, drop)
 }
