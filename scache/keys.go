@@ -121,6 +121,18 @@ func countedList(data []byte, head, size int) bool {
 // commandKey returns the key of a command packet: its command set, command and data.
 func commandKey(packet []byte) string { return string(packet[9:]) }
 
+// key builds the cache key of a command the Speculator composes: its command
+// set, command and the data params writes. The bytes are valid until the next
+// call.
+func (s *Speculator) key(cmd jdwp.Command, params func(w *jdwp.Writer)) []byte {
+	w := &s.keyWriter
+	w.Reset(s.sizes)
+	w.Uint8(uint8(cmd.Set))
+	w.Uint8(cmd.Cmd)
+	params(w)
+	return w.Bytes()
+}
+
 // The speculation sets, in the order their commands are sent for each frame.
 //
 // The original's order is kept for Classic. The default order follows what a

@@ -16,7 +16,6 @@ func (s *Speculator) speculateFrames(frames []jdwp.Frame) {
 	for i, cmd := range set {
 		kinds[i] = keyable[cmd].params
 	}
-	var w jdwp.Writer
 	seen := make([]jdwp.Location, 0, len(frames))
 	for _, f := range frames {
 		loc := f.Location
@@ -25,20 +24,17 @@ func (s *Speculator) speculateFrames(frames []jdwp.Frame) {
 		}
 		seen = append(seen, loc)
 		for i, cmd := range set {
-			if (kinds[i] == pRefTypeMethod) && loc.Method == 0 {
-				continue // an obsolete frame after a hot swap: no method to ask about
+			var method jdwp.MethodID // 0: a class command
+			if kinds[i] == pRefTypeMethod {
+				if loc.Method == 0 {
+					continue // an obsolete frame after a hot swap: no method to ask about
+				}
+				method = loc.Method
 			}
 			if cmd == jdwp.CmdClassTypeSuperclass && loc.TypeTag == jdwp.TypeTagInterface && !s.cfg.classic {
 				continue // an interface's default or static method: Superclass would fail
 			}
-			w.Reset(s.sizes)
-			w.Uint8(uint8(cmd.Set))
-			w.Uint8(cmd.Cmd)
-			w.ReferenceTypeID(loc.Class)
-			if kinds[i] == pRefTypeMethod {
-				w.MethodID(loc.Method)
-			}
-			s.enqueue(cmd, w.Bytes(), loc.Class, lifetimeClass, false)
+			s.enqueueClass(cmd, loc.Class, method, false)
 		}
 	}
 }
@@ -51,6 +47,18 @@ func sameMethodSeen(seen []jdwp.Location, loc jdwp.Location) bool {
 		}
 	}
 	return false
+}
+
+// enqueueClass queues a class metadata command about class, or about one of
+// its methods when method is not 0.
+func (s *Speculator) enqueueClass(cmd jdwp.Command, class jdwp.ReferenceTypeID, method jdwp.MethodID, urgent bool) {
+	key := s.key(cmd, func(w *jdwp.Writer) {
+		w.ReferenceTypeID(class)
+		if method != 0 {
+			w.MethodID(method)
+		}
+	})
+	s.enqueue(cmd, key, class, lifetimeClass, urgent)
 }
 
 // enqueue adds a speculated command unless its key is cached, in flight or

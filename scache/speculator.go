@@ -59,6 +59,7 @@ type Speculator struct {
 	nextID      uint32
 	frames      jdwp.ThreadFramesReply
 	reader      jdwp.Reader
+	keyWriter   jdwp.Writer // scratch of key
 	up, down    scratch
 	stats       Stats
 	disabledFor error

@@ -58,15 +58,11 @@ func (s *Speculator) enqueueState(cmd jdwp.Command, urgent bool, params func(w *
 	if !ok {
 		return
 	}
-	var w jdwp.Writer
-	w.Reset(s.sizes)
-	w.Uint8(uint8(cmd.Set))
-	w.Uint8(cmd.Cmd)
-	params(&w)
-	if !s.stateCacheable(spec, w.Bytes()[2:]) {
+	key := s.key(cmd, params)
+	if !s.stateCacheable(spec, key[2:]) {
 		return
 	}
-	s.enqueue(cmd, w.Bytes(), 0, lifetimeSuspension, urgent)
+	s.enqueue(cmd, key, 0, lifetimeSuspension, urgent)
 }
 
 // onFrames notes the top frame of a Frames reply of the current epoch.
@@ -94,7 +90,7 @@ func (s *Speculator) advanceTop() {
 	if !top.thisDone {
 		switch static, known := s.methodIsStatic(top.loc.Class, top.loc.Method); {
 		case !known:
-			s.enqueueClass(jdwp.CmdReferenceTypeMethodsWithGeneric, top.loc.Class, 0)
+			s.enqueueClass(jdwp.CmdReferenceTypeMethodsWithGeneric, top.loc.Class, 0, true)
 		case static:
 			top.thisDone = true
 		default:
@@ -110,7 +106,7 @@ func (s *Speculator) advanceTop() {
 		vt, found, known := s.variableTable(top.loc.Class, top.loc.Method)
 		switch {
 		case !known:
-			s.enqueueClass(jdwp.CmdMethodVariableTableWithGeneric, top.loc.Class, top.loc.Method)
+			s.enqueueClass(jdwp.CmdMethodVariableTableWithGeneric, top.loc.Class, top.loc.Method, true)
 		case !found:
 			top.valuesDone = true
 		default:
@@ -127,28 +123,10 @@ func (s *Speculator) advanceTop() {
 	}
 }
 
-// enqueueClass queues a class metadata command (method 0: a class command).
-func (s *Speculator) enqueueClass(cmd jdwp.Command, class jdwp.ReferenceTypeID, method jdwp.MethodID) {
-	var w jdwp.Writer
-	w.Reset(s.sizes)
-	w.Uint8(uint8(cmd.Set))
-	w.Uint8(cmd.Cmd)
-	w.ReferenceTypeID(class)
-	if method != 0 {
-		w.MethodID(method)
-	}
-	s.enqueue(cmd, w.Bytes(), class, lifetimeClass, true)
-}
-
 // cachedData returns the cached reply to a command, without touching the
 // cache's recency: its error code and data. ok is false when not cached.
 func (s *Speculator) cachedData(cmd jdwp.Command, params func(w *jdwp.Writer)) (jdwp.ErrorCode, []byte, bool) {
-	var w jdwp.Writer
-	w.Reset(s.sizes)
-	w.Uint8(uint8(cmd.Set))
-	w.Uint8(cmd.Cmd)
-	params(&w)
-	e, ok := s.cache.lru.Peek(string(w.Bytes()))
+	e, ok := s.cache.lru.Peek(string(s.key(cmd, params)))
 	if !ok || len(e.reply) < jdwp.HeaderSize {
 		return 0, nil, false
 	}
@@ -301,14 +279,12 @@ func (s *Speculator) partOfFrames(r *Response, id uint32, packet []byte) bool {
 	if s.reader.Err() != nil || start < 0 || (length < 1 && length != -1) || (start == 0 && length == -1) {
 		return false
 	}
-	var w jdwp.Writer
-	w.Reset(s.sizes)
-	w.Uint8(uint8(jdwp.SetThreadReference))
-	w.Uint8(jdwp.CmdThreadReferenceFrames.Cmd)
-	w.ObjectID(thread)
-	w.Int32(0)
-	w.Int32(-1)
-	e, ok := s.cache.get(string(w.Bytes()))
+	whole := s.key(jdwp.CmdThreadReferenceFrames, func(w *jdwp.Writer) {
+		w.ObjectID(thread)
+		w.Int32(0)
+		w.Int32(-1)
+	})
+	e, ok := s.cache.get(string(whole))
 	if !ok {
 		return false
 	}
