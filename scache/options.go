@@ -1,6 +1,7 @@
 package scache
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 )
@@ -145,3 +146,18 @@ func WithStateCache(on bool) Option { return func(c *config) { c.cacheState = on
 // PassThrough makes a Speculator that forwards every packet untouched, as a
 // disabled one does: the "off" mode of the proxy and the benchmarks.
 func PassThrough() Option { return func(c *config) { c.passThrough = true } }
+
+// ModeOptions returns the options of a named policy, as the -mode flags of
+// the proxies and benchmarks name them: "scache" (the default policy, no
+// options), "classic" (Classic) or "off" (PassThrough).
+func ModeOptions(mode string) ([]Option, error) {
+	switch mode {
+	case "scache":
+		return nil, nil
+	case "classic":
+		return []Option{Classic()}, nil
+	case "off":
+		return []Option{PassThrough()}, nil
+	}
+	return nil, fmt.Errorf("scache: unknown mode %q (want scache, classic or off)", mode)
+}

@@ -55,15 +55,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		fmt.Fprintln(stderr, "adbproxy: -pid is required (see -list)")
 		return 2
 	}
-	var opts []scache.Option
-	switch *mode {
-	case "scache":
-	case "classic":
-		opts = []scache.Option{scache.Classic()}
-	case "off":
-		opts = []scache.Option{scache.PassThrough()}
-	default:
-		fmt.Fprintf(stderr, "adbproxy: unknown mode %q (want scache, classic or off)\n", *mode)
+	opts, err := scache.ModeOptions(*mode)
+	if err != nil {
+		fmt.Fprintln(stderr, "adbproxy:", err)
 		return 2
 	}
 	ln, err := net.Listen("tcp", *listen)

@@ -71,7 +71,7 @@ type config struct {
 // serve runs the proxy on ln until ctx ends.
 func serve(ctx context.Context, ln net.Listener, cfg config) error {
 	vmAddr, statsFile, journalFile, timelineFile := cfg.vmAddr, cfg.statsFile, cfg.journalFile, cfg.timelineFile
-	opts, err := modeOptions(cfg.mode)
+	opts, err := scache.ModeOptions(cfg.mode)
 	if err != nil {
 		ln.Close()
 		return err
@@ -124,18 +124,6 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 		}
 	}
 	return p.Serve(ctx, ln)
-}
-
-func modeOptions(mode string) ([]scache.Option, error) {
-	switch mode {
-	case "scache":
-		return nil, nil
-	case "classic":
-		return []scache.Option{scache.Classic()}, nil
-	case "off":
-		return []scache.Option{scache.PassThrough()}, nil
-	}
-	return nil, fmt.Errorf("unknown mode %q (want scache, classic or off)", mode)
 }
 
 // sessionStats is the JSON form of a session's counters.

@@ -25,17 +25,7 @@ const (
 var Modes = []Mode{ModeOff, ModeClassic, ModeScache}
 
 // Options returns the Speculator options of a mode.
-func (m Mode) Options() ([]scache.Option, error) {
-	switch m {
-	case ModeOff:
-		return []scache.Option{scache.PassThrough()}, nil
-	case ModeClassic:
-		return []scache.Option{scache.Classic()}, nil
-	case ModeScache:
-		return nil, nil
-	}
-	return nil, fmt.Errorf("unknown mode %q (want off, classic or scache)", m)
-}
+func (m Mode) Options() ([]scache.Option, error) { return scache.ModeOptions(string(m)) }
 
 // outcome is what one simulated run at one RTT found.
 type outcome struct {
