@@ -101,7 +101,11 @@ func (m *mux) upstream(r route, packet []byte) []out {
 		}
 	}
 	for _, q := range resp.Edict.Downstream {
-		outs = append(outs, m.reply(append([]byte(nil), q...), false)...)
+		h, err := jdwp.ParseHeader(q)
+		if err != nil {
+			continue
+		}
+		outs = append(outs, m.reply(append([]byte(nil), q...), h, false)...)
 	}
 	return outs
 }
@@ -223,8 +227,8 @@ func (m *mux) fromVM(packet []byte) []out {
 			continue
 		}
 		if h.IsReply() {
-			belayed := !(len(packet) > 0 && len(resp.Edict.Downstream) > 0 && jdwp.PacketID(packet) == h.ID)
-			outs = append(outs, m.reply(q, belayed)...)
+			// A reply with another id than the VM's answers a held (belayed) command.
+			outs = append(outs, m.reply(q, h, h.ID != jdwp.PacketID(packet))...)
 			continue
 		}
 		outs = append(outs, m.vmCommand(q, h)...)
@@ -233,8 +237,7 @@ func (m *mux) fromVM(packet []byte) []out {
 }
 
 // reply routes a reply back to the client whose command it answers.
-func (m *mux) reply(q []byte, belayed bool) []out {
-	h, _ := jdwp.ParseHeader(q)
+func (m *mux) reply(q []byte, h jdwp.Header, belayed bool) []out {
 	r, ok := m.routes[h.ID]
 	if !ok {
 		return nil
@@ -301,7 +304,10 @@ func (m *mux) vmCommand(q []byte, h jdwp.Header) []out {
 			cs := m.clients[c]
 			cs.stats.Events++
 			m.ownSuspension(cs, comp.SuspendPolicy, events)
-			p := jdwp.AppendCommandPacket(nil, h.ID, &jdwp.Composite{SuspendPolicy: comp.SuspendPolicy, Events: events}, m.sizes)
+			p := q // all of it for one client: forwarded as the VM sent it
+			if len(events) != len(comp.Events) {
+				p = jdwp.AppendCommandPacket(nil, h.ID, &jdwp.Composite{SuspendPolicy: comp.SuspendPolicy, Events: events}, m.sizes)
+			}
 			outs = append(outs, out{client: c, packet: p})
 		}
 		return outs
