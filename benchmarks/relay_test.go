@@ -23,7 +23,12 @@ const relayStops = 3
 // given one-way delay, through a proxy in mode (or directly for "direct"),
 // and returns the driver's wall time for the session and its transcript.
 func session(b *testing.B, delay time.Duration, mode string) (time.Duration, string) {
-	vm := jvmtest.Start(b, "Debuggee", fmt.Sprint(relayStops))
+	return workloadSession(b, delay, mode, jvmtest.DriverOptions{Stops: relayStops})
+}
+
+// workloadSession is session for any driver workload.
+func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions) (time.Duration, string) {
+	vm := jvmtest.Start(b, "Debuggee", fmt.Sprint(o.Stops))
 	link, err := latency.Listen(vm.Addr, delay)
 	require.NoError(b, err)
 	defer link.Close()
@@ -50,7 +55,7 @@ func session(b *testing.B, delay time.Duration, mode string) (time.Duration, str
 		}()
 		addr = ln.Addr().String()
 	}
-	transcript, elapsed := jvmtest.RunDriver(b, addr, jvmtest.DriverOptions{Stops: relayStops})
+	transcript, elapsed := jvmtest.RunDriver(b, addr, o)
 	return elapsed, transcript
 }
 
@@ -79,6 +84,46 @@ func BenchmarkRelayLatency(b *testing.B) {
 			}
 			b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
 			b.ReportMetric(float64(total["scache"])/float64(total["classic"]), "scache/classic")
+		})
+	}
+}
+
+// relayWorkloads are the driver workloads of BenchmarkRelayWorkloads.
+var relayWorkloads = []struct {
+	name string
+	opts jvmtest.DriverOptions
+}{
+	{"steps", jvmtest.DriverOptions{Stops: relayStops}},
+	{"setvalue", jvmtest.DriverOptions{Stops: relayStops, SetValue: true}},
+	{"eventthread", jvmtest.DriverOptions{Stops: relayStops, EventThread: true}},
+	{"hotswap", jvmtest.DriverOptions{Stops: relayStops, HotSwap: true}},
+}
+
+// BenchmarkRelayWorkloads measures the JDI driver's wall time for each
+// workload at RTT 20 ms, through the proxy in each mode, all in one run,
+// and reports each mode's ratio to off. Run it with -benchtime 1x.
+func BenchmarkRelayWorkloads(b *testing.B) {
+	const delay = 10 * time.Millisecond
+	for _, w := range relayWorkloads {
+		b.Run(w.name, func(b *testing.B) {
+			total := map[string]time.Duration{}
+			for i := 0; i < b.N; i++ {
+				var want string
+				for _, mode := range []string{"off", "classic", "scache"} {
+					d, transcript := workloadSession(b, delay, mode, w.opts)
+					total[mode] += d
+					if mode == "off" {
+						want = transcript
+					} else {
+						require.Equal(b, want, transcript, "transcript through %s", mode)
+					}
+				}
+			}
+			for mode, d := range total {
+				b.ReportMetric(float64(d.Milliseconds())/float64(b.N), "ms_"+mode)
+			}
+			b.ReportMetric(float64(total["classic"])/float64(total["off"]), "classic/off")
+			b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
 		})
 	}
 }

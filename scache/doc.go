@@ -18,5 +18,44 @@
 // Dispose and Close. A packet it cannot parse switches it off: from then on
 // every packet passes through untouched.
 //
+// # Suspension and races
+//
+// Replies about threads, frames and objects are cached only within one
+// suspension epoch, while the Speculator knows the threads they are about to
+// be suspended. What is suspended follows the order in which the VM
+// processes commands, not the order in which packets reach the Speculator:
+// the VM reads commands in order but writes events from other threads, so a
+// stop event or a reply can cross a command on the wire. While a debugger
+// command that may let threads run (a resume, an invoke, PopFrames,
+// ForceEarlyReturn, Stop, Interrupt, RedefineClasses) is sent and not
+// answered, nothing that arrives establishes a trusted suspension, and the
+// Speculator neither speculates about state nor caches it until a later
+// event or Suspend reply arrives with no such command unanswered. Two races
+// show why:
+//
+//  1. A stop event generated before a resume that was already forwarded.
+//     Thread B hits a breakpoint with suspend policy ALL while the debugger,
+//     still looking at thread A, sends VirtualMachine.Resume. The event
+//     reaches the Speculator, but the VM processes the resume after it
+//     generated the event: B runs again. Frames(B) asked now would be
+//     answered THREAD_NOT_SUSPENDED and, cached, served to the debugger
+//     after B stopped again.
+//  2. A VirtualMachine.Suspend reply while a later resume is in flight. A
+//     debugger that pipelines Suspend and Resume gets the Suspend reply after
+//     the VM has already applied the Resume: nothing is suspended, and a
+//     thread's name cached then would be served after the thread renamed
+//     itself.
+//
+// The JDWP agent of OpenJDK (and ART) suspends the threads of an event
+// before it writes the event, so a resume processed in between makes the
+// event arrive after the resume's reply. No order of packets shows that; a
+// THREAD_NOT_SUSPENDED reply about a thread taken for suspended does, and
+// ends the epoch with nothing trusted.
+//
+// A debugger command is answered from a reply in flight (belayed) only if no
+// event arrived and no command that changes state was forwarded since that
+// reply's command was sent: the VM produced the reply in the state the
+// debugger's command would have seen.
+//
 // [Relay] wires a Speculator between two real connections.
 package scache

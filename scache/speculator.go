@@ -238,7 +238,10 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	case jdwp.CmdVirtualMachineDispose:
 		s.clearAll()
 	}
-	if s.onStateCommand(cmd) {
+	if stateTrack, err := s.onStateCommand(cmd, h.ID); err != nil {
+		s.disable(r, err)
+		return s.forwardUp(r, packet)
+	} else if stateTrack {
 		track = true
 	}
 	spec, ok := s.keySpecOf(cmd)
@@ -318,6 +321,7 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 		}
 		return s.forwardDown(r, packet)
 	}
+	s.onSettle(h.ID)
 	p, ok := s.pending[h.ID]
 	if !ok {
 		return s.forwardDown(r, packet)
@@ -336,6 +340,9 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	s.answerWaiters(r, p, packet)
 	if !s.enabled {
 		return *r
+	}
+	if s.onThreadNotSuspended(p, h.ErrorCode) {
+		p.poisoned = true
 	}
 	cached := false
 	if p.key != "" && !p.poisoned && (p.synthetic || s.cfg.cacheOrganic) {
@@ -480,7 +487,9 @@ func (s *Speculator) clearAll() {
 	s.cache.purge()
 	s.classes.reset()
 	s.forget(func(lifetime, jdwp.ReferenceTypeID) bool { return true })
-	s.susp = suspension{epoch: s.susp.epoch + 1}
+	// Unanswered commands that let threads run stay unsettled: their
+	// replies are still to come.
+	s.susp = suspension{epoch: s.susp.epoch + 1, unsettled: s.susp.unsettled}
 	s.top = topFrame{}
 }
 

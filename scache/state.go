@@ -1,12 +1,22 @@
 package scache
 
-import "github.com/jdwpscache/scache/jdwp"
+import (
+	"fmt"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
 
 // Suspension tracking. Replies about threads, frames and objects are true
 // only while the threads they depend on stay suspended. The Speculator counts
 // suspension epochs: an epoch ends whenever a thread may run or state may
 // change (a resume, an invoke, a SetValues, an event, a hot swap), and every
 // entry of the ended epoch is dropped at once, frame ids with them.
+//
+// What is suspended follows the order in which the VM processes commands,
+// not the order in which packets reach the Speculator: see "Races" in the
+// package documentation. While a debugger command that may let threads run
+// is sent and not answered (it is unsettled), nothing establishes a trusted
+// suspension: not an event, not the reply to VirtualMachine.Suspend.
 
 // suspendKind says which threads are known to be suspended.
 type suspendKind uint8
@@ -18,10 +28,13 @@ const (
 )
 
 type suspension struct {
-	epoch    uint64
-	kind     suspendKind
-	thread   jdwp.ObjectID // with threadSuspended
-	invoking int           // invokes in flight: threads run meanwhile
+	epoch  uint64
+	kind   suspendKind
+	thread jdwp.ObjectID // with threadSuspended
+	// unsettled holds the ids of the debugger's commands that may let
+	// threads run (letRun) and whose replies have not arrived: the VM may
+	// have sent what arrives meanwhile before or after processing them.
+	unsettled map[uint32]struct{}
 }
 
 // epochEnders are the debugger's commands that let threads run or change
@@ -48,6 +61,25 @@ var epochEnders = map[jdwp.Command]bool{
 	jdwp.CmdVirtualMachineCreateString:      true,
 }
 
+// letRun are the debugger's commands that may let threads run before their
+// reply is sent: resumes, invokes (threads run until the invoke returns),
+// PopFrames and ForceEarlyReturn (the agent resumes the thread to pop
+// frames), Stop and Interrupt (they act on a thread as it runs), and
+// RedefineClasses (it replaces methods threads may be in).
+var letRun = map[jdwp.Command]bool{
+	jdwp.CmdVirtualMachineResume:            true,
+	jdwp.CmdThreadReferenceResume:           true,
+	jdwp.CmdClassTypeInvokeMethod:           true,
+	jdwp.CmdClassTypeNewInstance:            true,
+	jdwp.CmdObjectReferenceInvokeMethod:     true,
+	jdwp.CmdInterfaceTypeInvokeMethod:       true,
+	jdwp.CmdStackFramePopFrames:             true,
+	jdwp.CmdThreadReferenceForceEarlyReturn: true,
+	jdwp.CmdThreadReferenceStop:             true,
+	jdwp.CmdThreadReferenceInterrupt:        true,
+	jdwp.CmdVirtualMachineRedefineClasses:   true,
+}
+
 // invokes are the commands during which threads run until their reply.
 var invokes = map[jdwp.Command]bool{
 	jdwp.CmdClassTypeInvokeMethod:       true,
@@ -56,40 +88,78 @@ var invokes = map[jdwp.Command]bool{
 	jdwp.CmdInterfaceTypeInvokeMethod:   true,
 }
 
-// onStateCommand updates the suspension for a debugger command sent upstream,
-// and reports whether its reply must be tracked (invokes, Suspend).
-func (s *Speculator) onStateCommand(cmd jdwp.Command) (track bool) {
+// onStateCommand updates the suspension for a debugger command sent
+// upstream with id, and reports whether its reply must be tracked (Suspend).
+// It fails when a debugger has more unsettled commands than any would.
+func (s *Speculator) onStateCommand(cmd jdwp.Command, id uint32) (track bool, err error) {
 	if !epochEnders[cmd] {
-		return false
+		return false, nil
 	}
 	s.endEpoch()
-	switch {
-	case cmd == jdwp.CmdVirtualMachineResume, cmd == jdwp.CmdThreadReferenceResume:
-		s.susp.kind = running
-	case cmd == jdwp.CmdVirtualMachineSuspend:
-		return true // all threads are suspended once it is answered
-	case invokes[cmd]:
-		s.susp.invoking++
-		return true
+	if letRun[cmd] {
+		if s.susp.unsettled == nil {
+			s.susp.unsettled = make(map[uint32]struct{})
+		}
+		if len(s.susp.unsettled) >= s.cfg.maxOrganicIDs {
+			return false, fmt.Errorf("%d commands that let threads run are unanswered", len(s.susp.unsettled))
+		}
+		s.susp.unsettled[id] = struct{}{}
 	}
-	return false
+	switch cmd {
+	case jdwp.CmdVirtualMachineResume, jdwp.CmdThreadReferenceResume:
+		s.susp.kind = running
+	case jdwp.CmdVirtualMachineSuspend:
+		return true, nil // all threads are suspended once it is answered
+	}
+	return false, nil
+}
+
+// settled reports whether no command that may let threads run is unanswered.
+func (s *Speculator) settled() bool { return len(s.susp.unsettled) == 0 }
+
+// onSettle takes note of the reply to an unsettled command, if reply is one.
+// What was read before it may have changed (an invoke ran code), so the
+// epoch ends.
+func (s *Speculator) onSettle(id uint32) {
+	if _, ok := s.susp.unsettled[id]; ok {
+		delete(s.susp.unsettled, id)
+		s.endEpoch()
+	}
 }
 
 // onStateReply updates the suspension for the reply to a tracked command.
+// A Suspend reply proves every thread suspended only if no command that may
+// let threads run is unanswered: one sent after it may already have been
+// processed (race 2 of the package documentation).
 func (s *Speculator) onStateReply(cmd jdwp.Command, code jdwp.ErrorCode) {
-	switch {
-	case cmd == jdwp.CmdVirtualMachineSuspend:
-		if code == jdwp.ErrNone {
-			s.endEpoch()
+	if cmd == jdwp.CmdVirtualMachineSuspend && code == jdwp.ErrNone {
+		s.endEpoch()
+		if s.settled() {
 			s.susp.kind = allSuspended
 		}
-	case invokes[cmd]:
-		// The invoke ran code: what was read before it may have changed.
-		s.endEpoch()
-		if s.susp.invoking > 0 {
-			s.susp.invoking--
+	}
+}
+
+// onThreadNotSuspended takes note of a THREAD_NOT_SUSPENDED reply to a
+// command of the current epoch about a thread the Speculator took for
+// suspended. The agent suspends threads for an event before it writes the
+// event, so a resume processed in between makes the event arrive after the
+// resume's reply, proving nothing: the epoch ends and nothing is trusted
+// until the next stop. It reports whether it did so.
+func (s *Speculator) onThreadNotSuspended(p *inFlight, code jdwp.ErrorCode) bool {
+	if code != jdwp.ErrThreadNotSuspended || p.life != lifetimeSuspension || p.epoch != s.susp.epoch ||
+		p.poisoned || s.susp.kind == running || len(p.key) < 2 {
+		return false
+	}
+	if s.susp.kind == threadSuspended {
+		s.reader.Reset([]byte(p.key[2:]), s.sizes)
+		if s.reader.ObjectID() != s.susp.thread {
+			return false // another thread: it may run
 		}
 	}
+	s.endEpoch()
+	s.susp.kind = running
+	return true
 }
 
 // onStopEvents updates the suspension for an event composite: events mean
@@ -97,6 +167,12 @@ func (s *Speculator) onStateReply(cmd jdwp.Command, code jdwp.ErrorCode) {
 // stopped one at a location, and whether that was a step.
 func (s *Speculator) onStopEvents(c *jdwp.Composite) (thread jdwp.ObjectID, found, step bool) {
 	s.endEpoch()
+	if !s.settled() {
+		// The VM may have sent the event before it processed a command that
+		// lets threads run (race 1 of the package documentation).
+		s.susp.kind = running
+		return 0, false, false
+	}
 	var stopped jdwp.ObjectID
 	for _, e := range c.Events {
 		if t, ok := locatableThread(e); ok {
@@ -143,7 +219,7 @@ func (s *Speculator) endEpoch() {
 // stateCacheable reports whether a suspension entry with these parameters is
 // true until the epoch ends.
 func (s *Speculator) stateCacheable(spec keySpec, data []byte) bool {
-	if s.susp.invoking > 0 {
+	if !s.settled() {
 		return false
 	}
 	switch s.susp.kind {

@@ -38,7 +38,7 @@ func ask(h *harness, cmd jdwp.CommandMessage) (got, want []byte) {
 
 func topValues(h *harness, top scachetest.ModelFrame) *jdwp.FrameGetValuesCommand {
 	th := h.vm.Thread(1)
-	return &jdwp.FrameGetValuesCommand{Thread: 1, Frame: jdwp.FrameID(uint64(th.Generation) << 16),
+	return &jdwp.FrameGetValuesCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0),
 		Slots: scache.VisibleSlots(scachetest.ModelVariableTable(top.Method), top.Index)}
 }
 
@@ -49,7 +49,7 @@ func TestStopSpeculatesTheWholeStop(t *testing.T) {
 	sent := len(h.toVM)
 	// What a debugger asks at a stop is answered without a round trip.
 	th := h.vm.Thread(1)
-	frame0 := jdwp.FrameID(uint64(th.Generation) << 16)
+	frame0 := h.vm.FrameID(th, th.Generation, 0)
 	asked := []jdwp.CommandMessage{
 		&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1},
 		&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1},
@@ -207,4 +207,60 @@ func withStringTag(s []jdwp.SlotRequest) []jdwp.SlotRequest {
 		}
 	}
 	return s
+}
+
+// Race 1 of the package documentation: a stop event that the VM sent before
+// it processed a resume the Speculator had already forwarded proves nothing
+// about what is suspended after that resume.
+func TestStopEventCrossingAResumeIsNotTrusted(t *testing.T) {
+	vm, _ := world(sizes8)
+	h := newHarness(t, vm)
+	h.send(&jdwp.VMIDSizesCommand{})
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	// Thread 1 stops alone; the debugger looks at it, then resumes everything.
+	ev, ok := vm.Stop(1, jdwp.SuspendPolicyEventThread)
+	require.True(t, ok)
+	h.event(ev)
+	h.drain()
+	h.send(&jdwp.VMResumeCommand{})
+	// Before the VM reads that resume, thread 2 hits a breakpoint with
+	// suspend policy ALL: its event crosses the resume on the wire.
+	ev, ok = vm.Stop(2, jdwp.SuspendPolicyAll)
+	require.True(t, ok)
+	h.event(ev)
+	h.drain() // the resume lets thread 2 run again
+	require.Zero(t, vm.Thread(2).Suspends)
+	// Thread 2 hits the breakpoint again; its event is still on the wire when
+	// the debugger asks for its frames.
+	_, ok = vm.Stop(2, jdwp.SuspendPolicyAll)
+	require.True(t, ok)
+	want := vm.Clone().Handle(jdwp.AppendCommandPacket(nil, h.nextID, &jdwp.ThreadFramesCommand{Thread: 2, StartFrame: 0, Length: -1}, sizes8))
+	id := h.send(&jdwp.ThreadFramesCommand{Thread: 2, StartFrame: 0, Length: -1})
+	h.drain()
+	require.Equal(t, want, h.replyTo(id), "the frames of thread 2, as the VM has them now")
+}
+
+// Race 2 of the package documentation: the reply to VirtualMachine.Suspend
+// says nothing about what is suspended once a resume sent after it has
+// been processed.
+func TestSuspendReplyOvertakenByAResumeIsNotTrusted(t *testing.T) {
+	vm, _ := world(sizes8)
+	h := newHarness(t, vm)
+	h.send(&jdwp.VMIDSizesCommand{})
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	// Two debugger threads: one suspends, the other resumes, pipelined.
+	h.send(&jdwp.VMSuspendCommand{})
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	first := h.send(&jdwp.ThreadNameCommand{Thread: 2})
+	h.drain()
+	// Thread 2 runs and renames itself (seed 5 + its id 2 = 7 renames).
+	vm.Tick(5)
+	want := vm.Clone().Handle(jdwp.AppendCommandPacket(nil, h.nextID, &jdwp.ThreadNameCommand{Thread: 2}, sizes8))
+	require.NotEqual(t, jdwp.Data(h.replyTo(first)), jdwp.Data(want), "the thread renamed itself")
+	second := h.send(&jdwp.ThreadNameCommand{Thread: 2})
+	h.drain()
+	require.Equal(t, want, h.replyTo(second), "the new name")
 }

@@ -16,7 +16,11 @@ import (
 
 // A ModelVM answers JDWP commands about a small world of classes, threads and objects.
 type ModelVM struct {
-	Sizes   jdwp.IDSizes
+	Sizes jdwp.IDSizes
+	// FrameIDs is how the VM numbers frames; the zero value numbers them as
+	// OpenJDK's agent does.
+	FrameIDs FrameIDScheme
+
 	classes map[jdwp.ReferenceTypeID]*ModelClass
 	threads map[jdwp.ObjectID]*ModelThread
 	objects map[jdwp.ObjectID]*ModelObject

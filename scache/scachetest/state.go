@@ -9,18 +9,44 @@ import (
 // The model's mutable state: threads that run when not suspended, frames,
 // locals and objects that change, and the commands that read and write them.
 
-// frameID numbers a frame by its depth and its thread's generation, as
-// HotSpot's agent does: ids change whenever the thread resumes.
-func frameID(t *ModelThread, depth int) jdwp.FrameID {
-	return jdwp.FrameID(uint64(t.Generation)<<16 | uint64(depth))
+// FrameIDScheme says how a model VM numbers frames.
+type FrameIDScheme uint8
+
+const (
+	// FrameIDsByGeneration numbers a frame by its thread's generation and its
+	// depth, as OpenJDK's JDWP agent (and ART's, which is the same agent) does:
+	// ids change whenever the thread resumes and are predictable.
+	FrameIDsByGeneration FrameIDScheme = iota
+	// FrameIDsRandom gives every frame of every suspension an id that looks
+	// random: nothing can be predicted.
+	FrameIDsRandom
+)
+
+// FrameID returns the id the VM gives the frame at depth of thread t while
+// the thread is in the given generation, as the wire carries it (cut to the
+// VM's frame id size).
+func (vm *ModelVM) FrameID(t *ModelThread, generation, depth int) jdwp.FrameID {
+	id := uint64(generation)<<16 | uint64(depth)
+	if vm.FrameIDs == FrameIDsRandom {
+		// splitmix64 of the thread, generation and depth.
+		z := uint64(t.ID)<<40 ^ uint64(generation)<<20 ^ uint64(depth) + 0x9e3779b97f4a7c15
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		id = z ^ z>>31
+	}
+	if n := vm.Sizes.FrameID; n < 8 {
+		id &= 1<<(8*uint(n)) - 1
+	}
+	return jdwp.FrameID(id)
 }
 
 func (vm *ModelVM) frame(t *ModelThread, id jdwp.FrameID) (*ModelFrame, jdwp.ErrorCode) {
-	depth := int(uint64(id) & 0xffff)
-	if int(uint64(id)>>16) != t.Generation || depth >= len(t.Frames) {
-		return nil, jdwp.ErrInvalidFrameID
+	for depth := range t.Frames {
+		if vm.FrameID(t, t.Generation, depth) == id {
+			return &t.Frames[depth], jdwp.ErrNone
+		}
 	}
-	return &t.Frames[depth], jdwp.ErrNone
+	return nil, jdwp.ErrInvalidFrameID
 }
 
 // suspendedThread reads a thread id and checks that the thread is suspended.
@@ -101,7 +127,7 @@ func (vm *ModelVM) stateAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer)
 			if c, ok := vm.classes[f.Class]; ok && c.Interface {
 				tag = jdwp.TypeTagInterface
 			}
-			m.Frames = append(m.Frames, jdwp.Frame{Frame: frameID(t, i),
+			m.Frames = append(m.Frames, jdwp.Frame{Frame: vm.FrameID(t, t.Generation, i),
 				Location: jdwp.Location{TypeTag: tag, Class: f.Class, Method: f.Method, Index: f.Index}})
 		}
 		m.Encode(w)

@@ -1,0 +1,301 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/scachetest"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// raceSession is a random session in which the VM acts concurrently, as a
+// real one does: the debugger pipelines commands; each direction of the
+// connection is a wire that holds packets in order; between any two
+// packets the VM may answer the next command, let running threads move,
+// rename themselves and change fields, or have one hit a breakpoint with
+// any suspend policy. So events cross commands on the wire, and replies
+// arrive after the VM has already moved on.
+//
+// The oracle: a reply the VM produced for the debugger's own command is
+// right by definition (it must arrive unchanged); a reply the Speculator
+// made (from its cache or a synthetic twin) must equal what the VM would
+// have answered in some state it was in between the moment the command
+// reached the Speculator and the moment the reply left it.
+type raceSession struct {
+	*script
+	t  *rapid.T
+	s  *scache.Speculator
+	vm *scachetest.ModelVM
+	up [][]byte // Speculator → VM, not yet read by the VM
+	dn [][]byte // VM → Speculator, not yet presented
+
+	states   []*scachetest.ModelVM // every state the VM went through, in order
+	asked    map[uint32]*askedCommand
+	answered map[uint32][]byte // the VM's replies to the debugger's own commands
+	events   int               // events the VM sent
+	received int               // events the debugger received
+	// reactions are the commands the debugger sends, as soon as it gets
+	// around to it, about the last stop event it received.
+	reactions []func()
+}
+
+type askedCommand struct {
+	packet  []byte
+	state   int // index in states when the Speculator got it
+	replies int
+}
+
+func newRaceSession(t *rapid.T, opts []scache.Option) *raceSession {
+	vm, d := newWorld(t)
+	s := &raceSession{script: d, t: t, s: scache.New(opts...), vm: vm,
+		asked: map[uint32]*askedCommand{}, answered: map[uint32][]byte{}}
+	s.view = vm
+	s.states = []*scachetest.ModelVM{vm.Clone()}
+	s.emit = s.command
+	// A debugger starts with the id sizes, then lets the VM run.
+	s.send(&jdwp.VMIDSizesCommand{})
+	s.send(&jdwp.VMResumeCommand{})
+	for s.vmAnswers() || s.deliver() {
+	}
+	return s
+}
+
+// command presents a debugger command to the Speculator.
+func (s *raceSession) command(p []byte) {
+	s.asked[jdwp.PacketID(p)] = &askedCommand{packet: p, state: len(s.states) - 1}
+	s.apply(s.s.OnUpstream(p))
+}
+
+func (s *raceSession) apply(r scache.Response) {
+	for _, p := range r.Edict.Upstream {
+		s.up = append(s.up, clone(p))
+	}
+	for _, p := range r.Edict.Downstream {
+		s.toDebugger(clone(p))
+	}
+}
+
+// toDebugger checks a packet as the debugger receives it.
+func (s *raceSession) toDebugger(p []byte) {
+	h, err := jdwp.ParseHeader(p)
+	require.NoError(s.t, err)
+	require.False(s.t, scache.IsSyntheticID(h.ID), "a synthetic id reached the debugger: %v", h)
+	if !h.IsReply() {
+		s.received++
+		s.react(p)
+		return
+	}
+	a, ok := s.asked[h.ID]
+	require.True(s.t, ok, "a reply to id %d, which the debugger never sent", h.ID)
+	a.replies++
+	require.Equal(s.t, 1, a.replies, "replies to id %d", h.ID)
+	if vm, ok := s.answered[h.ID]; ok {
+		require.Equal(s.t, vm, p, "the VM's reply to id %d reaches the debugger unchanged", h.ID)
+		return
+	}
+	cmd := jdwp.Header{}
+	_ = cmd.Parse(a.packet)
+	require.True(s.t, scache.Keyable(cmd.Cmd()), "%s (id %d) was answered without reaching the VM", cmd.Cmd(), h.ID)
+	for _, st := range s.states[a.state:] {
+		if string(st.Handle(a.packet)) == string(p) {
+			return
+		}
+	}
+	s.t.Fatalf("stale reply to %s (id %d): %x is not what the VM answered in any of its %d states since the command arrived (now %x)",
+		cmd.Cmd(), h.ID, p, len(s.states)-a.state, s.vm.Handle(a.packet))
+}
+
+// react queues what a debugger does at a stop event: it reads the stopped
+// thread's frames, depth, top frame's this and visible variables, and later
+// resumes.
+func (s *raceSession) react(event []byte) {
+	var c jdwp.Composite
+	require.NoError(s.t, jdwp.Unmarshal(jdwp.Data(event), s.vm.Sizes, &c))
+	for _, e := range c.Events {
+		if _, ok := jdwp.EventLocation(e); !ok {
+			continue
+		}
+		t, _ := jdwp.EventThread(e)
+		s.stopped = t
+		s.reactions = append(s.reactions[:0],
+			func() { s.send(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}) },
+			func() { s.send(&jdwp.ThreadFrameCountCommand{Thread: t}) },
+			func() { s.send(&jdwp.FrameThisObjectCommand{Thread: t, Frame: s.frame(t)}) },
+			s.stateCommand,
+			func() {
+				if c.SuspendPolicy == jdwp.SuspendPolicyAll || rapid.Bool().Draw(s.t, "resumeAll") {
+					s.send(&jdwp.VMResumeCommand{})
+				} else {
+					s.sendRaw(jdwp.CmdThreadReferenceResume, func(w *jdwp.Writer) { w.ObjectID(t) })
+				}
+			})
+		return
+	}
+}
+
+// changed records the VM's new state.
+func (s *raceSession) changed() { s.states = append(s.states, s.vm.Clone()) }
+
+// vmAnswers lets the VM read and answer the next command; false when none waits.
+func (s *raceSession) vmAnswers() bool {
+	if len(s.up) == 0 {
+		return false
+	}
+	p := s.up[0]
+	s.up = s.up[1:]
+	reply := s.vm.Handle(p)
+	if h, _ := jdwp.ParseHeader(p); !scache.Keyable(h.Cmd()) {
+		s.changed() // it may have changed the VM
+	}
+	if !scache.IsSyntheticID(jdwp.PacketID(p)) {
+		s.answered[jdwp.PacketID(p)] = reply
+	}
+	s.dn = append(s.dn, reply)
+	return true
+}
+
+// deliver presents the next packet from the VM to the Speculator; false when none waits.
+func (s *raceSession) deliver() bool {
+	if len(s.dn) == 0 {
+		return false
+	}
+	p := s.dn[0]
+	s.dn = s.dn[1:]
+	s.apply(s.s.OnDownstream(p))
+	return true
+}
+
+// vmEvent puts an event on the wire to the Speculator.
+func (s *raceSession) vmEvent(p []byte) {
+	s.changed()
+	s.events++
+	s.dn = append(s.dn, p)
+}
+
+// vmActs lets the VM do something of its own: threads run a little, a
+// running thread hits a breakpoint, a class is prepared or unloaded (see
+// below).
+func (s *raceSession) vmActs() {
+	switch rapid.IntRange(0, 5).Draw(s.t, "vmAct") {
+	case 0, 1:
+		s.vm.Tick(rapid.Uint64().Draw(s.t, "tick"))
+		s.changed()
+	case 2, 3, 4:
+		t := s.runningThread(s.vm, s.thread())
+		if ev, ok := s.vm.Stop(t, jdwp.SuspendPolicy(rapid.IntRange(0, 2).Draw(s.t, "policy"))); ok {
+			s.stopped = t
+			s.vmEvent(ev)
+		}
+	default:
+		// A class unload is known to a debugger, and so to the Speculator, only
+		// from its event: cached metadata of a class unloaded while its event
+		// is on the wire is what a debugger's own cache would say too. So
+		// classes load and unload only while nothing is on the wire.
+		if len(s.up) > 0 || len(s.dn) > 0 {
+			return
+		}
+		if rapid.Bool().Draw(s.t, "prepare") {
+			c, ev := s.vm.Prepare(s.newSignature(), rapid.IntRange(1, 3).Draw(s.t, "methods"))
+			s.classes = append(s.classes, c)
+			s.vmEvent(ev)
+		} else {
+			s.vmEvent(s.vm.Unload(rapid.SampledFrom(s.classes).Draw(s.t, "unloaded").Signature))
+		}
+	}
+}
+
+// run plays the session. How often the debugger, the VM, the wire and the
+// running threads act is drawn per session: some debuggers are slow to
+// react, some VMs busy, some links slow.
+func (s *raceSession) run() {
+	weights := []int{
+		rapid.IntRange(1, 8).Draw(s.t, "debuggerPace"),
+		rapid.IntRange(1, 8).Draw(s.t, "vmPace"),
+		rapid.IntRange(1, 8).Draw(s.t, "wirePace"),
+		rapid.IntRange(0, 8).Draw(s.t, "threadsPace"),
+	}
+	total := 0
+	for _, w := range weights {
+		total += w
+	}
+	for i := rapid.IntRange(10, 300).Draw(s.t, "steps"); i > 0; i-- {
+		who := rapid.IntRange(0, total-1).Draw(s.t, "who")
+		switch {
+		case who < weights[0]:
+			s.debuggerActs()
+		case who < weights[0]+weights[1]:
+			s.vmAnswers()
+		case who < weights[0]+weights[1]+weights[2]:
+			s.deliver()
+		default:
+			s.vmActs()
+		}
+	}
+	for s.vmAnswers() || s.deliver() {
+	}
+}
+
+// debuggerActs sends the next command of the debugger's reaction to the
+// last stop, or another command.
+func (s *raceSession) debuggerActs() {
+	if len(s.reactions) > 0 && rapid.IntRange(0, 3).Draw(s.t, "react") > 0 {
+		next := s.reactions[0]
+		s.reactions = s.reactions[1:]
+		next()
+		return
+	}
+	switch rapid.IntRange(0, 5).Draw(s.t, "debuggerCmd") {
+	case 0, 1, 2:
+		s.stateCommand()
+	case 3:
+		if !s.controlCommand() {
+			s.stateCommand()
+		}
+	case 4:
+		if rapid.Bool().Draw(s.t, "resumeAll") {
+			s.send(&jdwp.VMResumeCommand{})
+		} else {
+			t := s.thread()
+			s.sendRaw(jdwp.CmdThreadReferenceResume, func(w *jdwp.Writer) { w.ObjectID(t) })
+		}
+	default:
+		s.metadataCommand()
+	}
+}
+
+func (s *raceSession) check() {
+	for id, a := range s.asked {
+		require.Equal(s.t, 1, a.replies, "replies to id %d", id)
+	}
+	require.Equal(s.t, s.events, s.received, "every event reaches the debugger once")
+	st := s.s.Stats()
+	require.True(s.t, st.Enabled, "valid traffic never disables: %v", s.s.DisabledReason())
+	require.Zero(s.t, st.Held)
+	require.Zero(s.t, st.InFlight)
+}
+
+// TestNeverStaleUnderRaces holds the Speculator to the transparency promise
+// against a VM that acts concurrently with the debugger (see raceSession),
+// in every mode that caches, with belay off, one command in flight, no bound
+// on commands in flight and a small cache.
+func TestNeverStaleUnderRaces(t *testing.T) {
+	modes := map[string][]scache.Option{
+		"default":     nil,
+		"classic":     {scache.Classic()},
+		"tiny cache":  {scache.WithCacheBytes(600)},
+		"no belay":    {scache.WithBelay(false)},
+		"unbounded":   {scache.WithMaxInFlight(0), scache.WithMaxFrames(2)},
+		"one at once": {scache.WithMaxInFlight(1)},
+	}
+	for name, opts := range modes {
+		t.Run(name, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				s := newRaceSession(t, opts)
+				s.run()
+				s.check()
+			})
+		})
+	}
+}
