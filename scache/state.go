@@ -80,14 +80,6 @@ var letRun = map[jdwp.Command]bool{
 	jdwp.CmdVirtualMachineRedefineClasses:   true,
 }
 
-// invokes are the commands during which threads run until their reply.
-var invokes = map[jdwp.Command]bool{
-	jdwp.CmdClassTypeInvokeMethod:       true,
-	jdwp.CmdClassTypeNewInstance:        true,
-	jdwp.CmdObjectReferenceInvokeMethod: true,
-	jdwp.CmdInterfaceTypeInvokeMethod:   true,
-}
-
 // onStateCommand updates the suspension for a debugger command sent
 // upstream with id, and reports whether its reply must be tracked (Suspend).
 // It fails when a debugger has more unsettled commands than any would.
