@@ -126,6 +126,7 @@ func TestClassUnloadWhileInFlightDoesNotCache(t *testing.T) {
 	h.send(&jdwp.ThreadFramesCommand{Thread: 7, StartFrame: 0, Length: -1})
 	h.step()
 	require.Equal(t, int64(8), h.s.Stats().InFlight)
+	h.vm.SetThread(7, nil) // the thread left LMain: nothing keeps it loaded
 	h.event(h.vm.Unload("LMain;"))
 	h.drain()
 	require.Zero(t, h.s.Stats().CacheEntries, "replies in flight at the unload are not cached")

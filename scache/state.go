@@ -31,10 +31,17 @@ type suspension struct {
 	epoch  uint64
 	kind   suspendKind
 	thread jdwp.ObjectID // with threadSuspended
-	// unsettled holds the ids of the debugger's commands that may let
-	// threads run (letRun) and whose replies have not arrived: the VM may
-	// have sent what arrives meanwhile before or after processing them.
-	unsettled map[uint32]struct{}
+	// unsettled holds the debugger's commands that may let threads run
+	// (letRun) and whose replies have not arrived, by id: the VM may have
+	// sent what arrives meanwhile before or after processing them.
+	unsettled map[uint32]unsettled
+}
+
+// unsettled is a command that may let threads run, sent and not answered.
+type unsettled struct {
+	resume bool          // VirtualMachine.Resume or ThreadReference.Resume
+	kind   suspendKind   // what was known suspended when it was sent
+	thread jdwp.ObjectID // with threadSuspended
 }
 
 // epochEnders are the debugger's commands that let threads run or change
@@ -87,15 +94,20 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, id uint32) (track bool, er
 	if !epochEnders[cmd] {
 		return false, nil
 	}
+	known := s.susp.kind
+	if !s.settled() {
+		known = running
+	}
 	s.endEpoch()
 	if letRun[cmd] {
 		if s.susp.unsettled == nil {
-			s.susp.unsettled = make(map[uint32]struct{})
+			s.susp.unsettled = make(map[uint32]unsettled)
 		}
 		if len(s.susp.unsettled) >= s.cfg.maxOrganicIDs {
 			return false, fmt.Errorf("%d commands that let threads run are unanswered", len(s.susp.unsettled))
 		}
-		s.susp.unsettled[id] = struct{}{}
+		s.susp.unsettled[id] = unsettled{kind: known, thread: s.susp.thread,
+			resume: cmd == jdwp.CmdVirtualMachineResume || cmd == jdwp.CmdThreadReferenceResume}
 	}
 	switch cmd {
 	case jdwp.CmdVirtualMachineResume, jdwp.CmdThreadReferenceResume:
@@ -108,6 +120,22 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, id uint32) (track bool, er
 
 // settled reports whether no command that may let threads run is unanswered.
 func (s *Speculator) settled() bool { return len(s.susp.unsettled) == 0 }
+
+// afterTheResume reports whether an event of thread t that arrives now was
+// certainly generated after the VM processed the unanswered commands: the
+// one unanswered command is a resume, and t was known suspended when it was
+// sent, so t could not run, and stop, before the VM processed it. (HotSpot
+// often sends the stop that ends a step or a resume before the resume's
+// reply: the thread runs as soon as the resume is processed.)
+func (s *Speculator) afterTheResume(t jdwp.ObjectID) bool {
+	if len(s.susp.unsettled) != 1 {
+		return false
+	}
+	for _, u := range s.susp.unsettled {
+		return u.resume && (u.kind == allSuspended || u.kind == threadSuspended && u.thread == t)
+	}
+	return false
+}
 
 // onSettle takes note of the reply to an unsettled command, if reply is one.
 // What was read before it may have changed (an invoke ran code), so the
@@ -159,12 +187,6 @@ func (s *Speculator) onThreadNotSuspended(p *inFlight, code jdwp.ErrorCode) bool
 // stopped one at a location, and whether that was a step.
 func (s *Speculator) onStopEvents(c *jdwp.Composite) (thread jdwp.ObjectID, found, step bool) {
 	s.endEpoch()
-	if !s.settled() {
-		// The VM may have sent the event before it processed a command that
-		// lets threads run (race 1 of the package documentation).
-		s.susp.kind = running
-		return 0, false, false
-	}
 	var stopped jdwp.ObjectID
 	for _, e := range c.Events {
 		if t, ok := locatableThread(e); ok {
@@ -172,6 +194,16 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (thread jdwp.ObjectID, foun
 			step = e.Kind() == jdwp.EventSingleStep
 			break
 		}
+	}
+	if !s.settled() {
+		if !found || !s.afterTheResume(stopped) {
+			// The VM may have sent the event before it processed a command
+			// that lets threads run (race 1 of the package documentation).
+			s.susp.kind = running
+			return 0, false, false
+		}
+		// The VM has processed the resume: its reply changes nothing.
+		clear(s.susp.unsettled)
 	}
 	switch c.SuspendPolicy {
 	case jdwp.SuspendPolicyAll:

@@ -264,3 +264,28 @@ func TestSuspendReplyOvertakenByAResumeIsNotTrusted(t *testing.T) {
 	h.drain()
 	require.Equal(t, want, h.replyTo(second), "the new name")
 }
+
+// HotSpot often sends the event that ends a step before the reply to the
+// resume that started it. The stopped thread was suspended when the resume
+// was sent, so it cannot have stopped before the VM processed the resume:
+// the stop is trusted and speculated at once.
+func TestStopOfAThreadThatWasSuspendedBeforeTheResumeIsTrusted(t *testing.T) {
+	for _, policy := range []jdwp.SuspendPolicy{jdwp.SuspendPolicyAll, jdwp.SuspendPolicyEventThread} {
+		h, _ := stopped(t, policy)
+		h.send(&jdwp.VMResumeCommand{})
+		resume := h.vmQueue[len(h.vmQueue)-1]
+		h.vmQueue = h.vmQueue[:len(h.vmQueue)-1]
+		reply := h.vm.Handle(resume) // processed; its reply is still on the wire
+		ev, ok := h.vm.Stop(1, policy)
+		require.True(t, ok)
+		synthetic := h.s.Stats().Synthetic
+		h.event(ev)
+		require.Greater(t, h.s.Stats().Synthetic, synthetic, "the stop is speculated at once (%v)", policy)
+		h.apply(h.s.OnDownstream(reply))
+		h.drain()
+		hits := h.s.Stats().Hits
+		got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
+		require.Equal(t, want, got)
+		require.Equal(t, hits+1, h.s.Stats().Hits, "answered from the speculation (%v)", policy)
+	}
+}

@@ -206,10 +206,18 @@ func (vm *ModelVM) Prepare(sig string, methods int) (*ModelClass, []byte) {
 			Signature: sig, Status: jdwp.ClassStatusPrepared | jdwp.ClassStatusVerified}}})
 }
 
-// Unload unloads every class of a signature and returns the ClassUnload event packet.
+// Unload unloads every class of a signature that no thread has a frame in
+// (a class with a live frame is reachable: a VM never unloads it) and returns
+// the ClassUnload event packet.
 func (vm *ModelVM) Unload(sig string) []byte {
+	live := map[jdwp.ReferenceTypeID]bool{}
+	for _, t := range vm.threads {
+		for _, f := range t.Frames {
+			live[f.Class] = true
+		}
+	}
 	for id, c := range vm.classes {
-		if c.Signature == sig {
+		if c.Signature == sig && !live[id] {
 			delete(vm.classes, id)
 		}
 	}
