@@ -224,6 +224,19 @@ type VMDisposeCommand struct{ emptyData }
 // Command implements CommandMessage.
 func (*VMDisposeCommand) Command() Command { return CmdVirtualMachineDispose }
 
+// VMExitCommand ends the VM with an exit code (VirtualMachine.Exit). Its
+// reply is empty; the VM exits after sending it.
+type VMExitCommand struct{ ExitCode int32 }
+
+// Command implements CommandMessage.
+func (*VMExitCommand) Command() Command { return CmdVirtualMachineExit }
+
+// Encode implements Message.
+func (m *VMExitCommand) Encode(w *Writer) { w.Int32(m.ExitCode) }
+
+// Decode implements Message.
+func (m *VMExitCommand) Decode(r *Reader) error { m.ExitCode = r.Int32(); return r.Err() }
+
 // VMSuspendCommand suspends every thread (VirtualMachine.Suspend).
 type VMSuspendCommand struct{ emptyData }
 

@@ -267,6 +267,8 @@ var messageCases = []messageCase{
 	}),
 	emptyReply(jdwp.CmdVirtualMachineRedefineClasses),
 	emptyCmd(jdwp.CmdVirtualMachineDispose), emptyReply(jdwp.CmdVirtualMachineDispose),
+	cmdCase(jdwp.CmdVirtualMachineExit, func(g *gen) jdwp.Message { return &jdwp.VMExitCommand{ExitCode: g.i32()} }),
+	emptyReply(jdwp.CmdVirtualMachineExit),
 	emptyCmd(jdwp.CmdVirtualMachineSuspend), emptyReply(jdwp.CmdVirtualMachineSuspend),
 	emptyCmd(jdwp.CmdVirtualMachineResume), emptyReply(jdwp.CmdVirtualMachineResume),
 	emptyCmd(jdwp.CmdVirtualMachineAllThreads),

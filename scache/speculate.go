@@ -66,7 +66,7 @@ func (s *Speculator) enqueueClass(cmd jdwp.Command, class jdwp.ReferenceTypeID, 
 // commands (the state of a stop, which the debugger asks first) go before
 // the others.
 func (s *Speculator) enqueue(cmd jdwp.Command, keyBytes []byte, class jdwp.ReferenceTypeID, life lifetime, urgent bool) {
-	if len(s.queue)+len(s.urgent) >= s.cfg.maxQueued {
+	if s.over || len(s.queue)+len(s.urgent) >= s.cfg.maxQueued {
 		return
 	}
 	if s.cache.contains(string(keyBytes)) {
@@ -90,7 +90,7 @@ func (s *Speculator) enqueue(cmd jdwp.Command, keyBytes []byte, class jdwp.Refer
 
 // pump sends queued speculation, urgent first, while the in-flight bound allows.
 func (s *Speculator) pump(r *Response) {
-	if !s.enabled {
+	if !s.enabled || s.over {
 		return
 	}
 	s.urgent = s.send(r, s.urgent)

@@ -35,6 +35,12 @@ type Speculator struct {
 
 	enabled bool
 	closed  bool
+	// over is set once the session is ending: the debugger sent
+	// VirtualMachine.Exit or Dispose, or the VM sent VMDeath. Nothing but
+	// the debugger's own packets goes to the VM after that: a VM that exits
+	// with commands unread in its socket resets the connection, and a reset
+	// can discard replies the proxy has not read yet (Exit's among them).
+	over bool
 	sizes   jdwp.IDSizes
 
 	cache   *replyCache
@@ -237,6 +243,9 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		}
 	case jdwp.CmdVirtualMachineDispose:
 		s.clearAll()
+		s.end()
+	case jdwp.CmdVirtualMachineExit:
+		s.end()
 	}
 	if stateTrack, err := s.onStateCommand(cmd, h.ID); err != nil {
 		s.disable(r, err)
@@ -491,6 +500,14 @@ func (s *Speculator) clearAll() {
 	// replies are still to come.
 	s.susp = suspension{epoch: s.susp.epoch + 1, unsettled: s.susp.unsettled}
 	s.top = topFrame{}
+}
+
+// end stops all speculation for the rest of the session and drops what is
+// queued. Replies to synthetic commands in flight are still absorbed.
+func (s *Speculator) end() {
+	s.over = true
+	s.queue, s.urgent = nil, nil
+	clear(s.queuedKeys)
 }
 
 func (s *Speculator) debug(what string, id uint32, cmd jdwp.Command) {

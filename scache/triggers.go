@@ -77,6 +77,7 @@ func (s *Speculator) onEvents(packet []byte) error {
 			s.unloadSignature(e.Signature)
 		case *jdwp.VMDeathEvent:
 			s.clearAll()
+			s.end()
 		}
 	}
 	if t, stopped, step := s.onStopEvents(&c); stopped && s.cfg.cacheState {
