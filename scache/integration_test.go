@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/scache"
@@ -80,5 +81,22 @@ func TestTranscriptThroughProxyEqualsDirect(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExitReplyReachesTheDebugger: a JDI debugger's vm.exit() through the
+// proxy returns normally in every mode, run after run, with speculation
+// under way when it sends VirtualMachine.Exit (issue: speculation sent after
+// Exit made the exiting VM reset the connection, losing the Exit reply).
+func TestExitReplyReachesTheDebugger(t *testing.T) {
+	for _, mode := range []string{"off", "classic", "scache"} {
+		for run := 0; run < 4; run++ {
+			vm := jvmtest.Start(t, "Debuggee", "3")
+			addr, stats := startProxy(t, vm.Addr, mode)
+			got, _ := jvmtest.RunDriver(t, addr, jvmtest.DriverOptions{Stops: 2, Exit: true})
+			require.Contains(t, got, "exited after 2 stops", "through the %s proxy, run %d", mode, run)
+			<-stats
+			require.True(t, vm.Wait(30*time.Second), "the VM exited")
+		}
 	}
 }

@@ -112,7 +112,15 @@ func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error 
 	}()
 	go func() {
 		defer wg.Done()
-		fail(r.pump(vm, "VM", upW, downW, Downstream))
+		err := r.pump(vm, "VM", upW, downW, Downstream)
+		if err == io.EOF && ctx.Err() == nil {
+			// The VM closed (after Exit, say). Everything read from it has
+			// been written to the debugger: let the debugger read it all
+			// before its connection ends. The debugger's pump sees it close.
+			jdwp.CloseAfterDrain(debugger)
+			return
+		}
+		fail(err)
 	}()
 	wg.Wait()
 

@@ -40,8 +40,8 @@ type Speculator struct {
 	// the debugger's own packets goes to the VM after that: a VM that exits
 	// with commands unread in its socket resets the connection, and a reset
 	// can discard replies the proxy has not read yet (Exit's among them).
-	over bool
-	sizes   jdwp.IDSizes
+	over  bool
+	sizes jdwp.IDSizes
 
 	cache   *replyCache
 	classes classTracker

@@ -177,8 +177,11 @@ func (s *Session) readVM() {
 	close(s.done)
 	s.mu.Unlock()
 	s.vm.Close()
+	// Every packet read from the VM has been written to its client; each
+	// client reads them all before its connection ends (Attach closes it
+	// when the client does).
 	for _, cc := range clients {
-		cc.conn.Close()
+		jdwp.CloseAfterDrain(cc.conn)
 	}
 	_ = s.spec.Close()
 }

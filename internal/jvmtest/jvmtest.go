@@ -216,6 +216,8 @@ type DriverOptions struct {
 	// EventThread stops with suspend policy EVENT_THREAD: the debuggee's
 	// worker thread keeps running during stops.
 	EventThread bool
+	// Exit ends the session with vm.exit(7) instead of dispose.
+	Exit bool
 }
 
 // RunDriver runs the JDI driver against addr and returns its transcript
@@ -237,6 +239,9 @@ func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duratio
 	}
 	if o.EventThread {
 		args = append(args, "eventthread")
+	}
+	if o.Exit {
+		args = append(args, "exit")
 	}
 	cmd := exec.Command("java", args...)
 	out, err := cmd.CombinedOutput()

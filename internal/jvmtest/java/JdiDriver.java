@@ -5,11 +5,13 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [exit]
 //
 // hotswap redefines Swappable after the first stop; setvalue changes a local
 // at each stop and reads it back; eventthread stops with suspend policy
-// EVENT_THREAD, so that the other threads keep running.
+// EVENT_THREAD, so that the other threads keep running; exit ends the VM
+// with vm.exit(7) at the last stop's event instead of inspecting it and
+// disposing, and prints how that went.
 import com.sun.jdi.*;
 import com.sun.jdi.connect.*;
 import com.sun.jdi.event.*;
@@ -21,6 +23,7 @@ public class JdiDriver {
     private final VirtualMachine vm;
     private final StringBuilder out = new StringBuilder();
     private int policy = EventRequest.SUSPEND_ALL;
+    private boolean exit;
 
     JdiDriver(VirtualMachine vm) {
         this.vm = vm;
@@ -34,6 +37,7 @@ public class JdiDriver {
         String hotswap = null;
         boolean setValue = false;
         boolean eventThread = false;
+        boolean exit = false;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("hotswap=")) {
                 hotswap = args[i].substring("hotswap=".length());
@@ -41,6 +45,8 @@ public class JdiDriver {
                 setValue = true;
             } else if (args[i].equals("eventthread")) {
                 eventThread = true;
+            } else if (args[i].equals("exit")) {
+                exit = true;
             } else if (!args[i].isEmpty()) {
                 throw new IllegalArgumentException("unknown option " + args[i]);
             }
@@ -59,6 +65,7 @@ public class JdiDriver {
         VirtualMachine vm = socket.attach(ca);
         JdiDriver d = new JdiDriver(vm);
         d.policy = eventThread ? EventRequest.SUSPEND_EVENT_THREAD : EventRequest.SUSPEND_ALL;
+        d.exit = exit;
         d.run(stops, markerLine, hotswap, setValue);
         long elapsed = System.nanoTime() - start;
         System.out.print(d.out);
@@ -94,6 +101,9 @@ public class JdiDriver {
                 } else if (e instanceof BreakpointEvent) {
                     stop++;
                     ThreadReference t = ((BreakpointEvent) e).thread();
+                    if (exit && stop == stops) {
+                        break; // exit while the stop's speculation is under way
+                    }
                     line("stop " + stop + " in thread " + t.name());
                     inspect(t, setValue);
                     step(t, StepRequest.STEP_OVER, "over");
@@ -115,6 +125,15 @@ public class JdiDriver {
             if (resume) {
                 set.resume();
             }
+        }
+        if (exit) {
+            try {
+                vm.exit(7);
+                line("exited after " + stop + " stops");
+            } catch (VMDisconnectedException e) {
+                line("exit failed: " + e);
+            }
+            return;
         }
         vm.dispose();
         line("disposed after " + stop + " stops");
