@@ -32,12 +32,8 @@ func TestNothingFollowsTheEnd(t *testing.T) {
 	for name, opts := range modes {
 		for endName, end := range ends {
 			t.Run(name+"/"+endName, func(t *testing.T) {
-				vm, _ := world(sizes8)
-				h := newHarness(t, vm, opts...)
-				h.send(&jdwp.VMIDSizesCommand{})
-				h.send(&jdwp.VMResumeCommand{})
-				h.drain()
-				ev, ok := vm.Stop(1, jdwp.SuspendPolicyAll)
+				h := running(t, opts...)
+				ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyAll)
 				require.True(t, ok)
 				h.event(ev)
 				// The debugger asks for frames, the class metadata speculation

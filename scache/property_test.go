@@ -172,19 +172,23 @@ func (s *session) check() {
 	require.Equal(s.t, int64(len(s.want)), st.Hits+st.Belayed+int64(len(forwarded)))
 }
 
+// propertyModes are the Speculator configurations the property tests run:
+// every policy that caches, with belay off, a small cache, no bound on
+// commands in flight and one command in flight.
+var propertyModes = map[string][]scache.Option{
+	"default":     nil,
+	"classic":     {scache.Classic()},
+	"tiny cache":  {scache.WithCacheBytes(600)},
+	"no belay":    {scache.WithBelay(false)},
+	"unbounded":   {scache.WithMaxInFlight(0), scache.WithMaxFrames(2)},
+	"one at once": {scache.WithMaxInFlight(1)},
+}
+
 // TestTransparency is the core promise: whatever the debugger does, it gets
 // exactly one reply per command, with its own id, byte-identical to what the
 // VM would have answered without the Speculator, and never a synthetic id.
 func TestTransparency(t *testing.T) {
-	modes := map[string][]scache.Option{
-		"default":     nil,
-		"classic":     {scache.Classic()},
-		"tiny cache":  {scache.WithCacheBytes(600)},
-		"no belay":    {scache.WithBelay(false)},
-		"unbounded":   {scache.WithMaxInFlight(0), scache.WithMaxFrames(2)},
-		"one at once": {scache.WithMaxInFlight(1)},
-	}
-	for name, opts := range modes {
+	for name, opts := range propertyModes {
 		t.Run(name, func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				s := newSession(t, opts)

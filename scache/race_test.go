@@ -278,18 +278,9 @@ func (s *raceSession) check() {
 
 // TestNeverStaleUnderRaces holds the Speculator to the transparency promise
 // against a VM that acts concurrently with the debugger (see raceSession),
-// in every mode that caches, with belay off, one command in flight, no bound
-// on commands in flight and a small cache.
+// in every propertyModes configuration.
 func TestNeverStaleUnderRaces(t *testing.T) {
-	modes := map[string][]scache.Option{
-		"default":     nil,
-		"classic":     {scache.Classic()},
-		"tiny cache":  {scache.WithCacheBytes(600)},
-		"no belay":    {scache.WithBelay(false)},
-		"unbounded":   {scache.WithMaxInFlight(0), scache.WithMaxFrames(2)},
-		"one at once": {scache.WithMaxInFlight(1)},
-	}
-	for name, opts := range modes {
+	for name, opts := range propertyModes {
 		t.Run(name, func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				s := newRaceSession(t, opts)

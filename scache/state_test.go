@@ -13,17 +13,23 @@ import (
 // with the given policy, everything the Speculator asked about the stop
 // answered, and the model's top frame.
 func stopped(t *testing.T, policy jdwp.SuspendPolicy, opts ...scache.Option) (*harness, scachetest.ModelFrame) {
-	vm, classes := world(sizes8)
+	h := running(t, opts...)
+	ev, ok := h.vm.Stop(1, policy)
+	require.True(t, ok)
+	h.event(ev)
+	h.drain()
+	return h, h.vm.Thread(1).Frames[0]
+}
+
+// running returns a harness on world's classes and threads, after the
+// debugger asked for the id sizes and let the threads run.
+func running(t *testing.T, opts ...scache.Option) *harness {
+	vm, _ := world(sizes8)
 	h := newHarness(t, vm, opts...)
 	h.send(&jdwp.VMIDSizesCommand{})
 	h.send(&jdwp.VMResumeCommand{})
 	h.drain()
-	ev, ok := vm.Stop(1, policy)
-	require.True(t, ok)
-	h.event(ev)
-	h.drain()
-	_ = classes
-	return h, vm.Thread(1).Frames[0]
+	return h
 }
 
 // ask sends a command and returns the debugger's reply and the model's answer
@@ -213,11 +219,8 @@ func withStringTag(s []jdwp.SlotRequest) []jdwp.SlotRequest {
 // it processed a resume the Speculator had already forwarded proves nothing
 // about what is suspended after that resume.
 func TestStopEventCrossingAResumeIsNotTrusted(t *testing.T) {
-	vm, _ := world(sizes8)
-	h := newHarness(t, vm)
-	h.send(&jdwp.VMIDSizesCommand{})
-	h.send(&jdwp.VMResumeCommand{})
-	h.drain()
+	h := running(t)
+	vm := h.vm
 	// Thread 1 stops alone; the debugger looks at it, then resumes everything.
 	ev, ok := vm.Stop(1, jdwp.SuspendPolicyEventThread)
 	require.True(t, ok)
@@ -245,11 +248,8 @@ func TestStopEventCrossingAResumeIsNotTrusted(t *testing.T) {
 // says nothing about what is suspended once a resume sent after it has
 // been processed.
 func TestSuspendReplyOvertakenByAResumeIsNotTrusted(t *testing.T) {
-	vm, _ := world(sizes8)
-	h := newHarness(t, vm)
-	h.send(&jdwp.VMIDSizesCommand{})
-	h.send(&jdwp.VMResumeCommand{})
-	h.drain()
+	h := running(t)
+	vm := h.vm
 	// Two debugger threads: one suspends, the other resumes, pipelined.
 	h.send(&jdwp.VMSuspendCommand{})
 	h.send(&jdwp.VMResumeCommand{})
