@@ -1,6 +1,7 @@
 package ddm_test
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/jdwpscache/scache/ddm"
@@ -232,5 +233,25 @@ func TestEveryTypeHasACase(t *testing.T) {
 			require.True(t, names[tp.String()+" from VM"], "%s from VM", tp)
 		}
 		require.True(t, ddm.NewRequest(tp) != nil || ddm.NewFromVM(tp) != nil, "%s unknown", tp)
+	}
+}
+
+// A 21-byte HPSG that claims 0x0FFFFFFF units with one 2-byte run, or two
+// tiny pieces far apart, is rejected before the bitmap is allocated.
+func TestBitmapAllocatesOnlyWhatTheRunsDescribe(t *testing.T) {
+	cases := map[string][]ddm.HeapSegment{
+		"huge claim": {{HeapID: 1, UnitSize: 8, Units: 0x0FFFFFFF, Usage: []byte{1, 0}}},
+		"far apart": {
+			{HeapID: 1, UnitSize: 8, Offset: 0, Units: 1, Usage: []byte{1, 0}},
+			{HeapID: 1, UnitSize: 8, Offset: 0x0FFFFFF0, Units: 1, Usage: []byte{1, 0}},
+		},
+	}
+	for name, pieces := range cases {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := ddm.Bitmap(pieces)
+		runtime.ReadMemStats(&after)
+		require.Error(t, err, name)
+		require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "%s: bytes allocated", name)
 	}
 }

@@ -241,24 +241,32 @@ func (m *Raw) decode(r *reader) { m.Data = r.Rest() }
 // Bitmap unpacks the pieces of a heap into one state byte per allocation
 // unit, from the lowest offset of the pieces; a piece's runs must account for
 // exactly its units. Splitting a heap into pieces does not change its bitmap.
+// Every piece's runs are checked before anything is allocated, and the
+// bitmap is no larger than the units the runs describe (two bytes describe
+// at most 256 units): pieces that leave gaps larger than they cover are
+// rejected with ErrTooLarge.
 func Bitmap(pieces []HeapSegment) ([]uint8, error) {
 	if len(pieces) == 0 {
 		return nil, nil
 	}
-	lo, hi := uint64(pieces[0].Offset), uint64(0)
-	for _, p := range pieces {
-		lo = min(lo, uint64(p.Offset))
-		hi = max(hi, uint64(p.Offset)+uint64(p.Units))
-	}
-	if hi-lo > 1<<28 {
-		return nil, fmt.Errorf("%w: %d units", ErrTooLarge, hi-lo)
-	}
-	bitmap := make([]uint8, hi-lo)
-	for _, p := range pieces {
+	all := make([][]Run, len(pieces))
+	lo, hi, described := uint64(pieces[0].Offset), uint64(0), uint64(0)
+	for i, p := range pieces {
 		runs, err := p.Runs()
 		if err != nil {
 			return nil, err
 		}
+		all[i] = runs
+		lo = min(lo, uint64(p.Offset))
+		hi = max(hi, uint64(p.Offset)+uint64(p.Units))
+		described += uint64(p.Units)
+	}
+	if hi-lo > described || hi-lo > 1<<28 {
+		return nil, fmt.Errorf("%w: the pieces span %d units and describe %d", ErrTooLarge, hi-lo, described)
+	}
+	bitmap := make([]uint8, hi-lo)
+	for n, p := range pieces {
+		runs := all[n]
 		i := uint64(p.Offset) - lo
 		for _, r := range runs {
 			for k := 0; k < r.Units; k++ {
