@@ -3,6 +3,7 @@ package jdwp
 import (
 	"errors"
 	"fmt"
+	"io"
 )
 
 // Sentinel errors of malformed packets. A *PacketError wraps one of them, so
@@ -47,13 +48,31 @@ func (e *PacketError) Error() string {
 		return fmt.Sprintf("%v (%d bytes)", e.Reason, e.Len)
 	case ErrBadFlags:
 		return fmt.Sprintf("%v (flags 0x%02x)", e.Reason, e.Flags)
+	case ErrLengthTooSmall:
+		return fmt.Sprintf("%v (the length field says %d)", e.Reason, e.LengthField)
+	case ErrPacketTooLarge:
+		return fmt.Sprintf("%v (the length field says %d, the maximum is %d)", e.Reason, e.LengthField, e.Len)
 	default:
-		return fmt.Sprintf("%v (length field %d, %d bytes)", e.Reason, e.LengthField, e.Len)
+		return fmt.Sprintf("%v (the length field says %d, the packet has %d bytes)", e.Reason, e.LengthField, e.Len)
 	}
 }
 
 // Unwrap returns the sentinel reason.
 func (e *PacketError) Unwrap() error { return e.Reason }
+
+// A TruncatedError says that a connection ended inside a packet. It wraps
+// io.ErrUnexpectedEOF.
+type TruncatedError struct {
+	Want, Got int // the packet's bytes (from its length field, or the header's 11) and those read
+}
+
+// Error says how much of the packet arrived.
+func (e *TruncatedError) Error() string {
+	return fmt.Sprintf("jdwp: the connection ended inside a packet: %d of its %d bytes arrived: %v", e.Got, e.Want, io.ErrUnexpectedEOF)
+}
+
+// Unwrap returns io.ErrUnexpectedEOF.
+func (e *TruncatedError) Unwrap() error { return io.ErrUnexpectedEOF }
 
 // A DecodeError says where in a packet's data decoding failed.
 type DecodeError struct {

@@ -67,8 +67,11 @@ func (f *Framer) ReadPacketInto(buf []byte) ([]byte, error) {
 	if f.r == nil {
 		return buf, errors.New("jdwp: Framer has no reader")
 	}
-	if _, err := io.ReadFull(f.r, f.header[:]); err != nil {
-		return buf, err // io.EOF at a boundary, io.ErrUnexpectedEOF inside the header
+	if n, err := io.ReadFull(f.r, f.header[:]); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			err = &TruncatedError{Want: HeaderSize, Got: n}
+		}
+		return buf, err // io.EOF at a boundary
 	}
 	var h Header
 	if err := h.parsePrefix(f.header[:]); err != nil {
@@ -86,9 +89,9 @@ func (f *Framer) ReadPacketInto(buf []byte) ([]byte, error) {
 	}
 	buf = buf[:start+n]
 	copy(buf[start:], f.header[:])
-	if _, err := io.ReadFull(f.r, buf[start+HeaderSize:]); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
+	if got, err := io.ReadFull(f.r, buf[start+HeaderSize:]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			err = &TruncatedError{Want: n, Got: HeaderSize + got}
 		}
 		return buf[:start], err
 	}

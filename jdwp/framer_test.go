@@ -3,6 +3,7 @@ package jdwp_test
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -36,7 +37,7 @@ func TestFramerEOFInsidePacket(t *testing.T) {
 	for _, cut := range []int{1, 5, 10, 11, 12, len(b) - 1} {
 		f := jdwp.NewFramer(nil, bytes.NewReader(b[:cut]))
 		_, err := f.ReadPacket()
-		require.Equal(t, io.ErrUnexpectedEOF, err, "cut at %d", cut)
+		require.ErrorIs(t, err, io.ErrUnexpectedEOF, "cut at %d", cut)
 	}
 }
 
@@ -133,4 +134,29 @@ func BenchmarkDecodeFramesReply(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// Errors say what arrived: how much of a truncated packet, what a too-small
+// length field says, and whether HTTP came as a request or a response.
+func TestErrorTextsSayWhatArrived(t *testing.T) {
+	packet := jdwp.AppendCommand(nil, 1, jdwp.CmdVirtualMachineVersion, []byte("0123456789"))
+	_, err := jdwp.NewFramer(nil, bytes.NewReader(packet[:15])).ReadPacket()
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	require.Contains(t, err.Error(), "15 of its 21 bytes arrived")
+	_, err = jdwp.NewFramer(nil, bytes.NewReader(packet[:4])).ReadPacket()
+	require.Contains(t, err.Error(), "4 of its 11 bytes arrived")
+
+	small := append([]byte(nil), packet...)
+	small[3] = 5
+	_, err = jdwp.NewFramer(nil, bytes.NewReader(small)).ReadPacket()
+	require.ErrorIs(t, err, jdwp.ErrLengthTooSmall)
+	require.Contains(t, err.Error(), "the length field says 5")
+	require.NotContains(t, err.Error(), "11 bytes)")
+
+	err = jdwp.ReadHandshake(strings.NewReader("HTTP/1.1 400 Bad Request\r\n"), "VM")
+	require.ErrorIs(t, err, jdwp.ErrBadHandshake)
+	require.Contains(t, err.Error(), "an HTTP response")
+	require.NotContains(t, err.Error(), "browser")
+	err = jdwp.ReadHandshake(strings.NewReader("GET / HTTP/1.1\r\nHost: x\r\n"), "debugger")
+	require.Contains(t, err.Error(), "an HTTP request")
 }

@@ -62,8 +62,11 @@ func expectHandshake(r io.Reader, peer string) error {
 
 func handshakeMismatch(peer string, got []byte) error {
 	hint := ""
-	if bytes.HasPrefix(got, []byte("GET ")) || bytes.HasPrefix(got, []byte("POST ")) || bytes.HasPrefix(got, []byte("HTTP/")) {
-		hint = " (an HTTP request: is this port a web server, or a browser talking to a JDWP port?)"
+	switch {
+	case bytes.HasPrefix(got, []byte("GET ")) || bytes.HasPrefix(got, []byte("POST ")):
+		hint = " (an HTTP request: a browser or web client talking to a JDWP port?)"
+	case bytes.HasPrefix(got, []byte("HTTP/")):
+		hint = " (an HTTP response: this port is a web server, not a JDWP agent)"
 	}
 	return fmt.Errorf("%w: %s sent %q instead of %q%s", ErrBadHandshake, peer, got, HandshakeBytes, hint)
 }
