@@ -99,7 +99,11 @@ func (p *Proxy) session(ctx context.Context, debugger net.Conn, log *slog.Logger
 	r := &Relay{Speculator: spec, Journal: p.Journal}
 	err = r.Run(ctx, debugger, vm)
 	st := spec.Stats()
-	log.Info("scache: session ended", "duration", time.Since(start).Round(time.Millisecond),
+	level := slog.LevelInfo
+	if err != nil && ctx.Err() == nil {
+		level = slog.LevelWarn // the session ended on an error, not a clean close or shutdown
+	}
+	log.Log(ctx, level, "scache: session ended", "duration", time.Since(start).Round(time.Millisecond),
 		"packets_up", st.PacketsUp, "packets_down", st.PacketsDown, "synthetic", st.Synthetic,
 		"hits", st.Hits, "belayed", st.Belayed, "misses", st.Misses, "wasted", st.Wasted, "err", err)
 	if p.SessionEnded != nil {

@@ -1,0 +1,74 @@
+package scache_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/require"
+)
+
+// syncBuffer is a bytes.Buffer safe for the proxy's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A session that ends on an error (here a VM that dies inside a packet) is
+// logged as a warning with the error, not as an ordinary end.
+func TestProxyLogsASessionEndedByAnErrorAsAWarning(t *testing.T) {
+	vmLn, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer vmLn.Close()
+	go func() {
+		c, err := vmLn.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		if jdwp.VMHandshake(c, 0) == nil {
+			_, _ = c.Write(jdwp.AppendReply(nil, 1, jdwp.ErrNone, []byte("0123456789"))[:15])
+		}
+	}()
+	var logs syncBuffer
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ended := make(chan error, 1)
+	p := &scache.Proxy{
+		DialVM: func(ctx context.Context) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", vmLn.Addr().String())
+		},
+		Logger:       slog.New(slog.NewTextHandler(&logs, nil)),
+		SessionEnded: func(_ scache.Stats, err error) { ended <- err },
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	c, err := jdwp.Dial(ctx, ln.Addr().String())
+	require.NoError(t, err)
+	defer c.Close()
+	require.ErrorContains(t, <-ended, "15 of its 21 bytes arrived")
+	require.Regexp(t, `level=WARN msg="scache: session ended".*err=".*15 of its 21 bytes`, logs.String())
+}
