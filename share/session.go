@@ -5,15 +5,30 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 )
 
 // A Session owns one VM-side JDWP connection and serves any number of clients on it.
+//
+// Each client is written to from a goroutine of its own: a client that reads
+// slowly delays only itself, and one that falls behind by more than
+// ClientQueueBytes, or whose write takes longer than ClientWriteTimeout, is
+// dropped (and its requests and suspensions cleared, as when it leaves).
 type Session struct {
+	// ClientQueueBytes bounds what waits to be written to one client
+	// (DefaultClientQueueBytes when 0). Set it before the first client.
+	ClientQueueBytes int
+	// ClientWriteTimeout bounds one write to a client (DefaultClientWriteTimeout when 0).
+	ClientWriteTimeout time.Duration
+	// Logger, if set, receives a line for each client that leaves with an error.
+	Logger *slog.Logger
+
 	spec *scache.Speculator
 
 	mu      sync.Mutex
@@ -28,7 +43,7 @@ type Session struct {
 
 type clientConn struct {
 	conn io.ReadWriteCloser
-	wmu  sync.Mutex
+	out  *clientWriter
 }
 
 // New starts a session on a VM connection: it performs the debugger's side
@@ -100,7 +115,9 @@ func (s *Session) Serve(ctx context.Context, ln net.Listener) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = s.Attach(conn)
+			if err := s.Attach(conn); err != nil && s.Logger != nil {
+				s.Logger.Warn("share: client left", "remote", conn.RemoteAddr().String(), "err", err)
+			}
 		}()
 	}
 }
@@ -130,7 +147,14 @@ func (s *Session) Attach(conn io.ReadWriteCloser) error {
 	}
 	s.nextID++
 	id := s.nextID
-	cc := &clientConn{conn: conn}
+	limit, timeout := s.ClientQueueBytes, s.ClientWriteTimeout
+	if limit <= 0 {
+		limit = DefaultClientQueueBytes
+	}
+	if timeout <= 0 {
+		timeout = DefaultClientWriteTimeout
+	}
+	cc := &clientConn{conn: conn, out: newClientWriter(conn, limit, timeout)}
 	s.clients[id] = cc
 	s.m.join(id)
 	s.mu.Unlock()
@@ -150,6 +174,11 @@ func (s *Session) Attach(conn io.ReadWriteCloser) error {
 		delete(s.clients, id)
 		return s.m.leave(id, true)
 	})
+	conn.Close() // before stop: a write blocked on a client that does not read ends
+	cc.out.stop()
+	if derr := cc.out.dropped(); derr != nil && derr != errStopped {
+		return derr
+	}
 	if err == io.EOF || errors.Is(err, net.ErrClosed) {
 		return nil
 	}
@@ -177,48 +206,31 @@ func (s *Session) readVM() {
 	close(s.done)
 	s.mu.Unlock()
 	s.vm.Close()
-	// Every packet read from the VM has been written to its client; each
-	// client reads them all before its connection ends (Attach closes it
-	// when the client does).
+	// Every packet read from the VM has been queued for its client; each
+	// client gets them all, then the end of its connection.
 	for _, cc := range clients {
-		jdwp.CloseAfterDrain(cc.conn)
+		cc.out.finish()
 	}
 	_ = s.spec.Close()
 }
 
-// process runs one step of the state machine and sends what it says: to
-// the VM under the lock, so that the VM receives commands in the order the
-// Speculator decided them, then to clients. A client whose write fails is
-// disconnected; a failed write to the VM ends the session.
+// process runs one step of the state machine and sends what it says, under
+// the lock, so that the VM and each client receive packets in the order the
+// Speculator decided them. Clients' packets are queued for their writers; a
+// failed write to the VM ends the session.
 func (s *Session) process(step func() []out) {
 	s.mu.Lock()
-	outs := step()
-	var toClients []out
-	for _, o := range outs {
+	defer s.mu.Unlock()
+	for _, o := range step() {
 		if !o.toVM {
-			toClients = append(toClients, o)
+			if cc := s.clients[o.client]; cc != nil {
+				cc.out.send(o.packet)
+			}
 			continue
 		}
 		if _, err := s.vm.Write(o.packet); err != nil {
 			s.vm.Close()
-			break
-		}
-	}
-	conns := make(map[ClientID]*clientConn, len(toClients))
-	for _, o := range toClients {
-		conns[o.client] = s.clients[o.client]
-	}
-	s.mu.Unlock()
-	for _, o := range toClients {
-		cc := conns[o.client]
-		if cc == nil {
-			continue
-		}
-		cc.wmu.Lock()
-		_, err := cc.conn.Write(o.packet)
-		cc.wmu.Unlock()
-		if err != nil {
-			cc.conn.Close()
+			return
 		}
 	}
 }

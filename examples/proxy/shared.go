@@ -24,6 +24,7 @@ func serveShared(ctx context.Context, ln net.Listener, cfg config, opts []scache
 		return err
 	}
 	defer s.Close()
+	s.Logger = slog.Default()
 	err = s.Serve(ctx, ln)
 	total, per := s.Stats()
 	slog.Info("shared session ended", "clients", len(per), "synthetic", total.Synthetic, "hits", total.Hits,
