@@ -8,12 +8,18 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
 )
 
 // A Proxy accepts debugger connections and relays each, through a new
 // Speculator, to a VM it dials. It serves one session at a time: a VM's JDWP
-// agent accepts one debugger, so a second connection while a session runs is
-// closed at once and logged.
+// agent accepts one debugger. Every connection must first send the JDWP
+// handshake (within jdwp.HandshakeTimeout); one that sends anything else is
+// closed without the VM being dialled, and while one is still sending its
+// handshake others are accepted: the first complete handshake gets the
+// session. A debugger that completes its handshake while a session runs is
+// closed at once, and logged.
 //
 // JDWP gives whoever connects code execution in the VM: listen on loopback
 // (127.0.0.1) unless the network between debugger and proxy is trusted.
@@ -36,7 +42,7 @@ type Proxy struct {
 }
 
 // Serve accepts connections on ln until ctx is cancelled or ln fails, and
-// returns after every session it started has ended.
+// returns after every connection it accepted has been dealt with.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	if p.DialVM == nil {
 		return errors.New("scache: Proxy.DialVM is not set")
@@ -56,29 +62,71 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 			}
 			return fmt.Errorf("scache: accepting debuggers: %w", err)
 		}
-		p.mu.Lock()
-		busy := p.active
-		if !busy {
-			p.active = true
-		}
-		p.mu.Unlock()
-		if busy {
-			log.Warn("scache: refusing a second debugger: the VM accepts one JDWP session at a time",
-				"remote", conn.RemoteAddr().String())
-			conn.Close()
-			continue
-		}
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			defer func() {
-				p.mu.Lock()
-				p.active = false
-				p.mu.Unlock()
-			}()
-			p.session(ctx, conn, log)
+			p.serveConn(ctx, conn, log)
 		}()
 	}
+}
+
+// serveConn reads a connection's handshake and, if it is the first complete
+// one while no session runs, serves the session.
+func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) {
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	_ = conn.SetDeadline(time.Now().Add(jdwp.HandshakeTimeout))
+	err := jdwp.ReadHandshake(conn, "debugger")
+	_ = conn.SetDeadline(time.Time{})
+	if !stop() {
+		conn.Close()
+		return // shutting down
+	}
+	if err != nil {
+		log.Info("scache: closing a connection that is not a JDWP debugger", "remote", conn.RemoteAddr().String(), "err", err)
+		conn.Close()
+		return
+	}
+	p.mu.Lock()
+	busy := p.active
+	p.active = true
+	p.mu.Unlock()
+	if busy {
+		log.Warn("scache: refusing a second debugger: the VM accepts one JDWP session at a time",
+			"remote", conn.RemoteAddr().String())
+		conn.Close()
+		return
+	}
+	defer func() {
+		p.mu.Lock()
+		p.active = false
+		p.mu.Unlock()
+	}()
+	// The relay passes the handshake on: it reads it again from here.
+	p.session(ctx, &handshakeRead{Conn: conn, pending: jdwp.HandshakeBytes}, log)
+}
+
+// handshakeRead is a debugger connection whose handshake the proxy has
+// already read: reads return the handshake first.
+type handshakeRead struct {
+	net.Conn
+	pending []byte
+}
+
+func (c *handshakeRead) Read(b []byte) (int, error) {
+	if len(c.pending) > 0 {
+		n := copy(b, c.pending)
+		c.pending = c.pending[n:]
+		return n, nil
+	}
+	return c.Conn.Read(b)
+}
+
+// CloseWrite half-closes the connection when it can (see jdwp.CloseAfterDrain).
+func (c *handshakeRead) CloseWrite() error {
+	if hc, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return hc.CloseWrite()
+	}
+	return errors.ErrUnsupported
 }
 
 func (p *Proxy) session(ctx context.Context, debugger net.Conn, log *slog.Logger) {

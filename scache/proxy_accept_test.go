@@ -1,0 +1,125 @@
+package scache_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/require"
+)
+
+// acceptingProxy runs a Proxy in front of a model VM on loopback and returns
+// its address and how many times it dialled the VM.
+func acceptingProxy(t *testing.T) (string, *atomic.Int32) {
+	vm, _ := world(sizes8)
+	vmLn, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { vmLn.Close() })
+	go func() {
+		for {
+			c, err := vmLn.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if jdwp.VMHandshake(c, 0) != nil {
+					return
+				}
+				f := jdwp.NewFramer(nil, c)
+				for {
+					p, err := f.ReadPacket()
+					if err != nil {
+						return
+					}
+					if _, err := c.Write(vm.Clone().Handle(p)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	var dials atomic.Int32
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &scache.Proxy{
+		DialVM: func(ctx context.Context) (net.Conn, error) {
+			dials.Add(1)
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", vmLn.Addr().String())
+		},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	return ln.Addr().String(), &dials
+}
+
+// A connection that sends something other than the handshake is closed
+// without the VM being dialled (a JVM logs every failed attach).
+func TestProxyDialsTheVMOnlyAfterAHandshake(t *testing.T) {
+	addr, dials := acceptingProxy(t)
+	for _, junk := range []string{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "\x00\x00\x00\x0bgarbage!!!!!"} {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		_, err = c.Write([]byte(junk))
+		require.NoError(t, err)
+		_ = c.SetReadDeadline(time.Now().Add(time.Minute)) // a guard against a hang
+		b, err := io.ReadAll(c)
+		require.Empty(t, b, "nothing is answered")
+		if err != nil { // closed with junk unread: reset
+			require.ErrorIs(t, err, syscall.ECONNRESET, "the proxy closes the connection")
+		}
+		c.Close()
+	}
+	require.Zero(t, dials.Load(), "the VM was dialled for junk")
+	// A debugger afterwards gets its session.
+	conn, err := jdwp.Dial(context.Background(), addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	var sizes jdwp.VMIDSizesReply
+	require.NoError(t, conn.Call(context.Background(), &jdwp.VMIDSizesCommand{}, &sizes))
+	require.Equal(t, int32(1), dials.Load())
+}
+
+// A client that sends half a handshake and stops holds nothing: a real
+// debugger that arrives meanwhile gets the session at once; one that
+// completes its handshake while that session runs is refused.
+func TestProxyGivesTheSessionToTheFirstCompleteHandshake(t *testing.T) {
+	addr, dials := acceptingProxy(t)
+	half, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer half.Close()
+	_, err = half.Write(jdwp.HandshakeBytes[:7])
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a guard against a hang
+	defer cancel()
+	conn, err := jdwp.Dial(ctx, addr)
+	require.NoError(t, err)
+	defer conn.Close()
+	var sizes jdwp.VMIDSizesReply
+	require.NoError(t, conn.Call(ctx, &jdwp.VMIDSizesCommand{}, &sizes))
+	require.Equal(t, sizes8, sizes.Sizes)
+
+	// The late half completes its handshake: the session is taken.
+	_, err = half.Write(jdwp.HandshakeBytes[7:])
+	require.NoError(t, err)
+	_ = half.SetReadDeadline(time.Now().Add(time.Minute)) // a guard against a hang
+	b, err := io.ReadAll(half)
+	require.NoError(t, err)
+	require.Empty(t, b, "refused without a handshake reply")
+	require.Equal(t, int32(1), dials.Load())
+}
