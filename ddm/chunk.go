@@ -57,6 +57,7 @@ var (
 	TypeTHEN = TypeOf("THEN") // thread notifications on/off
 	TypeTHCR = TypeOf("THCR") // thread created
 	TypeTHDE = TypeOf("THDE") // thread died
+	TypeTHNM = TypeOf("THNM") // thread renamed
 	TypeTHST = TypeOf("THST") // thread status
 	TypeSTKL = TypeOf("STKL") // a thread's stack
 

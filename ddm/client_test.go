@@ -61,8 +61,8 @@ func TestToolAndFakeVMOverTCP(t *testing.T) {
 	require.NoError(t, jdwp.DebuggerHandshake(nc, 5*time.Second))
 	c := ddm.NewClient(jdwp.NewConnFrom(nc, ddm.FirstToolID))
 	defer c.Close()
-	events := handleAll(c, ddm.TypeTHCR, ddm.TypeTHDE, ddm.TypeTHST, ddm.TypeHPIF, ddm.TypeHPST, ddm.TypeHPSG,
-		ddm.TypeHPEN, ddm.TypeWAIT)
+	events := handleAll(c, ddm.TypeTHCR, ddm.TypeTHDE, ddm.TypeTHNM, ddm.TypeTHST, ddm.TypeHPIF, ddm.TypeHPST,
+		ddm.TypeHPSG, ddm.TypeHPEN, ddm.TypeWAIT)
 
 	h, err := c.Hello(ctx(t))
 	require.NoError(t, err)
@@ -101,6 +101,10 @@ func TestToolAndFakeVMOverTCP(t *testing.T) {
 	var de ddm.ThreadDied
 	require.NoError(t, ddm.Decode(next(t, events), &de))
 	require.Equal(t, uint32(7), de.ID)
+	vm.RenameThread(9, "pool-1-thread-1")
+	var nm ddm.ThreadRenamed
+	require.NoError(t, ddm.Decode(next(t, events), &nm))
+	require.Equal(t, ddm.ThreadRenamed{ID: 9, Name: "pool-1-thread-1"}, nm)
 
 	// Periodic status.
 	vm.SetStatus(1, ddm.StateWaiting)

@@ -95,6 +95,7 @@ var cases = []msgCase{
 	emptyRequest(ddm.TypeDBGD),
 	request(ddm.TypeTHEN, func(t *rapid.T) ddm.Message { return &ddm.ThreadNotify{Enable: rapid.Bool().Draw(t, "on")} }),
 	fromVM(ddm.TypeTHCR, func(t *rapid.T) ddm.Message { return &ddm.ThreadCreated{ID: u4(t), Name: str(t, "name")} }),
+	fromVM(ddm.TypeTHNM, func(t *rapid.T) ddm.Message { return &ddm.ThreadRenamed{ID: u4(t), Name: str(t, "name")} }),
 	fromVM(ddm.TypeTHDE, func(t *rapid.T) ddm.Message { return &ddm.ThreadDied{ID: u4(t)} }),
 	request(ddm.TypeTHST, func(t *rapid.T) ddm.Message { return &ddm.ThreadStatusInterval{Millis: u4(t)} }),
 	fromVM(ddm.TypeTHST, func(t *rapid.T) ddm.Message {
@@ -222,7 +223,7 @@ func TestEveryTypeHasACase(t *testing.T) {
 		names[c.name] = true
 	}
 	for _, tp := range []ddm.Type{ddm.TypeHELO, ddm.TypeFEAT, ddm.TypeWAIT, ddm.TypeDBGD, ddm.TypeAPNM, ddm.TypeSTAG,
-		ddm.TypeEXIT, ddm.TypeFAIL, ddm.TypeTHEN, ddm.TypeTHCR, ddm.TypeTHDE, ddm.TypeTHST, ddm.TypeSTKL, ddm.TypeHPIF,
+		ddm.TypeEXIT, ddm.TypeFAIL, ddm.TypeTHEN, ddm.TypeTHCR, ddm.TypeTHDE, ddm.TypeTHNM, ddm.TypeTHST, ddm.TypeSTKL, ddm.TypeHPIF,
 		ddm.TypeHPSG, ddm.TypeHPSO, ddm.TypeNHSG, ddm.TypeHPST, ddm.TypeHPEN, ddm.TypeNHST, ddm.TypeNHEN, ddm.TypeHPGC,
 		ddm.TypeHPDU, ddm.TypeHPDS, ddm.TypeNHGT, ddm.TypeREAE, ddm.TypeREAQ, ddm.TypeREAL, ddm.TypeMPRS, ddm.TypeMPRE,
 		ddm.TypeMPSS, ddm.TypeMPSE, ddm.TypeSPSS, ddm.TypeSPSE, ddm.TypeMPRQ} {

@@ -56,6 +56,8 @@ func NewFromVM(t Type) Message {
 		return &ThreadCreated{}
 	case TypeTHDE:
 		return &ThreadDied{}
+	case TypeTHNM:
+		return &ThreadRenamed{}
 	case TypeTHST:
 		return &ThreadStatus{}
 	case TypeSTKL:

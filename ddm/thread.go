@@ -20,6 +20,19 @@ func (*ThreadCreated) ChunkType() Type    { return TypeTHCR }
 func (m *ThreadCreated) encode(w *writer) { w.u4(m.ID); w.string(m.Name) }
 func (m *ThreadCreated) decode(r *reader) { m.ID, m.Name = r.Uint32(), r.string() }
 
+// ThreadRenamed announces a thread's new name (THNM), which ART and Dalvik
+// send when a thread with notifications on renames itself. Its layout is
+// THCR's.
+type ThreadRenamed struct {
+	ID   uint32
+	Name string
+}
+
+// ChunkType implements Message.
+func (*ThreadRenamed) ChunkType() Type    { return TypeTHNM }
+func (m *ThreadRenamed) encode(w *writer) { w.u4(m.ID); w.string(m.Name) }
+func (m *ThreadRenamed) decode(r *reader) { m.ID, m.Name = r.Uint32(), r.string() }
+
 // ThreadDied announces a thread's end (THDE).
 type ThreadDied struct{ ID uint32 }
 

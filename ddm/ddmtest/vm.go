@@ -105,6 +105,21 @@ func (vm *VM) EndThread(id uint32) {
 	}
 }
 
+// RenameThread changes a thread's name and, with notifications on, sends
+// THNM, as ART does when a thread renames itself.
+func (vm *VM) RenameThread(id uint32, name string) {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	for i := range vm.threads {
+		if vm.threads[i].ID == id {
+			vm.threads[i].Name = name
+		}
+	}
+	if vm.notify {
+		vm.sendLocked(ddm.Encode(&ddm.ThreadRenamed{ID: id, Name: name}))
+	}
+}
+
 // SetAppName changes the application's name and sends APNM, as a VM does
 // when a pre-initialized process becomes an app.
 func (vm *VM) SetAppName(name string) {

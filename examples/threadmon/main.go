@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	forward := func(ch ddm.Chunk, isReply bool, id uint32) {
 		changes <- ddm.Chunk{Type: ch.Type, Data: append([]byte(nil), ch.Data...)}
 	}
-	for _, t := range []ddm.Type{ddm.TypeTHCR, ddm.TypeTHDE, ddm.TypeTHST, ddm.TypeAPNM} {
+	for _, t := range []ddm.Type{ddm.TypeTHCR, ddm.TypeTHDE, ddm.TypeTHNM, ddm.TypeTHST, ddm.TypeAPNM} {
 		c.Handle(t, forward)
 	}
 	if _, err := c.Request(ctx, &ddm.ThreadNotify{Enable: true}); err != nil {
@@ -147,6 +147,16 @@ func apply(threads map[uint32]*thread, ch ddm.Chunk) bool {
 			return false
 		}
 		threads[m.ID] = &thread{id: m.ID, name: m.Name, status: ddm.StateInitializing}
+	case ddm.TypeTHNM:
+		var m ddm.ThreadRenamed
+		if ddm.Decode(ch, &m) != nil {
+			return false
+		}
+		if t := threads[m.ID]; t != nil {
+			t.name = m.Name
+		} else {
+			threads[m.ID] = &thread{id: m.ID, name: m.Name}
+		}
 	case ddm.TypeTHDE:
 		var m ddm.ThreadDied
 		if ddm.Decode(ch, &m) != nil {

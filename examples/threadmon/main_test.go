@@ -62,3 +62,14 @@ func TestOverADB(t *testing.T) {
 	}, 20*time.Second, 50*time.Millisecond, "last error: %s", &errOut)
 	require.Contains(t, stdout.String(), "main")
 }
+
+// A THNM renames a thread in the table.
+func TestRenamedThread(t *testing.T) {
+	threads := map[uint32]*thread{}
+	require.True(t, apply(threads, ddm.Encode(&ddm.ThreadCreated{ID: 3, Name: "Thread-2"})))
+	require.True(t, apply(threads, ddm.Encode(&ddm.ThreadRenamed{ID: 3, Name: "OkHttp Dispatcher"})))
+	var out bytes.Buffer
+	print(&out, threads)
+	require.Contains(t, out.String(), "OkHttp Dispatcher")
+	require.NotContains(t, out.String(), "Thread-2")
+}
