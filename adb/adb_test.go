@@ -110,3 +110,37 @@ func next[T any](t *testing.T, ch <-chan T) T {
 		return zero
 	}
 }
+
+// TestRealCLIDebuggingWorkflow runs the adb commands a debugging workflow
+// uses, with adb's own command-line client, against the emulated device.
+func TestRealCLIDebuggingWorkflow(t *testing.T) {
+	c := adbServer(t)
+	d := device(t)
+	serial := connect(t, c, d)
+	vm := jvmtest.Start(t, "Debuggee", "1")
+	d.AddProcess(4242, vm.Addr)
+	d.AddProcess(77, vm.Addr)
+	_, port, _ := net.SplitHostPort(c.Addr)
+	adbCLI := func(args ...string) string {
+		cx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a guard against a hang
+		defer cancel()
+		out, err := exec.CommandContext(cx, "adb", append([]string{"-P", port, "-s", serial}, args...)...).CombinedOutput()
+		require.NoError(t, err, "adb %v: %s", args, out)
+		return strings.ReplaceAll(string(out), "\r", "")
+	}
+	require.Equal(t, "77\n4242\n", adbCLI("jdwp"))
+	require.Equal(t, "device\n", adbCLI("get-state"))
+	adbCLI("wait-for-device")
+	require.Contains(t, adbCLI("devices", "-l"), "model:Scache_Phone")
+	require.Equal(t, "sdk_phone\n", adbCLI("shell", "getprop", "ro.product.name"))
+	fwd := strings.TrimSpace(adbCLI("forward", "tcp:0", "jdwp:4242"))
+	conn, err := net.Dial("tcp", "127.0.0.1:"+fwd)
+	require.NoError(t, err)
+	require.NoError(t, jdwp.DebuggerHandshake(conn, 10*time.Second))
+	jc := jdwp.NewConn(conn)
+	defer jc.Close()
+	var sizes jdwp.VMIDSizesReply
+	require.NoError(t, jc.Call(ctx(t), &jdwp.VMIDSizesCommand{}, &sizes))
+	require.Contains(t, adbCLI("forward", "--list"), "jdwp:4242")
+	adbCLI("features")
+}

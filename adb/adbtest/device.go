@@ -3,7 +3,9 @@
 // adb wire protocol: it answers CNXN without authentication, opens streams
 // with flow control (one WRTE in flight per stream until OKAY), and serves
 // jdwp:<pid> by bridging to a JVM's JDWP TCP port configured per pid,
-// track-jdwp with those pids, and shell:echo. Everything else is refused.
+// jdwp and track-jdwp with those pids, and shell:echo and shell:getprop.
+// Everything else is refused. (adb's devices -l, get-state, features,
+// wait-for-device and forward are answered by the adb server itself.)
 package adbtest
 
 import (
@@ -112,6 +114,12 @@ func (d *Device) accept() {
 
 // pidList is the track-jdwp payload: a 4-hex-digit length, then one pid a line.
 func (d *Device) pidList() []byte {
+	list := d.pids()
+	return []byte(fmt.Sprintf("%04x%s", len(list), list))
+}
+
+// pids returns the debuggable pids, one a line, as the jdwp service sends them.
+func (d *Device) pids() string {
 	d.mu.Lock()
 	pids := make([]int, 0, len(d.procs))
 	for p := range d.procs {
@@ -123,7 +131,7 @@ func (d *Device) pidList() []byte {
 	for _, p := range pids {
 		sb.WriteString(strconv.Itoa(p) + "\n")
 	}
-	return []byte(fmt.Sprintf("%04x%s", sb.Len(), sb.String()))
+	return sb.String()
 }
 
 func (d *Device) notifyTrackers() {
@@ -260,6 +268,16 @@ func (c *conn) open(remote uint32, service string) {
 			return
 		}
 		c.d.goDo(func() { s.bridge(vm) })
+	case service == "jdwp":
+		// `adb jdwp`: the pids once, with no length prefix, then the end.
+		if !accept() {
+			refuse()
+			return
+		}
+		c.d.goDo(func() {
+			s.write([]byte(c.d.pids()))
+			s.close(true)
+		})
 	case service == "track-jdwp":
 		if !accept() {
 			refuse()
