@@ -163,3 +163,22 @@ func (m *MethodIsObsoleteCommand) Decode(r *Reader) error {
 
 // Command implements CommandMessage.
 func (*MethodIsObsoleteCommand) Command() Command { return CmdMethodIsObsolete }
+
+// MethodBytecodesCommand asks for a method's bytecodes (Method.Bytecodes).
+// Its reply is an int count and that many bytes.
+type MethodBytecodesCommand struct {
+	RefType ReferenceTypeID
+	Method  MethodID
+}
+
+// Command implements CommandMessage.
+func (*MethodBytecodesCommand) Command() Command { return CmdMethodBytecodes }
+
+// Encode implements Message.
+func (m *MethodBytecodesCommand) Encode(w *Writer) { encodeMethod(w, m.RefType, m.Method) }
+
+// Decode implements Message.
+func (m *MethodBytecodesCommand) Decode(r *Reader) error {
+	m.RefType, m.Method = r.ReferenceTypeID(), r.MethodID()
+	return r.Err()
+}

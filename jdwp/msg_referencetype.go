@@ -308,3 +308,71 @@ func (m *ClassTypeSuperclassReply) Decode(r *Reader) error {
 	m.Superclass = r.ReferenceTypeID()
 	return r.Err()
 }
+
+// RefTypeClassLoaderCommand asks for a type's class loader
+// (ReferenceType.ClassLoader). Its reply is an object id (0: the bootstrap loader).
+type RefTypeClassLoaderCommand struct{ RefType ReferenceTypeID }
+
+// Command implements CommandMessage.
+func (*RefTypeClassLoaderCommand) Command() Command { return CmdReferenceTypeClassLoader }
+
+// Encode implements Message.
+func (m *RefTypeClassLoaderCommand) Encode(w *Writer) { w.ReferenceTypeID(m.RefType) }
+
+// Decode implements Message.
+func (m *RefTypeClassLoaderCommand) Decode(r *Reader) error { m.RefType = r.ReferenceTypeID(); return r.Err() }
+
+// RefTypeModifiersCommand asks for a type's modifiers (ReferenceType.Modifiers).
+// Its reply is an IntReply.
+type RefTypeModifiersCommand struct{ RefType ReferenceTypeID }
+
+// Command implements CommandMessage.
+func (*RefTypeModifiersCommand) Command() Command { return CmdReferenceTypeModifiers }
+
+// Encode implements Message.
+func (m *RefTypeModifiersCommand) Encode(w *Writer) { w.ReferenceTypeID(m.RefType) }
+
+// Decode implements Message.
+func (m *RefTypeModifiersCommand) Decode(r *Reader) error { m.RefType = r.ReferenceTypeID(); return r.Err() }
+
+// RefTypeClassObjectCommand asks for a type's java.lang.Class instance
+// (ReferenceType.ClassObject). Its reply is an object id.
+type RefTypeClassObjectCommand struct{ RefType ReferenceTypeID }
+
+// Command implements CommandMessage.
+func (*RefTypeClassObjectCommand) Command() Command { return CmdReferenceTypeClassObject }
+
+// Encode implements Message.
+func (m *RefTypeClassObjectCommand) Encode(w *Writer) { w.ReferenceTypeID(m.RefType) }
+
+// Decode implements Message.
+func (m *RefTypeClassObjectCommand) Decode(r *Reader) error { m.RefType = r.ReferenceTypeID(); return r.Err() }
+
+// RefTypeClassFileVersionCommand asks for the class file version a type was
+// defined with (ReferenceType.ClassFileVersion): major and minor, two ints.
+type RefTypeClassFileVersionCommand struct{ RefType ReferenceTypeID }
+
+// Command implements CommandMessage.
+func (*RefTypeClassFileVersionCommand) Command() Command { return CmdReferenceTypeClassFileVersion }
+
+// Encode implements Message.
+func (m *RefTypeClassFileVersionCommand) Encode(w *Writer) { w.ReferenceTypeID(m.RefType) }
+
+// Decode implements Message.
+func (m *RefTypeClassFileVersionCommand) Decode(r *Reader) error {
+	m.RefType = r.ReferenceTypeID()
+	return r.Err()
+}
+
+// RefTypeModuleCommand asks for a type's module (ReferenceType.Module). Its
+// reply is an object id.
+type RefTypeModuleCommand struct{ RefType ReferenceTypeID }
+
+// Command implements CommandMessage.
+func (*RefTypeModuleCommand) Command() Command { return CmdReferenceTypeModule }
+
+// Encode implements Message.
+func (m *RefTypeModuleCommand) Encode(w *Writer) { w.ReferenceTypeID(m.RefType) }
+
+// Decode implements Message.
+func (m *RefTypeModuleCommand) Decode(r *Reader) error { m.RefType = r.ReferenceTypeID(); return r.Err() }

@@ -241,3 +241,32 @@ func (m *StringRefValueCommand) Decode(r *Reader) error { m.Object = r.ObjectID(
 
 // Command implements CommandMessage.
 func (*StringRefValueCommand) Command() Command { return CmdStringReferenceValue }
+
+// ObjectRefGetValuesCommand asks for the values of fields of an object
+// (ObjectReference.GetValues). Its reply is a ValuesReply.
+type ObjectRefGetValuesCommand struct {
+	Object ObjectID
+	Fields []FieldID
+}
+
+// Command implements CommandMessage.
+func (*ObjectRefGetValuesCommand) Command() Command { return CmdObjectReferenceGetValues }
+
+// Encode implements Message.
+func (m *ObjectRefGetValuesCommand) Encode(w *Writer) {
+	w.ObjectID(m.Object)
+	w.Int32(int32(len(m.Fields)))
+	for _, f := range m.Fields {
+		w.FieldID(f)
+	}
+}
+
+// Decode implements Message.
+func (m *ObjectRefGetValuesCommand) Decode(r *Reader) error {
+	m.Object = r.ObjectID()
+	m.Fields = make([]FieldID, r.Count(r.sizes.FieldID))
+	for i := range m.Fields {
+		m.Fields[i] = r.FieldID()
+	}
+	return r.Err()
+}

@@ -30,11 +30,17 @@ var codecs = map[Command]messageCodec{
 	CmdReferenceTypeFields:               {func() CommandMessage { return &RefTypeFieldsCommand{} }, func() Message { return &RefTypeFieldsReply{} }},
 	CmdReferenceTypeFieldsWithGeneric:    {func() CommandMessage { return &RefTypeFieldsWithGenericCommand{} }, func() Message { return &RefTypeFieldsReply{Generic: true} }},
 	CmdClassTypeSuperclass:               {func() CommandMessage { return &ClassTypeSuperclassCommand{} }, func() Message { return &ClassTypeSuperclassReply{} }},
+	CmdReferenceTypeClassLoader:          {func() CommandMessage { return &RefTypeClassLoaderCommand{} }, nil},
+	CmdReferenceTypeModifiers:            {func() CommandMessage { return &RefTypeModifiersCommand{} }, func() Message { return &IntReply{} }},
+	CmdReferenceTypeClassObject:          {func() CommandMessage { return &RefTypeClassObjectCommand{} }, nil},
+	CmdReferenceTypeClassFileVersion:     {func() CommandMessage { return &RefTypeClassFileVersionCommand{} }, nil},
+	CmdReferenceTypeModule:               {func() CommandMessage { return &RefTypeModuleCommand{} }, nil},
 
 	CmdMethodLineTable:                {func() CommandMessage { return &MethodLineTableCommand{} }, func() Message { return &MethodLineTableReply{} }},
 	CmdMethodVariableTable:            {func() CommandMessage { return &MethodVariableTableCommand{} }, func() Message { return &MethodVariableTableReply{} }},
 	CmdMethodVariableTableWithGeneric: {func() CommandMessage { return &MethodVariableTableWithGenericCommand{} }, func() Message { return &MethodVariableTableReply{Generic: true} }},
 	CmdMethodIsObsolete:               {func() CommandMessage { return &MethodIsObsoleteCommand{} }, func() Message { return &BoolReply{} }},
+	CmdMethodBytecodes:                {func() CommandMessage { return &MethodBytecodesCommand{} }, nil},
 
 	CmdThreadReferenceName:       {func() CommandMessage { return &ThreadNameCommand{} }, func() Message { return &StringReply{} }},
 	CmdThreadReferenceFrames:     {func() CommandMessage { return &ThreadFramesCommand{} }, func() Message { return &ThreadFramesReply{} }},
@@ -45,6 +51,7 @@ var codecs = map[Command]messageCodec{
 
 	CmdObjectReferenceReferenceType: {func() CommandMessage { return &ObjectRefReferenceTypeCommand{} }, func() Message { return &ObjectRefReferenceTypeReply{} }},
 	CmdStringReferenceValue:         {func() CommandMessage { return &StringRefValueCommand{} }, func() Message { return &StringReply{} }},
+	CmdObjectReferenceGetValues:     {func() CommandMessage { return &ObjectRefGetValuesCommand{} }, func() Message { return &ValuesReply{} }},
 
 	CmdEventRequestSet:   {func() CommandMessage { return &EventRequestSetCommand{} }, func() Message { return &IntReply{} }},
 	CmdEventRequestClear: {func() CommandMessage { return &EventRequestClearCommand{} }, func() Message { return &EmptyReply{} }},
@@ -61,8 +68,8 @@ func NewCommandMessage(cmd Command) CommandMessage {
 }
 
 // NewReplyMessage returns an empty typed message for the data of a successful
-// reply to cmd, or nil if this package has no typed message for it (or the
-// command, like Event.Composite, has no reply).
+// reply to cmd, or nil if this package has no typed message for that reply
+// (or the command, like Event.Composite, has no reply).
 func NewReplyMessage(cmd Command) Message {
 	if c, ok := codecs[cmd]; ok && c.reply != nil {
 		return c.reply()

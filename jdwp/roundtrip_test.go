@@ -275,6 +275,21 @@ var messageCases = []messageCase{
 	replyCase(jdwp.CmdVirtualMachineAllThreads, func(g *gen) jdwp.Message { return &jdwp.ObjectIDsReply{IDs: sliceOf(g, g.obj)} }),
 
 	cmdCase(jdwp.CmdReferenceTypeSignature, func(g *gen) jdwp.Message { return &jdwp.RefTypeSignatureCommand{RefType: g.ref()} }),
+	cmdCase(jdwp.CmdReferenceTypeClassLoader, func(g *gen) jdwp.Message { return &jdwp.RefTypeClassLoaderCommand{RefType: g.ref()} }),
+	cmdCase(jdwp.CmdReferenceTypeModifiers, func(g *gen) jdwp.Message { return &jdwp.RefTypeModifiersCommand{RefType: g.ref()} }),
+	replyCase(jdwp.CmdReferenceTypeModifiers, func(g *gen) jdwp.Message { return &jdwp.IntReply{Value: g.i32()} }),
+	cmdCase(jdwp.CmdReferenceTypeClassObject, func(g *gen) jdwp.Message { return &jdwp.RefTypeClassObjectCommand{RefType: g.ref()} }),
+	cmdCase(jdwp.CmdReferenceTypeClassFileVersion, func(g *gen) jdwp.Message {
+		return &jdwp.RefTypeClassFileVersionCommand{RefType: g.ref()}
+	}),
+	cmdCase(jdwp.CmdReferenceTypeModule, func(g *gen) jdwp.Message { return &jdwp.RefTypeModuleCommand{RefType: g.ref()} }),
+	cmdCase(jdwp.CmdMethodBytecodes, func(g *gen) jdwp.Message {
+		return &jdwp.MethodBytecodesCommand{RefType: g.ref(), Method: g.method()}
+	}),
+	cmdCase(jdwp.CmdObjectReferenceGetValues, func(g *gen) jdwp.Message {
+		return &jdwp.ObjectRefGetValuesCommand{Object: g.obj(), Fields: sliceOf(g, g.field)}
+	}),
+	replyCase(jdwp.CmdObjectReferenceGetValues, func(g *gen) jdwp.Message { return &jdwp.ValuesReply{Values: sliceOf(g, g.value)} }),
 	stringReply(jdwp.CmdReferenceTypeSignature),
 	cmdCase(jdwp.CmdReferenceTypeSignatureWithGeneric, func(g *gen) jdwp.Message {
 		return &jdwp.RefTypeSignatureWithGenericCommand{RefType: g.ref()}
