@@ -33,30 +33,30 @@ type entry struct {
 	used      bool   // a debugger command was answered from it
 }
 
-func (e *entry) size(key string) int { return len(e.reply) + len(key) + entryOverhead }
+func (e *entry) size(key Key) int { return len(e.reply) + len(key) + entryOverhead }
 
 // replyCache is an LRU of replies bounded in bytes, indexed by class so that a
 // class's entries can be evicted together. It is not safe for concurrent use:
 // the Speculator's lock guards it.
 type replyCache struct {
-	lru     *simplelru.LRU[string, *entry]
+	lru     *simplelru.LRU[Key, *entry]
 	bytes   int
 	max     int
-	byClass map[jdwp.ReferenceTypeID]map[string]struct{}
-	state   map[string]struct{} // the keys of suspension entries
+	byClass map[jdwp.ReferenceTypeID]map[Key]struct{}
+	state   map[Key]struct{} // the keys of suspension entries
 	// wasted is called for every synthetic entry that leaves unused.
 	wasted func()
 }
 
 func newReplyCache(maxBytes int, wasted func()) *replyCache {
-	c := &replyCache{max: maxBytes, byClass: make(map[jdwp.ReferenceTypeID]map[string]struct{}),
-		state: make(map[string]struct{}), wasted: wasted}
+	c := &replyCache{max: maxBytes, byClass: make(map[jdwp.ReferenceTypeID]map[Key]struct{}),
+		state: make(map[Key]struct{}), wasted: wasted}
 	// The count bound is never reached: the byte bound evicts first.
-	c.lru, _ = simplelru.NewLRU[string, *entry](math.MaxInt32, c.onEvict)
+	c.lru, _ = simplelru.NewLRU[Key, *entry](math.MaxInt32, c.onEvict)
 	return c
 }
 
-func (c *replyCache) onEvict(key string, e *entry) {
+func (c *replyCache) onEvict(key Key, e *entry) {
 	c.bytes -= e.size(key)
 	if e.life == lifetimeSuspension {
 		delete(c.state, key)
@@ -72,14 +72,14 @@ func (c *replyCache) onEvict(key string, e *entry) {
 }
 
 // get returns the entry of key and marks it recently used.
-func (c *replyCache) get(key string) (*entry, bool) { return c.lru.Get(key) }
+func (c *replyCache) get(key Key) (*entry, bool) { return c.lru.Get(key) }
 
 // contains reports whether key is cached, without touching recency.
-func (c *replyCache) contains(key string) bool { return c.lru.Contains(key) }
+func (c *replyCache) contains(key Key) bool { return c.lru.Contains(key) }
 
 // add caches e under key, then evicts the least recently used entries until
 // the cache fits its bound. A reply larger than the whole bound is not cached.
-func (c *replyCache) add(key string, e *entry) {
+func (c *replyCache) add(key Key, e *entry) {
 	n := e.size(key)
 	if n > c.max {
 		if e.synthetic && c.wasted != nil {
@@ -95,7 +95,7 @@ func (c *replyCache) add(key string, e *entry) {
 	} else {
 		keys := c.byClass[e.class]
 		if keys == nil {
-			keys = make(map[string]struct{})
+			keys = make(map[Key]struct{})
 			c.byClass[e.class] = keys
 		}
 		keys[key] = struct{}{}

@@ -35,7 +35,7 @@ func TestCacheStaysWithinItsByteBound(t *testing.T) {
 	wasted := 0
 	c := newReplyCache(10_000, func() { wasted++ })
 	for i := 0; i < 1000; i++ {
-		key := string(rune(i)) + "key"
+		key := Key(string(rune(i)) + "key")
 		c.add(key, &entry{reply: make([]byte, 200), class: jdwp.ReferenceTypeID(i % 7), synthetic: true})
 		require.LessOrEqual(t, c.bytes, 10_000)
 	}

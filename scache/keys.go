@@ -1,32 +1,15 @@
 package scache
 
 import (
-	"encoding/binary"
+	"fmt"
 
 	"github.com/jdwpscache/scache/jdwp"
 )
 
-// params says what the parameters of a keyable command are, to validate them
-// and to know what the reply is about.
-type params uint8
-
-const (
-	pNone             params = iota // no parameters
-	pRefType                        // referenceTypeID
-	pRefTypeMethod                  // referenceTypeID, methodID
-	pThread                         // threadID
-	pThreadRange                    // threadID, int startFrame, int length
-	pThreadFrame                    // threadID, frameID
-	pThreadFrameSlots               // threadID, frameID, int n, n × (int slot, byte tag)
-	pObject                         // objectID
-	pObjectFields                   // objectID, int n, n × fieldID
-)
-
 // A keySpec describes a keyable command: one whose reply depends only on its
 // parameters and on a state with a known lifetime, so that it can be cached
-// under its key (command set, command and parameter bytes).
+// under its Key. Its parameters' layout is its jdwp typed message's.
 type keySpec struct {
-	params  params
 	life    lifetime
 	classic bool // keyable in the original jdwp-scache too
 	// For suspension entries under suspend policy EVENT_THREAD, when other
@@ -41,38 +24,38 @@ type keySpec struct {
 // reference type first, the class whose unload or redefinition invalidates
 // the reply; suspension commands are valid within one suspension epoch.
 var keyable = map[jdwp.Command]keySpec{
-	jdwp.CmdClassTypeSuperclass:               {params: pRefType, classic: true},
-	jdwp.CmdReferenceTypeSourceFile:           {params: pRefType, classic: true},
-	jdwp.CmdReferenceTypeSourceDebugExtension: {params: pRefType, classic: true},
-	jdwp.CmdReferenceTypeInterfaces:           {params: pRefType, classic: true},
-	jdwp.CmdReferenceTypeMethodsWithGeneric:   {params: pRefType, classic: true},
-	jdwp.CmdMethodLineTable:                   {params: pRefTypeMethod, classic: true},
-	jdwp.CmdMethodIsObsolete:                  {params: pRefTypeMethod, classic: true},
-	jdwp.CmdMethodVariableTableWithGeneric:    {params: pRefTypeMethod, classic: true},
+	jdwp.CmdClassTypeSuperclass:               {classic: true},
+	jdwp.CmdReferenceTypeSourceFile:           {classic: true},
+	jdwp.CmdReferenceTypeSourceDebugExtension: {classic: true},
+	jdwp.CmdReferenceTypeInterfaces:           {classic: true},
+	jdwp.CmdReferenceTypeMethodsWithGeneric:   {classic: true},
+	jdwp.CmdMethodLineTable:                   {classic: true},
+	jdwp.CmdMethodIsObsolete:                  {classic: true},
+	jdwp.CmdMethodVariableTableWithGeneric:    {classic: true},
 
-	jdwp.CmdReferenceTypeSignature:            {params: pRefType},
-	jdwp.CmdReferenceTypeSignatureWithGeneric: {params: pRefType},
-	jdwp.CmdReferenceTypeClassLoader:          {params: pRefType},
-	jdwp.CmdReferenceTypeModifiers:            {params: pRefType},
-	jdwp.CmdReferenceTypeFields:               {params: pRefType},
-	jdwp.CmdReferenceTypeMethods:              {params: pRefType},
-	jdwp.CmdReferenceTypeFieldsWithGeneric:    {params: pRefType},
-	jdwp.CmdReferenceTypeClassObject:          {params: pRefType},
-	jdwp.CmdReferenceTypeClassFileVersion:     {params: pRefType},
-	jdwp.CmdReferenceTypeModule:               {params: pRefType},
-	jdwp.CmdMethodVariableTable:               {params: pRefTypeMethod},
-	jdwp.CmdMethodBytecodes:                   {params: pRefTypeMethod},
+	jdwp.CmdReferenceTypeSignature:            {},
+	jdwp.CmdReferenceTypeSignatureWithGeneric: {},
+	jdwp.CmdReferenceTypeClassLoader:          {},
+	jdwp.CmdReferenceTypeModifiers:            {},
+	jdwp.CmdReferenceTypeFields:               {},
+	jdwp.CmdReferenceTypeMethods:              {},
+	jdwp.CmdReferenceTypeFieldsWithGeneric:    {},
+	jdwp.CmdReferenceTypeClassObject:          {},
+	jdwp.CmdReferenceTypeClassFileVersion:     {},
+	jdwp.CmdReferenceTypeModule:               {},
+	jdwp.CmdMethodVariableTable:               {},
+	jdwp.CmdMethodBytecodes:                   {},
 
-	jdwp.CmdThreadReferenceFrames:        {params: pThreadRange, life: lifetimeSuspension, threadLocal: true},
-	jdwp.CmdThreadReferenceFrameCount:    {params: pThread, life: lifetimeSuspension, threadLocal: true},
-	jdwp.CmdStackFrameThisObject:         {params: pThreadFrame, life: lifetimeSuspension, threadLocal: true},
-	jdwp.CmdStackFrameGetValues:          {params: pThreadFrameSlots, life: lifetimeSuspension, threadLocal: true},
-	jdwp.CmdObjectReferenceReferenceType: {params: pObject, life: lifetimeSuspension, immutable: true},
-	jdwp.CmdStringReferenceValue:         {params: pObject, life: lifetimeSuspension, immutable: true},
-	jdwp.CmdThreadReferenceName:          {params: pThread, life: lifetimeSuspension},
-	jdwp.CmdThreadReferenceStatus:        {params: pThread, life: lifetimeSuspension},
-	jdwp.CmdVirtualMachineAllThreads:     {params: pNone, life: lifetimeSuspension},
-	jdwp.CmdObjectReferenceGetValues:     {params: pObjectFields, life: lifetimeSuspension},
+	jdwp.CmdThreadReferenceFrames:        {life: lifetimeSuspension, threadLocal: true},
+	jdwp.CmdThreadReferenceFrameCount:    {life: lifetimeSuspension, threadLocal: true},
+	jdwp.CmdStackFrameThisObject:         {life: lifetimeSuspension, threadLocal: true},
+	jdwp.CmdStackFrameGetValues:          {life: lifetimeSuspension, threadLocal: true},
+	jdwp.CmdObjectReferenceReferenceType: {life: lifetimeSuspension, immutable: true},
+	jdwp.CmdStringReferenceValue:         {life: lifetimeSuspension, immutable: true},
+	jdwp.CmdThreadReferenceName:          {life: lifetimeSuspension},
+	jdwp.CmdThreadReferenceStatus:        {life: lifetimeSuspension},
+	jdwp.CmdVirtualMachineAllThreads:     {life: lifetimeSuspension},
+	jdwp.CmdObjectReferenceGetValues:     {life: lifetimeSuspension},
 }
 
 // keySpecOf returns the key spec of a command under the policy.
@@ -84,53 +67,121 @@ func (s *Speculator) keySpecOf(cmd jdwp.Command) (keySpec, bool) {
 	return k, true
 }
 
-// valid reports whether data is a well-formed parameter list of the spec.
-func (k keySpec) valid(data []byte, s jdwp.IDSizes) bool {
-	n := len(data)
-	switch k.params {
-	case pNone:
-		return n == 0
-	case pRefType:
-		return n == s.ReferenceTypeID
-	case pRefTypeMethod:
-		return n == s.ReferenceTypeID+s.MethodID
-	case pThread, pObject:
-		return n == s.ObjectID
-	case pThreadRange:
-		return n == s.ObjectID+8
-	case pThreadFrame:
-		return n == s.ObjectID+s.FrameID
-	case pThreadFrameSlots:
-		return countedList(data, s.ObjectID+s.FrameID, 5)
-	case pObjectFields:
-		return countedList(data, s.ObjectID, s.FieldID)
+// decodeParams decodes a keyable command's parameters as its typed message:
+// the data must be exactly what the message encodes. The message is one
+// scratch message per command, valid until the next call for the same command.
+func (s *Speculator) decodeParams(cmd jdwp.Command, data []byte) (jdwp.CommandMessage, error) {
+	m := s.params[cmd]
+	if m == nil {
+		if m = jdwp.NewCommandMessage(cmd); m == nil {
+			return nil, fmt.Errorf("no typed message for %s", cmd)
+		}
+		s.params[cmd] = m
 	}
-	return false
+	// As jdwp.Unmarshal, with the Speculator's reader: no allocation.
+	s.reader.Reset(data, s.sizes)
+	if err := m.Decode(&s.reader); err != nil {
+		return nil, err
+	}
+	if s.reader.Len() != 0 {
+		return nil, &jdwp.DecodeError{Offset: s.reader.Offset(), What: cmd.String(), Err: jdwp.ErrTrailingData}
+	}
+	return m, nil
 }
 
-// countedList reports whether data is a prefix of head bytes, an int count,
-// and exactly count elements of size each.
-func countedList(data []byte, head, size int) bool {
-	if len(data) < head+4 {
-		return false
+// classOf returns the class a class metadata command is about.
+func classOf(m jdwp.CommandMessage) jdwp.ReferenceTypeID {
+	switch m := m.(type) {
+	case *jdwp.ClassTypeSuperclassCommand:
+		return m.RefType
+	case *jdwp.RefTypeSourceFileCommand:
+		return m.RefType
+	case *jdwp.RefTypeSourceDebugExtensionCommand:
+		return m.RefType
+	case *jdwp.RefTypeInterfacesCommand:
+		return m.RefType
+	case *jdwp.RefTypeMethodsWithGenericCommand:
+		return m.RefType
+	case *jdwp.RefTypeSignatureCommand:
+		return m.RefType
+	case *jdwp.RefTypeSignatureWithGenericCommand:
+		return m.RefType
+	case *jdwp.RefTypeClassLoaderCommand:
+		return m.RefType
+	case *jdwp.RefTypeModifiersCommand:
+		return m.RefType
+	case *jdwp.RefTypeFieldsCommand:
+		return m.RefType
+	case *jdwp.RefTypeMethodsCommand:
+		return m.RefType
+	case *jdwp.RefTypeFieldsWithGenericCommand:
+		return m.RefType
+	case *jdwp.RefTypeClassObjectCommand:
+		return m.RefType
+	case *jdwp.RefTypeClassFileVersionCommand:
+		return m.RefType
+	case *jdwp.RefTypeModuleCommand:
+		return m.RefType
+	case *jdwp.MethodLineTableCommand:
+		return m.RefType
+	case *jdwp.MethodIsObsoleteCommand:
+		return m.RefType
+	case *jdwp.MethodVariableTableWithGenericCommand:
+		return m.RefType
+	case *jdwp.MethodVariableTableCommand:
+		return m.RefType
+	case *jdwp.MethodBytecodesCommand:
+		return m.RefType
 	}
-	c := binary.BigEndian.Uint32(data[head:])
-	return c <= 1<<20 && int64(len(data)) == int64(head)+4+int64(c)*int64(size)
+	return 0
 }
 
-// commandKey returns the key of a command packet: its command set, command and data.
-func commandKey(packet []byte) string { return string(packet[9:]) }
+// threadOf returns the thread a thread-local state command is about.
+func threadOf(m jdwp.CommandMessage) (jdwp.ThreadID, bool) {
+	switch m := m.(type) {
+	case *jdwp.ThreadFramesCommand:
+		return m.Thread, true
+	case *jdwp.ThreadFrameCountCommand:
+		return m.Thread, true
+	case *jdwp.FrameThisObjectCommand:
+		return m.Thread, true
+	case *jdwp.FrameGetValuesCommand:
+		return m.Thread, true
+	case *jdwp.ThreadNameCommand:
+		return m.Thread, true
+	case *jdwp.ThreadStatusCommand:
+		return m.Thread, true
+	}
+	return 0, false
+}
 
-// key builds the cache key of a command the Speculator composes: its command
-// set, command and the data params writes. The bytes are valid until the next
-// call.
-func (s *Speculator) key(cmd jdwp.Command, params func(w *jdwp.Writer)) []byte {
-	w := &s.keyWriter
-	w.Reset(s.sizes)
-	w.Uint8(uint8(cmd.Set))
-	w.Uint8(cmd.Cmd)
-	params(w)
-	return w.Bytes()
+// classCommand returns the class metadata command cmd about class, or about
+// one of its methods when method is not 0.
+func classCommand(cmd jdwp.Command, class jdwp.ReferenceTypeID, method jdwp.MethodID) jdwp.CommandMessage {
+	switch cmd {
+	case jdwp.CmdClassTypeSuperclass:
+		return &jdwp.ClassTypeSuperclassCommand{RefType: class}
+	case jdwp.CmdReferenceTypeSourceFile:
+		return &jdwp.RefTypeSourceFileCommand{RefType: class}
+	case jdwp.CmdReferenceTypeSourceDebugExtension:
+		return &jdwp.RefTypeSourceDebugExtensionCommand{RefType: class}
+	case jdwp.CmdReferenceTypeInterfaces:
+		return &jdwp.RefTypeInterfacesCommand{RefType: class}
+	case jdwp.CmdReferenceTypeMethodsWithGeneric:
+		return &jdwp.RefTypeMethodsWithGenericCommand{RefType: class}
+	case jdwp.CmdMethodLineTable:
+		return &jdwp.MethodLineTableCommand{RefType: class, Method: method}
+	case jdwp.CmdMethodIsObsolete:
+		return &jdwp.MethodIsObsoleteCommand{RefType: class, Method: method}
+	case jdwp.CmdMethodVariableTableWithGeneric:
+		return &jdwp.MethodVariableTableWithGenericCommand{RefType: class, Method: method}
+	}
+	panic("scache: no class command " + cmd.String())
+}
+
+// aboutMethod reports whether a class command of the speculation sets names a method.
+func aboutMethod(cmd jdwp.Command) bool {
+	return cmd == jdwp.CmdMethodLineTable || cmd == jdwp.CmdMethodIsObsolete || cmd == jdwp.CmdMethodVariableTableWithGeneric
 }
 
 // The speculation sets, in the order their commands are sent for each frame.

@@ -12,10 +12,6 @@ func (s *Speculator) speculateFrames(frames []jdwp.Frame) {
 	if len(frames) > s.cfg.maxFrames {
 		frames = frames[:s.cfg.maxFrames]
 	}
-	kinds := make([]params, len(set))
-	for i, cmd := range set {
-		kinds[i] = keyable[cmd].params
-	}
 	seen := make([]jdwp.Location, 0, len(frames))
 	for _, f := range frames {
 		loc := f.Location
@@ -23,9 +19,9 @@ func (s *Speculator) speculateFrames(frames []jdwp.Frame) {
 			continue // a recursion: the same commands were just queued
 		}
 		seen = append(seen, loc)
-		for i, cmd := range set {
+		for _, cmd := range set {
 			var method jdwp.MethodID // 0: a class command
-			if kinds[i] == pRefTypeMethod {
+			if aboutMethod(cmd) {
 				if loc.Method == 0 {
 					continue // an obsolete frame after a hot swap: no method to ask about
 				}
@@ -52,41 +48,37 @@ func sameMethodSeen(seen []jdwp.Location, loc jdwp.Location) bool {
 // enqueueClass queues a class metadata command about class, or about one of
 // its methods when method is not 0.
 func (s *Speculator) enqueueClass(cmd jdwp.Command, class jdwp.ReferenceTypeID, method jdwp.MethodID, urgent bool) {
-	key := s.key(cmd, func(w *jdwp.Writer) {
-		w.ReferenceTypeID(class)
-		if method != 0 {
-			w.MethodID(method)
-		}
-	})
-	s.enqueue(cmd, key, class, lifetimeClass, urgent)
+	s.enqueue(classCommand(cmd, class, method), class, lifetimeClass, urgent)
 }
 
 // enqueue adds a speculated command unless its key is cached, in flight or
-// already queued. keyBytes is the command set, command and data. Urgent
-// commands (the state of a stop, which the debugger asks first) go before
-// the others.
-func (s *Speculator) enqueue(cmd jdwp.Command, keyBytes []byte, class jdwp.ReferenceTypeID, life lifetime, urgent bool) {
+// already queued. Urgent commands (the state of a stop, which the debugger
+// asks first) go before the others.
+func (s *Speculator) enqueue(m jdwp.CommandMessage, class jdwp.ReferenceTypeID, life lifetime, urgent bool) {
 	if s.over || len(s.queue)+len(s.urgent) >= s.cfg.maxQueued {
 		return
 	}
-	if s.cache.contains(string(keyBytes)) {
+	key := s.newKey(m)
+	if s.cache.contains(key) {
 		return
 	}
-	if _, ok := s.byKey[string(keyBytes)]; ok {
+	if _, ok := s.byKey[key]; ok {
 		return
 	}
-	if _, ok := s.queuedKeys[string(keyBytes)]; ok {
+	if _, ok := s.queuedKeys[key]; ok {
 		return
 	}
-	key := string(keyBytes)
 	s.queuedKeys[key] = struct{}{}
-	q := queued{cmd: cmd, key: key, class: class, life: life}
+	q := queued{key: key, class: class, life: life}
 	if urgent {
 		s.urgent = append(s.urgent, q)
 	} else {
 		s.queue = append(s.queue, q)
 	}
 }
+
+// newKey returns the key of a command the Speculator composes.
+func (s *Speculator) newKey(m jdwp.CommandMessage) Key { return appendKey(&s.keyWriter, m, s.sizes) }
 
 // pump sends queued speculation, urgent first, while the in-flight bound allows.
 func (s *Speculator) pump(r *Response) {
@@ -112,14 +104,12 @@ func (s *Speculator) send(r *Response, list []queued) []queued {
 			continue
 		}
 		id := s.newSyntheticID()
-		p := &inFlight{id: id, cmd: q.cmd, key: q.key, class: q.class, life: q.life, epoch: s.susp.epoch, synthetic: true}
+		p := &inFlight{id: id, cmd: q.key.Command(), key: q.key, class: q.class, life: q.life, epoch: s.susp.epoch, synthetic: true}
 		s.pending[id] = p
 		s.byKey[q.key] = p
 		s.synthetic++
 		s.stats.Synthetic++
-		packet := jdwp.AppendHeader(s.down.buf(jdwp.HeaderSize+len(q.key)-2), jdwp.Header{
-			Length: uint32(jdwp.HeaderSize + len(q.key) - 2), ID: id, CommandSet: q.cmd.Set, Command: q.cmd.Cmd})
-		packet = append(packet, q.key[2:]...)
+		packet := q.key.AppendCommand(s.down.buf(jdwp.HeaderSize+len(q.key)), id)
 		s.down.keep(packet)
 		r.Edict.Upstream = append(r.Edict.Upstream, packet)
 		r.Journal.Upstream = append(r.Journal.Upstream, packet)

@@ -52,7 +52,7 @@ type Speculator struct {
 	pending map[uint32]*inFlight
 	// byKey indexes the keyable commands of pending whose reply may still be
 	// cached, for belay and to avoid speculating twice.
-	byKey map[string]*inFlight
+	byKey map[Key]*inFlight
 	// held lists the belayed debugger commands, in arrival order.
 	held []*heldCommand
 
@@ -60,12 +60,13 @@ type Speculator struct {
 	top         topFrame
 	urgent      []queued // speculated state commands, sent before queue
 	queue       []queued // speculated commands waiting for an in-flight slot
-	queuedKeys  map[string]struct{}
+	queuedKeys  map[Key]struct{}
 	synthetic   int // synthetic commands in flight
 	nextID      uint32
 	frames      jdwp.ThreadFramesReply
 	reader      jdwp.Reader
-	keyWriter   jdwp.Writer // scratch of key
+	keyWriter   jdwp.Writer                          // scratch of newKey
+	params      map[jdwp.Command]jdwp.CommandMessage // scratch of decodeParams
 	up, down    scratch
 	stats       Stats
 	disabledFor error
@@ -77,7 +78,7 @@ type Speculator struct {
 type inFlight struct {
 	id        uint32
 	cmd       jdwp.Command
-	key       string // "" when not keyable
+	key       Key // "" when not keyable
 	class     jdwp.ReferenceTypeID
 	life      lifetime
 	epoch     uint64 // the suspension epoch it was sent in
@@ -95,8 +96,7 @@ type heldCommand struct {
 
 // queued is a speculated command not yet sent.
 type queued struct {
-	cmd   jdwp.Command
-	key   string
+	key   Key
 	class jdwp.ReferenceTypeID
 	life  lifetime
 }
@@ -148,8 +148,9 @@ func New(opts ...Option) *Speculator {
 		sizes:      jdwp.DefaultIDSizes,
 		classes:    newClassTracker(),
 		pending:    make(map[uint32]*inFlight),
-		byKey:      make(map[string]*inFlight),
-		queuedKeys: make(map[string]struct{}),
+		byKey:      make(map[Key]*inFlight),
+		queuedKeys: make(map[Key]struct{}),
+		params:     make(map[jdwp.Command]jdwp.CommandMessage),
 		nextID:     FirstSyntheticID,
 	}
 	s.cache = newReplyCache(cfg.cacheBytes, func() { s.stats.Wasted++ })
@@ -254,11 +255,16 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		track = true
 	}
 	spec, ok := s.keySpecOf(cmd)
-	if ok && !spec.valid(jdwp.Data(packet), s.sizes) {
-		s.disable(r, fmt.Errorf("%s command with %d malformed data bytes", cmd, len(packet)-jdwp.HeaderSize))
-		return s.forwardUp(r, packet)
+	var params jdwp.CommandMessage
+	if ok {
+		m, err := s.decodeParams(cmd, jdwp.Data(packet))
+		if err != nil {
+			s.disable(r, fmt.Errorf("%s command with %d malformed data bytes: %w", cmd, len(packet)-jdwp.HeaderSize, err))
+			return s.forwardUp(r, packet)
+		}
+		params = m
 	}
-	if ok && spec.life == lifetimeSuspension && !s.stateCacheable(spec, jdwp.Data(packet)) {
+	if ok && spec.life == lifetimeSuspension && !s.stateCacheable(spec, params) {
 		ok = false
 	}
 	if !ok {
@@ -267,7 +273,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		}
 		return s.forwardUp(r, packet)
 	}
-	key := commandKey(packet)
+	key := keyOf(h, packet)
 	if e, ok := s.cache.get(key); ok {
 		s.stats.Hits++
 		e.used = true
@@ -280,14 +286,18 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		s.debug("belay", h.ID, cmd)
 		return *r
 	}
-	if cmd == jdwp.CmdThreadReferenceFrames && s.cfg.cacheState {
-		if done := s.partOfFrames(r, h.ID, packet); done {
+	if asked, isFrames := params.(*jdwp.ThreadFramesCommand); isFrames && s.cfg.cacheState {
+		if done := s.partOfFrames(r, h.ID, packet, asked); done {
 			return *r
 		}
 	}
 	s.stats.Misses++
 	if s.cfg.cacheOrganic || s.cfg.belay || track || cmd == jdwp.CmdThreadReferenceFrames {
-		s.track(&inFlight{id: h.ID, cmd: cmd, key: key, class: s.classOf(spec, packet), life: spec.life, epoch: s.susp.epoch})
+		var class jdwp.ReferenceTypeID
+		if spec.life == lifetimeClass {
+			class = classOf(params)
+		}
+		s.track(&inFlight{id: h.ID, cmd: cmd, key: key, class: class, life: spec.life, epoch: s.susp.epoch})
 	}
 	return s.forwardUp(r, packet)
 }
@@ -443,15 +453,6 @@ func (s *Speculator) compactHeld() {
 	s.held = kept
 }
 
-// classOf returns the reference type a class metadata command is about.
-func (s *Speculator) classOf(spec keySpec, packet []byte) jdwp.ReferenceTypeID {
-	if spec.life != lifetimeClass {
-		return 0
-	}
-	s.reader.Reset(jdwp.Data(packet), s.sizes)
-	return s.reader.ReferenceTypeID()
-}
-
 // disable switches speculation off for good. Held commands go upstream in r,
 // in the order they arrived: nothing waits forever. Synthetic commands in
 // flight stay tracked so that their replies are still absorbed.
@@ -477,9 +478,9 @@ func (s *Speculator) disable(r *Response, why error) {
 			delete(s.pending, id)
 		}
 	}
-	s.byKey = make(map[string]*inFlight)
+	s.byKey = make(map[Key]*inFlight)
 	s.queue, s.urgent = nil, nil
-	s.queuedKeys = make(map[string]struct{})
+	s.queuedKeys = make(map[Key]struct{})
 	s.cache.purge()
 }
 

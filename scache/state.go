@@ -168,12 +168,12 @@ func (s *Speculator) onStateReply(cmd jdwp.Command, code jdwp.ErrorCode) {
 // until the next stop. It reports whether it did so.
 func (s *Speculator) onThreadNotSuspended(p *inFlight, code jdwp.ErrorCode) bool {
 	if code != jdwp.ErrThreadNotSuspended || p.life != lifetimeSuspension || p.epoch != s.susp.epoch ||
-		p.poisoned || s.susp.kind == running || len(p.key) < 2 {
+		p.poisoned || s.susp.kind == running || p.key == "" {
 		return false
 	}
 	if s.susp.kind == threadSuspended {
-		s.reader.Reset([]byte(p.key[2:]), s.sizes)
-		if s.reader.ObjectID() != s.susp.thread {
+		m, err := p.key.Message(s.sizes)
+		if t, ok := threadOf(m); err != nil || !ok || t != s.susp.thread {
 			return false // another thread: it may run
 		}
 	}
@@ -240,9 +240,9 @@ func (s *Speculator) endEpoch() {
 	s.forget(func(life lifetime, _ jdwp.ReferenceTypeID) bool { return life == lifetimeSuspension })
 }
 
-// stateCacheable reports whether a suspension entry with these parameters is
+// stateCacheable reports whether a suspension entry for the command m is
 // true until the epoch ends.
-func (s *Speculator) stateCacheable(spec keySpec, data []byte) bool {
+func (s *Speculator) stateCacheable(spec keySpec, m jdwp.CommandMessage) bool {
 	if !s.settled() {
 		return false
 	}
@@ -253,11 +253,8 @@ func (s *Speculator) stateCacheable(spec keySpec, data []byte) bool {
 		if spec.immutable {
 			return true
 		}
-		if !spec.threadLocal {
-			return false
-		}
-		s.reader.Reset(data, s.sizes)
-		return s.reader.ObjectID() == s.susp.thread
+		t, ok := threadOf(m)
+		return spec.threadLocal && ok && t == s.susp.thread
 	}
 	return false
 }

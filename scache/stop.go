@@ -1,7 +1,6 @@
 package scache
 
 import (
-	"encoding/binary"
 	"sort"
 	"strings"
 
@@ -29,53 +28,42 @@ type topFrame struct {
 // the threads.
 func (s *Speculator) speculateStop(t jdwp.ObjectID, step bool) {
 	if s.cfg.families&FamilyStop != 0 && step {
-		s.enqueueState(jdwp.CmdThreadReferenceFrames, true, func(w *jdwp.Writer) {
-			w.ObjectID(t)
-			w.Int32(0)
-			w.Int32(1)
-		})
+		s.enqueueState(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, true)
 	}
 	if s.cfg.families&FamilyStop != 0 {
-		s.enqueueState(jdwp.CmdThreadReferenceFrames, true, func(w *jdwp.Writer) {
-			w.ObjectID(t)
-			w.Int32(0)
-			w.Int32(-1)
-		})
-		s.enqueueState(jdwp.CmdThreadReferenceFrameCount, true, func(w *jdwp.Writer) { w.ObjectID(t) })
+		s.enqueueState(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}, true)
+		s.enqueueState(&jdwp.ThreadFrameCountCommand{Thread: t}, true)
 		if s.susp.kind == allSuspended {
-			s.enqueueState(jdwp.CmdThreadReferenceName, true, func(w *jdwp.Writer) { w.ObjectID(t) })
+			s.enqueueState(&jdwp.ThreadNameCommand{Thread: t}, true)
 		}
 	}
 	if s.cfg.families&FamilyThreads != 0 && s.susp.kind == allSuspended {
-		s.enqueueState(jdwp.CmdVirtualMachineAllThreads, false, func(*jdwp.Writer) {})
+		s.enqueueState(&jdwp.VMAllThreadsCommand{}, false)
 	}
 }
 
 // enqueueState queues a suspension command if the current suspension lets
 // its reply be cached.
-func (s *Speculator) enqueueState(cmd jdwp.Command, urgent bool, params func(w *jdwp.Writer)) {
-	spec, ok := s.keySpecOf(cmd)
-	if !ok {
+func (s *Speculator) enqueueState(m jdwp.CommandMessage, urgent bool) {
+	spec, ok := s.keySpecOf(m.Command())
+	if !ok || !s.stateCacheable(spec, m) {
 		return
 	}
-	key := s.key(cmd, params)
-	if !s.stateCacheable(spec, key[2:]) {
-		return
-	}
-	s.enqueue(cmd, key, 0, lifetimeSuspension, urgent)
+	s.enqueue(m, 0, lifetimeSuspension, urgent)
 }
 
 // onFrames notes the top frame of a Frames reply of the current epoch.
 func (s *Speculator) onFrames(p *inFlight, frames []jdwp.Frame) {
 	if p.poisoned || p.epoch != s.susp.epoch || len(frames) == 0 || s.cfg.families&FamilyTopFrame == 0 ||
-		!s.cfg.cacheState || len(p.key) < 2 {
+		!s.cfg.cacheState || p.key == "" {
 		return
 	}
-	s.reader.Reset([]byte(p.key[2:]), s.sizes)
-	thread, start := s.reader.ObjectID(), s.reader.Int32()
-	if s.reader.Err() != nil || start != 0 || (s.top.set && s.top.thread == thread) {
+	m, err := p.key.Message(s.sizes)
+	asked, ok := m.(*jdwp.ThreadFramesCommand)
+	if err != nil || !ok || asked.StartFrame != 0 || (s.top.set && s.top.thread == asked.Thread) {
 		return
 	}
+	thread := asked.Thread
 	s.top = topFrame{set: true, thread: thread, frame: frames[0].Frame, loc: frames[0].Location}
 	s.advanceTop()
 }
@@ -95,11 +83,7 @@ func (s *Speculator) advanceTop() {
 			top.thisDone = true
 		default:
 			top.thisDone = true
-			t, f := top.thread, top.frame
-			s.enqueueState(jdwp.CmdStackFrameThisObject, true, func(w *jdwp.Writer) {
-				w.ObjectID(t)
-				w.FrameID(f)
-			})
+			s.enqueueState(&jdwp.FrameThisObjectCommand{Thread: top.thread, Frame: top.frame}, true)
 		}
 	}
 	if !top.valuesDone {
@@ -115,28 +99,29 @@ func (s *Speculator) advanceTop() {
 			if len(slots) == 0 {
 				return
 			}
-			t, f := top.thread, top.frame
-			s.enqueueState(jdwp.CmdStackFrameGetValues, true, func(w *jdwp.Writer) {
-				(&jdwp.FrameGetValuesCommand{Thread: t, Frame: f, Slots: slots}).Encode(w)
-			})
+			s.enqueueState(&jdwp.FrameGetValuesCommand{Thread: top.thread, Frame: top.frame, Slots: slots}, true)
 		}
 	}
 }
 
 // cachedData returns the cached reply to a command, without touching the
 // cache's recency: its error code and data. ok is false when not cached.
-func (s *Speculator) cachedData(cmd jdwp.Command, params func(w *jdwp.Writer)) (jdwp.ErrorCode, []byte, bool) {
-	e, ok := s.cache.lru.Peek(string(s.key(cmd, params)))
-	if !ok || len(e.reply) < jdwp.HeaderSize {
+func (s *Speculator) cachedData(m jdwp.CommandMessage) (jdwp.ErrorCode, []byte, bool) {
+	e, ok := s.cache.lru.Peek(s.newKey(m))
+	if !ok {
 		return 0, nil, false
 	}
-	return jdwp.ErrorCode(binary.BigEndian.Uint16(e.reply[9:11])), jdwp.Data(e.reply), true
+	h, err := jdwp.ParseHeader(e.reply)
+	if err != nil {
+		return 0, nil, false
+	}
+	return h.ErrorCode, jdwp.Data(e.reply), true
 }
 
 // methodIsStatic reads a method's modifiers from a cached MethodsWithGeneric
 // reply. known is false when no such reply is cached.
 func (s *Speculator) methodIsStatic(class jdwp.ReferenceTypeID, method jdwp.MethodID) (static, known bool) {
-	code, data, ok := s.cachedData(jdwp.CmdReferenceTypeMethodsWithGeneric, func(w *jdwp.Writer) { w.ReferenceTypeID(class) })
+	code, data, ok := s.cachedData(&jdwp.RefTypeMethodsWithGenericCommand{RefType: class})
 	if !ok {
 		return false, false
 	}
@@ -158,10 +143,7 @@ func (s *Speculator) methodIsStatic(class jdwp.ReferenceTypeID, method jdwp.Meth
 // variableTable returns a method's cached variable table. found is false for
 // an error reply (no variable information); known is false when nothing is cached.
 func (s *Speculator) variableTable(class jdwp.ReferenceTypeID, method jdwp.MethodID) (vt jdwp.MethodVariableTableReply, found, known bool) {
-	code, data, ok := s.cachedData(jdwp.CmdMethodVariableTableWithGeneric, func(w *jdwp.Writer) {
-		w.ReferenceTypeID(class)
-		w.MethodID(method)
-	})
+	code, data, ok := s.cachedData(&jdwp.MethodVariableTableWithGenericCommand{RefType: class, Method: method})
 	if !ok {
 		return vt, false, false
 	}
@@ -240,9 +222,9 @@ func (s *Speculator) onValues(p *inFlight, data []byte) error {
 		}
 		obj := v.ObjectID()
 		if v.Tag == jdwp.TagString {
-			s.enqueueState(jdwp.CmdStringReferenceValue, true, func(w *jdwp.Writer) { w.ObjectID(obj) })
+			s.enqueueState(&jdwp.StringRefValueCommand{Object: obj}, true)
 		}
-		s.enqueueState(jdwp.CmdObjectReferenceReferenceType, true, func(w *jdwp.Writer) { w.ObjectID(obj) })
+		s.enqueueState(&jdwp.ObjectRefReferenceTypeCommand{Object: obj}, true)
 	}
 	return nil
 }
@@ -259,10 +241,9 @@ func (s *Speculator) onAllThreads(p *inFlight, data []byte) error {
 		return err
 	}
 	for _, t := range m.IDs {
-		t := t
-		s.enqueueState(jdwp.CmdThreadReferenceStatus, false, func(w *jdwp.Writer) { w.ObjectID(t) })
-		s.enqueueState(jdwp.CmdThreadReferenceFrameCount, false, func(w *jdwp.Writer) { w.ObjectID(t) })
-		s.enqueueState(jdwp.CmdThreadReferenceName, false, func(w *jdwp.Writer) { w.ObjectID(t) })
+		s.enqueueState(&jdwp.ThreadStatusCommand{Thread: t}, false)
+		s.enqueueState(&jdwp.ThreadFrameCountCommand{Thread: t}, false)
+		s.enqueueState(&jdwp.ThreadNameCommand{Thread: t}, false)
 	}
 	return nil
 }
@@ -273,18 +254,12 @@ func (s *Speculator) onAllThreads(p *inFlight, data []byte) error {
 // what it would answer. It reports whether it answered. (It does not wait for
 // a whole-stack reply in flight: if the part turned out not to be in it, the
 // command would reach the VM later than the debugger sent it.)
-func (s *Speculator) partOfFrames(r *Response, id uint32, packet []byte) bool {
-	s.reader.Reset(jdwp.Data(packet), s.sizes)
-	thread, start, length := s.reader.ObjectID(), s.reader.Int32(), s.reader.Int32()
-	if s.reader.Err() != nil || start < 0 || (length < 1 && length != -1) || (start == 0 && length == -1) {
+func (s *Speculator) partOfFrames(r *Response, id uint32, packet []byte, asked *jdwp.ThreadFramesCommand) bool {
+	start, length := asked.StartFrame, asked.Length
+	if start < 0 || (length < 1 && length != -1) || (start == 0 && length == -1) {
 		return false
 	}
-	whole := s.key(jdwp.CmdThreadReferenceFrames, func(w *jdwp.Writer) {
-		w.ObjectID(thread)
-		w.Int32(0)
-		w.Int32(-1)
-	})
-	e, ok := s.cache.get(string(whole))
+	e, ok := s.cache.get(s.newKey(&jdwp.ThreadFramesCommand{Thread: asked.Thread, StartFrame: 0, Length: -1}))
 	if !ok {
 		return false
 	}
@@ -301,28 +276,20 @@ func (s *Speculator) partOfFrames(r *Response, id uint32, packet []byte) bool {
 // framesPart builds the reply to Frames(start, length) with the given id
 // from a successful reply for the whole stack, if the part is inside it.
 func framesPart(whole []byte, sizes jdwp.IDSizes, start, length int32, id uint32) ([]byte, bool) {
-	var h jdwp.Header
-	if h.Parse(whole) != nil || h.ErrorCode != jdwp.ErrNone {
+	h, err := jdwp.ParseHeader(whole)
+	if err != nil || h.ErrorCode != jdwp.ErrNone {
 		return nil, false
 	}
-	data := jdwp.Data(whole)
-	if len(data) < 4 {
+	var all jdwp.ThreadFramesReply
+	if jdwp.Unmarshal(jdwp.Data(whole), sizes, &all) != nil || int(start) >= len(all.Frames) {
 		return nil, false
 	}
-	count := int64(int32(binary.BigEndian.Uint32(data)))
-	size := int64(sizes.FrameID + 1 + sizes.ReferenceTypeID + sizes.MethodID + 8)
-	if count < 0 || int64(len(data)) != 4+count*size || int64(start) >= count {
+	end := len(all.Frames)
+	if length != -1 {
+		end = int(start) + int(length)
+	}
+	if end > len(all.Frames) {
 		return nil, false
 	}
-	n := int64(length)
-	if length == -1 {
-		n = count - int64(start)
-	}
-	if int64(start)+n > count {
-		return nil, false
-	}
-	part := make([]byte, 4, 4+n*size)
-	binary.BigEndian.PutUint32(part, uint32(n))
-	part = append(part, data[4+int64(start)*size:4+(int64(start)+n)*size]...)
-	return jdwp.AppendReply(nil, id, jdwp.ErrNone, part), true
+	return jdwp.AppendReplyPacket(nil, id, &jdwp.ThreadFramesReply{Frames: all.Frames[start:end]}, sizes), true
 }

@@ -13,7 +13,7 @@ import (
 type session struct {
 	cmds    []command
 	events  []event
-	answers map[string][]answer // by command key: recorded replies, for synthetic commands
+	answers map[scache.Key][]answer // recorded replies, for synthetic commands
 	service map[jdwp.Command]time.Duration
 	median  time.Duration
 	packets int
@@ -79,7 +79,7 @@ var resumes = map[jdwp.Command]bool{
 }
 
 func prepare(t Trace) *session {
-	s := &session{answers: map[string][]answer{}, service: map[jdwp.Command]time.Duration{}, packets: len(t.Records),
+	s := &session{answers: map[scache.Key][]answer{}, service: map[jdwp.Command]time.Duration{}, packets: len(t.Records),
 		sizes: jdwp.DefaultIDSizes}
 	byID := map[uint32]int{} // debugger command id → index, until answered
 	last := dependency{}
@@ -140,7 +140,7 @@ func prepare(t Trace) *session {
 				}
 			}
 			if scache.Keyable(c.cmd) {
-				key := string(c.packet[9:])
+				key, _ := scache.KeyOf(c.packet)
 				s.answers[key] = append(s.answers[key], answer{epoch: c.epoch, gen: c.gen, code: h.ErrorCode, data: jdwp.Data(r.Packet)})
 			}
 			last, lastAt = dependency{depReply, i}, r.Time
@@ -196,10 +196,10 @@ func median(d []time.Duration) time.Duration {
 // epoch: the same epoch's when the trace has one, otherwise, for class
 // metadata (true across suspensions), the nearest epoch's between the same
 // class redefinitions. ok is false when the trace has no such reply.
-func (s *session) answerFor(key string, epoch, gen int) (answer, bool) {
+func (s *session) answerFor(key scache.Key, epoch, gen int) (answer, bool) {
 	found := false
 	var best answer
-	state := len(key) >= 2 && scache.StateCommand(jdwp.Command{Set: jdwp.CommandSet(key[0]), Cmd: key[1]})
+	state := scache.StateCommand(key.Command())
 	for _, a := range s.answers[key] {
 		if a.gen != gen || (state && a.epoch != epoch) {
 			continue

@@ -77,7 +77,7 @@ type simulation struct {
 }
 
 type syntheticInfo struct {
-	key   string
+	key   scache.Key
 	epoch int
 	gen   int
 }
@@ -237,7 +237,8 @@ func (sim *simulation) route(resp scache.Response, dir scache.Direction) {
 	for _, p := range resp.Edict.Upstream {
 		p := append([]byte(nil), p...)
 		if id := jdwp.PacketID(p); scache.IsSyntheticID(id) {
-			sim.syntheticCmd[id] = syntheticInfo{key: string(p[9:]), epoch: sim.epoch, gen: sim.gen}
+			key, _ := scache.KeyOf(p)
+			sim.syntheticCmd[id] = syntheticInfo{key: key, epoch: sim.epoch, gen: sim.gen}
 		}
 		sim.at(sim.now+sim.rtt/2, func() { sim.toVM(p) })
 	}

@@ -1,0 +1,76 @@
+package scache
+
+import (
+	"fmt"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// A Key names a command's reply in the cache: the command and its parameter
+// bytes as the VM receives them, encoded with the session's id sizes. Two
+// commands with the same key get the same reply while the reply's lifetime
+// lasts. Its bytes are private to this file: use Command, Message and
+// AppendCommand.
+type Key string
+
+// KeyOf returns the key of a command packet; ok is false if packet is not a
+// command.
+func KeyOf(packet []byte) (k Key, ok bool) {
+	var h jdwp.Header
+	if h.Parse(packet) != nil || h.IsReply() {
+		return "", false
+	}
+	return keyOf(h, packet), true
+}
+
+// keyOf returns the key of a command packet whose header is h.
+func keyOf(h jdwp.Header, packet []byte) Key {
+	data := jdwp.Data(packet)
+	b := make([]byte, 2, 2+len(data))
+	b[0], b[1] = byte(h.CommandSet), h.Command
+	return Key(append(b, data...))
+}
+
+// NewKey returns the key of a typed command.
+func NewKey(m jdwp.CommandMessage, sizes jdwp.IDSizes) Key {
+	var w jdwp.Writer
+	return appendKey(&w, m, sizes)
+}
+
+// appendKey builds the key of m in w, a scratch writer.
+func appendKey(w *jdwp.Writer, m jdwp.CommandMessage, sizes jdwp.IDSizes) Key {
+	w.Reset(sizes)
+	c := m.Command()
+	w.Uint8(uint8(c.Set))
+	w.Uint8(c.Cmd)
+	m.Encode(w)
+	return Key(w.Bytes())
+}
+
+// Command returns the key's command.
+func (k Key) Command() jdwp.Command {
+	if len(k) < 2 {
+		return jdwp.Command{}
+	}
+	return jdwp.Command{Set: jdwp.CommandSet(k[0]), Cmd: k[1]}
+}
+
+// Message decodes the key's parameters as its command's typed message. It
+// fails for a command jdwp has no typed message for, or parameters that do
+// not decode exactly.
+func (k Key) Message(sizes jdwp.IDSizes) (jdwp.CommandMessage, error) {
+	m := jdwp.NewCommandMessage(k.Command())
+	if m == nil || len(k) < 2 {
+		return nil, fmt.Errorf("scache: no typed message for the key of %s", k.Command())
+	}
+	return m, jdwp.Unmarshal([]byte(k[2:]), sizes, m)
+}
+
+// AppendCommand appends a command packet with the key's command and
+// parameters and the given id to b.
+func (k Key) AppendCommand(b []byte, id uint32) []byte {
+	c := k.Command()
+	b = jdwp.AppendHeader(b, jdwp.Header{Length: uint32(jdwp.HeaderSize + len(k) - 2), ID: id,
+		CommandSet: c.Set, Command: c.Cmd})
+	return append(b, k[2:]...)
+}
