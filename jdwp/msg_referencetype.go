@@ -320,7 +320,10 @@ func (*RefTypeClassLoaderCommand) Command() Command { return CmdReferenceTypeCla
 func (m *RefTypeClassLoaderCommand) Encode(w *Writer) { w.ReferenceTypeID(m.RefType) }
 
 // Decode implements Message.
-func (m *RefTypeClassLoaderCommand) Decode(r *Reader) error { m.RefType = r.ReferenceTypeID(); return r.Err() }
+func (m *RefTypeClassLoaderCommand) Decode(r *Reader) error {
+	m.RefType = r.ReferenceTypeID()
+	return r.Err()
+}
 
 // RefTypeModifiersCommand asks for a type's modifiers (ReferenceType.Modifiers).
 // Its reply is an IntReply.
@@ -333,7 +336,10 @@ func (*RefTypeModifiersCommand) Command() Command { return CmdReferenceTypeModif
 func (m *RefTypeModifiersCommand) Encode(w *Writer) { w.ReferenceTypeID(m.RefType) }
 
 // Decode implements Message.
-func (m *RefTypeModifiersCommand) Decode(r *Reader) error { m.RefType = r.ReferenceTypeID(); return r.Err() }
+func (m *RefTypeModifiersCommand) Decode(r *Reader) error {
+	m.RefType = r.ReferenceTypeID()
+	return r.Err()
+}
 
 // RefTypeClassObjectCommand asks for a type's java.lang.Class instance
 // (ReferenceType.ClassObject). Its reply is an object id.
@@ -346,7 +352,10 @@ func (*RefTypeClassObjectCommand) Command() Command { return CmdReferenceTypeCla
 func (m *RefTypeClassObjectCommand) Encode(w *Writer) { w.ReferenceTypeID(m.RefType) }
 
 // Decode implements Message.
-func (m *RefTypeClassObjectCommand) Decode(r *Reader) error { m.RefType = r.ReferenceTypeID(); return r.Err() }
+func (m *RefTypeClassObjectCommand) Decode(r *Reader) error {
+	m.RefType = r.ReferenceTypeID()
+	return r.Err()
+}
 
 // RefTypeClassFileVersionCommand asks for the class file version a type was
 // defined with (ReferenceType.ClassFileVersion): major and minor, two ints.
@@ -375,4 +384,7 @@ func (*RefTypeModuleCommand) Command() Command { return CmdReferenceTypeModule }
 func (m *RefTypeModuleCommand) Encode(w *Writer) { w.ReferenceTypeID(m.RefType) }
 
 // Decode implements Message.
-func (m *RefTypeModuleCommand) Decode(r *Reader) error { m.RefType = r.ReferenceTypeID(); return r.Err() }
+func (m *RefTypeModuleCommand) Decode(r *Reader) error {
+	m.RefType = r.ReferenceTypeID()
+	return r.Err()
+}
