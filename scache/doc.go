@@ -57,5 +57,34 @@
 // reply's command was sent: the VM produced the reply in the state the
 // debugger's command would have seen.
 //
+// # The policy
+//
+// What the Speculator sends on its own is one table, families in
+// families.go: each family names what starts it (a trusted stop, replies to
+// some commands), how long what it caches stays true, and what it sends.
+// What may be cached, and for how long, is the keyable table in keys.go.
+//
+// To add a family:
+//
+//  1. Add a Family bit in options.go (and to AllFamilies if it is on by default).
+//  2. Add an entry to families: its flag, life, onStop and/or onReply
+//     handlers and the commands it sends. The dispatcher runs a handler only
+//     when the family is on and, for a trigger whose reply is state of a
+//     suspension, only for a reply still true (cached, not invalidated, of
+//     the current epoch); OnUpstream tracks every trigger command.
+//  3. Write the handlers: queue typed jdwp commands with enqueueState
+//     (suspension state: queued only while the suspension lets it be
+//     cached) or enqueueClass (class metadata).
+//  4. Test it against the model VM (scachetest) and the property tests.
+//
+// To add a cacheable command:
+//
+//  1. Give it a typed command message in package jdwp (its parameter layout,
+//     stated once) and register it in jdwp's registry.
+//  2. Add it to keyable in keys.go with its lifetime; a class metadata
+//     command also goes in classOf, a thread-local state command in threadOf.
+//  3. Teach the model VM (scachetest) to answer it, so that the property
+//     tests cover it.
+//
 // [Relay] wires a Speculator between two real connections.
 package scache

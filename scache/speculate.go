@@ -4,7 +4,12 @@ import "github.com/jdwpscache/scache/jdwp"
 
 // speculateFrames queues the class metadata commands about the first
 // MaxFrames frames of a Frames reply, top frame first.
-func (s *Speculator) speculateFrames(frames []jdwp.Frame) {
+func (s *Speculator) speculateFrames(_ *inFlight, reply *replyData) error {
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
+	}
+	frames := m.(*jdwp.ThreadFramesReply).Frames
 	set := defaultFrameSet
 	if s.cfg.classic {
 		set = classicFrameSet
@@ -33,6 +38,7 @@ func (s *Speculator) speculateFrames(frames []jdwp.Frame) {
 			s.enqueueClass(cmd, loc.Class, method, false)
 		}
 	}
+	return nil
 }
 
 // sameMethodSeen reports whether seen holds a location in the same method.

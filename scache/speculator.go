@@ -63,10 +63,10 @@ type Speculator struct {
 	queuedKeys  map[Key]struct{}
 	synthetic   int // synthetic commands in flight
 	nextID      uint32
-	frames      jdwp.ThreadFramesReply
 	reader      jdwp.Reader
 	keyWriter   jdwp.Writer                          // scratch of newKey
 	params      map[jdwp.Command]jdwp.CommandMessage // scratch of decodeParams
+	triggers    map[jdwp.Command]bool                // commands whose replies start a family: tracked
 	up, down    scratch
 	stats       Stats
 	disabledFor error
@@ -151,9 +151,15 @@ func New(opts ...Option) *Speculator {
 		byKey:      make(map[Key]*inFlight),
 		queuedKeys: make(map[Key]struct{}),
 		params:     make(map[jdwp.Command]jdwp.CommandMessage),
+		triggers:   make(map[jdwp.Command]bool),
 		nextID:     FirstSyntheticID,
 	}
 	s.cache = newReplyCache(cfg.cacheBytes, func() { s.stats.Wasted++ })
+	for _, f := range families {
+		for cmd := range f.onReply {
+			s.triggers[cmd] = true
+		}
+	}
 	return s
 }
 
@@ -268,7 +274,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		ok = false
 	}
 	if !ok {
-		if track || cmd == jdwp.CmdThreadReferenceFrames {
+		if track || s.triggers[cmd] {
 			s.track(&inFlight{id: h.ID, cmd: cmd, epoch: s.susp.epoch})
 		}
 		return s.forwardUp(r, packet)
@@ -292,7 +298,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		}
 	}
 	s.stats.Misses++
-	if s.cfg.cacheOrganic || s.cfg.belay || track || cmd == jdwp.CmdThreadReferenceFrames {
+	if s.cfg.cacheOrganic || s.cfg.belay || track || s.triggers[cmd] {
 		var class jdwp.ReferenceTypeID
 		if spec.life == lifetimeClass {
 			class = classOf(params)

@@ -24,20 +24,22 @@ type topFrame struct {
 
 // speculateStop asks, at a stop of thread t, for what a debugger asks first:
 // the thread's frames (after a step, its top frame alone first: debuggers
-// that ask frame(0) then), its depth and name, and (all threads suspended)
-// the threads.
-func (s *Speculator) speculateStop(t jdwp.ObjectID, step bool) {
-	if s.cfg.families&FamilyStop != 0 && step {
+// that ask frame(0) then), its depth and (all threads suspended) its name.
+func (s *Speculator) speculateStop(t jdwp.ThreadID, step bool) {
+	if step {
 		s.enqueueState(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, true)
 	}
-	if s.cfg.families&FamilyStop != 0 {
-		s.enqueueState(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}, true)
-		s.enqueueState(&jdwp.ThreadFrameCountCommand{Thread: t}, true)
-		if s.susp.kind == allSuspended {
-			s.enqueueState(&jdwp.ThreadNameCommand{Thread: t}, true)
-		}
+	s.enqueueState(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}, true)
+	s.enqueueState(&jdwp.ThreadFrameCountCommand{Thread: t}, true)
+	if s.susp.kind == allSuspended {
+		s.enqueueState(&jdwp.ThreadNameCommand{Thread: t}, true)
 	}
-	if s.cfg.families&FamilyThreads != 0 && s.susp.kind == allSuspended {
+}
+
+// speculateThreads asks, at a stop with every thread suspended, for the
+// threads, as a debugger's threads view does.
+func (s *Speculator) speculateThreads(jdwp.ThreadID, bool) {
+	if s.susp.kind == allSuspended {
 		s.enqueueState(&jdwp.VMAllThreadsCommand{}, false)
 	}
 }
@@ -53,19 +55,27 @@ func (s *Speculator) enqueueState(m jdwp.CommandMessage, urgent bool) {
 }
 
 // onFrames notes the top frame of a Frames reply of the current epoch.
-func (s *Speculator) onFrames(p *inFlight, frames []jdwp.Frame) {
-	if p.poisoned || p.epoch != s.susp.epoch || len(frames) == 0 || s.cfg.families&FamilyTopFrame == 0 ||
-		!s.cfg.cacheState || p.key == "" {
-		return
+func (s *Speculator) onFrames(p *inFlight, reply *replyData) error {
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
 	}
-	m, err := p.key.Message(s.sizes)
-	asked, ok := m.(*jdwp.ThreadFramesCommand)
-	if err != nil || !ok || asked.StartFrame != 0 || (s.top.set && s.top.thread == asked.Thread) {
-		return
+	frames := m.(*jdwp.ThreadFramesReply).Frames
+	cmd, err := p.key.Message(s.sizes)
+	asked, ok := cmd.(*jdwp.ThreadFramesCommand)
+	if err != nil || !ok || len(frames) == 0 || asked.StartFrame != 0 || (s.top.set && s.top.thread == asked.Thread) {
+		return nil
 	}
-	thread := asked.Thread
-	s.top = topFrame{set: true, thread: thread, frame: frames[0].Frame, loc: frames[0].Location}
+	s.top = topFrame{set: true, thread: asked.Thread, frame: frames[0].Frame, loc: frames[0].Location}
 	s.advanceTop()
+	return nil
+}
+
+// onTopMetadata goes on with the top frame when a method's modifiers or
+// variable table arrive.
+func (s *Speculator) onTopMetadata(*inFlight, *replyData) error {
+	s.advanceTop()
+	return nil
 }
 
 // advanceTop asks for the top frame's this and visible variables as soon as
@@ -198,22 +208,16 @@ func VisibleSlots(vt jdwp.MethodVariableTableReply, index uint64) []jdwp.SlotReq
 
 // onValues asks for the type of every object, and the value of every string,
 // among the values of a GetValues or ThisObject reply of the current epoch.
-func (s *Speculator) onValues(p *inFlight, data []byte) error {
-	if p.poisoned || p.epoch != s.susp.epoch || s.cfg.families&FamilyValues == 0 || !s.cfg.cacheState {
-		return nil
+func (s *Speculator) onValues(_ *inFlight, reply *replyData) error {
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
 	}
 	var values []jdwp.Value
-	if p.cmd == jdwp.CmdStackFrameThisObject {
-		var m jdwp.TaggedObjectReply
-		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
-			return err
-		}
+	switch m := m.(type) {
+	case *jdwp.TaggedObjectReply:
 		values = []jdwp.Value{{Tag: m.Object.Tag, Bits: uint64(m.Object.ID)}}
-	} else {
-		var m jdwp.ValuesReply
-		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
-			return err
-		}
+	case *jdwp.ValuesReply:
 		values = m.Values
 	}
 	for _, v := range values {
@@ -231,16 +235,15 @@ func (s *Speculator) onValues(p *inFlight, data []byte) error {
 
 // onAllThreads asks, while every thread is suspended, for each thread's
 // status, depth and name, as a debugger's threads view does.
-func (s *Speculator) onAllThreads(p *inFlight, data []byte) error {
-	if p.poisoned || p.epoch != s.susp.epoch || s.cfg.families&FamilyThreads == 0 ||
-		s.susp.kind != allSuspended || !s.cfg.cacheState {
+func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
+	if s.susp.kind != allSuspended {
 		return nil
 	}
-	var m jdwp.ObjectIDsReply
-	if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
+	m, err := reply.typed(s)
+	if err != nil {
 		return err
 	}
-	for _, t := range m.IDs {
+	for _, t := range m.(*jdwp.ObjectIDsReply).IDs {
 		s.enqueueState(&jdwp.ThreadStatusCommand{Thread: t}, false)
 		s.enqueueState(&jdwp.ThreadFrameCountCommand{Thread: t}, false)
 		s.enqueueState(&jdwp.ThreadNameCommand{Thread: t}, false)

@@ -7,7 +7,8 @@ import (
 )
 
 // onReply reacts to a successful reply: to one of the debugger's commands,
-// or (except in Classic) to a synthetic one.
+// or (except in Classic) to a synthetic one. It learns the protocol facts
+// (id sizes, classes), then runs the families' triggers (families.go).
 func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
 	switch p.cmd {
 	case jdwp.CmdVirtualMachineIDSizes:
@@ -35,26 +36,8 @@ func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
 			return err
 		}
 		s.learnClasses(m.Classes)
-	case jdwp.CmdThreadReferenceFrames:
-		s.reader.Reset(data, s.sizes)
-		if err := s.frames.Decode(&s.reader); err != nil {
-			return err
-		}
-		if s.reader.Len() != 0 {
-			return fmt.Errorf("%d bytes after the frames", s.reader.Len())
-		}
-		if s.cfg.families&FamilyClass != 0 {
-			s.speculateFrames(s.frames.Frames)
-		}
-		s.onFrames(p, s.frames.Frames)
-	case jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdMethodVariableTableWithGeneric:
-		s.advanceTop()
-	case jdwp.CmdStackFrameGetValues, jdwp.CmdStackFrameThisObject:
-		return s.onValues(p, data)
-	case jdwp.CmdVirtualMachineAllThreads:
-		return s.onAllThreads(p, data)
 	}
-	return nil
+	return s.dispatchReply(p, data)
 }
 
 func (s *Speculator) learnClasses(classes []jdwp.ClassInfo) {
@@ -80,8 +63,8 @@ func (s *Speculator) onEvents(packet []byte) error {
 			s.end()
 		}
 	}
-	if t, stopped, step := s.onStopEvents(&c); stopped && s.cfg.cacheState {
-		s.speculateStop(t, step)
+	if t, stopped, step := s.onStopEvents(&c); stopped {
+		s.dispatchStop(t, step)
 	}
 	return nil
 }

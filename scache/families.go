@@ -1,0 +1,143 @@
+package scache
+
+import (
+	"fmt"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// The speculation policy: every family of commands the Speculator sends on
+// its own, in one table. An entry says what starts the family (a trusted
+// stop, replies to some commands), how long what it caches stays true, and
+// what it sends; its handlers queue typed commands (enqueueClass,
+// enqueueState). The dispatcher below checks each trigger's guard once, so
+// the handlers hold only their own logic. See the package documentation for
+// how to add a family or a cacheable command.
+
+// A family is one entry of the table.
+type family struct {
+	flag Family
+	// life is the lifetime of what the family caches. A family whose
+	// entries live for a suspension epoch runs only with the state cache on.
+	life lifetime
+	// onStop runs at a trusted stop of thread t at a location (step: the
+	// stop ends a single step), in table order.
+	onStop func(s *Speculator, t jdwp.ThreadID, step bool)
+	// onReply runs on the successful reply to any of its commands, the
+	// debugger's or (except in Classic) a synthetic one. A trigger command
+	// whose reply is state of a suspension fires only for a reply that is
+	// still true: cached under its key, not invalidated, of the current epoch.
+	onReply map[jdwp.Command]func(s *Speculator, p *inFlight, reply *replyData) error
+	// sends lists the commands the family sends, each keyable (cached for
+	// its own lifetime: a state family may send class metadata it needs).
+	sends []jdwp.Command
+}
+
+// families is the table, in the order their commands are queued.
+var families = []*family{
+	{
+		flag: FamilyClass, life: lifetimeClass,
+		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
+			jdwp.CmdThreadReferenceFrames: (*Speculator).speculateFrames,
+		},
+		sends: defaultFrameSet,
+	},
+	{
+		flag: FamilyStop, life: lifetimeSuspension,
+		onStop: (*Speculator).speculateStop,
+		sends:  []jdwp.Command{jdwp.CmdThreadReferenceFrames, jdwp.CmdThreadReferenceFrameCount, jdwp.CmdThreadReferenceName},
+	},
+	{
+		flag: FamilyTopFrame, life: lifetimeSuspension,
+		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
+			jdwp.CmdThreadReferenceFrames:           (*Speculator).onFrames,
+			jdwp.CmdReferenceTypeMethodsWithGeneric: (*Speculator).onTopMetadata,
+			jdwp.CmdMethodVariableTableWithGeneric:  (*Speculator).onTopMetadata,
+		},
+		sends: []jdwp.Command{jdwp.CmdStackFrameThisObject, jdwp.CmdStackFrameGetValues,
+			jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdMethodVariableTableWithGeneric},
+	},
+	{
+		flag: FamilyValues, life: lifetimeSuspension,
+		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
+			jdwp.CmdStackFrameGetValues:  (*Speculator).onValues,
+			jdwp.CmdStackFrameThisObject: (*Speculator).onValues,
+		},
+		sends: []jdwp.Command{jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue},
+	},
+	{
+		flag: FamilyThreads, life: lifetimeSuspension,
+		onStop: (*Speculator).speculateThreads,
+		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
+			jdwp.CmdVirtualMachineAllThreads: (*Speculator).onAllThreads,
+		},
+		sends: []jdwp.Command{jdwp.CmdVirtualMachineAllThreads, jdwp.CmdThreadReferenceStatus,
+			jdwp.CmdThreadReferenceFrameCount, jdwp.CmdThreadReferenceName},
+	},
+}
+
+// familyOn reports whether a family runs under the configuration.
+func (s *Speculator) familyOn(f *family) bool {
+	return s.cfg.families&f.flag != 0 && (f.life != lifetimeSuspension || s.cfg.cacheState)
+}
+
+// dispatchStop runs the stop handlers of the families that are on.
+func (s *Speculator) dispatchStop(t jdwp.ThreadID, step bool) {
+	for _, f := range families {
+		if f.onStop != nil && s.familyOn(f) {
+			f.onStop(s, t, step)
+		}
+	}
+}
+
+// dispatchReply runs the reply handlers of the families that are on for the
+// successful reply to p.
+func (s *Speculator) dispatchReply(p *inFlight, data []byte) error {
+	reply := replyData{cmd: p.cmd, data: data}
+	for _, f := range families {
+		handle := f.onReply[p.cmd]
+		if handle == nil || !s.familyOn(f) {
+			continue
+		}
+		if f.life == lifetimeSuspension && StateCommand(p.cmd) && !s.stillTrue(p) {
+			continue
+		}
+		if err := handle(s, p, &reply); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stillTrue reports whether the reply to a state command p is true now: it
+// was cacheable when sent, was not invalidated, and its epoch goes on.
+func (s *Speculator) stillTrue(p *inFlight) bool {
+	return p.key != "" && !p.poisoned && p.epoch == s.susp.epoch
+}
+
+func errNoTypedReply(cmd jdwp.Command) error {
+	return fmt.Errorf("no typed message for the reply to %s", cmd)
+}
+
+// replyData is a reply's data, decoded as its typed message on first use.
+type replyData struct {
+	cmd     jdwp.Command
+	data    []byte
+	msg     jdwp.Message
+	decoded bool
+	err     error
+}
+
+// typed returns the reply decoded as its command's typed reply message.
+func (r *replyData) typed(s *Speculator) (jdwp.Message, error) {
+	if !r.decoded {
+		r.decoded = true
+		r.msg = jdwp.NewReplyMessage(r.cmd)
+		if r.msg == nil {
+			r.err = errNoTypedReply(r.cmd)
+		} else {
+			r.err = jdwp.Unmarshal(r.data, s.sizes, r.msg)
+		}
+	}
+	return r.msg, r.err
+}
