@@ -53,6 +53,15 @@ func (c *conservation) up(p []byte) {
 	if n := forwarded + len(r.Edict.Downstream) + int(newlyHeld); n != 1 {
 		c.t.Fatalf("upstream packet forwarded %d, answered %d, held %d times", forwarded, len(r.Edict.Downstream), newlyHeld)
 	}
+	want := scache.Held
+	if forwarded == 1 {
+		want = scache.Forwarded
+	} else if len(r.Edict.Downstream) == 1 {
+		want = scache.Answered
+	}
+	if r.Outcome != want {
+		c.t.Fatalf("the Response says %v, the edict shows %v", r.Outcome, want)
+	}
 }
 
 func (c *conservation) down(p []byte) {
@@ -75,6 +84,9 @@ func (c *conservation) down(p []byte) {
 	}
 	if wasSynthetic == (forwarded == 1) || forwarded > 1 {
 		c.t.Fatalf("downstream packet forwarded %d times (synthetic reply: %v)", forwarded, wasSynthetic)
+	}
+	if want := map[bool]scache.Outcome{true: scache.Absorbed, false: scache.Forwarded}[wasSynthetic]; r.Outcome != want {
+		c.t.Fatalf("the Response says %v, the edict shows %v", r.Outcome, want)
 	}
 	released := 0
 	for _, q := range r.Edict.Upstream {

@@ -203,30 +203,7 @@ func (r *Relay) journal(resp Response, dir Direction) {
 	now := time.Now()
 	r.journalMu.Lock()
 	defer r.journalMu.Unlock()
-	for _, p := range resp.Journal.Upstream {
-		e := JournalEntry{Time: now, Direction: Upstream, Packet: p, Synthetic: IsSyntheticID(jdwp.PacketID(p))}
-		if dir == Upstream && !containsPacket(resp.Edict.Upstream, p) {
-			// A debugger command that was not sent: answered now, or held.
-			e.Hit = len(resp.Edict.Downstream) > 0
-			e.Held = !e.Hit
-		}
-		r.Journal(e)
-	}
-	for _, p := range resp.Journal.Downstream {
-		e := JournalEntry{Time: now, Direction: Downstream, Packet: p, Synthetic: IsSyntheticID(jdwp.PacketID(p))}
-		e.Hit = dir == Upstream
-		r.Journal(e)
-	}
-}
-
-// containsPacket reports whether list holds p itself (not an equal copy).
-func containsPacket(list [][]byte, p []byte) bool {
-	for _, q := range list {
-		if len(q) > 0 && len(p) > 0 && &q[0] == &p[0] {
-			return true
-		}
-	}
-	return false
+	resp.JournalEntries(dir, now, r.Journal)
 }
 
 // sideWriter serializes the writes to one side: both directions' goroutines

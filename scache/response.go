@@ -1,27 +1,86 @@
 package scache
 
+import (
+	"fmt"
+	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
 // Traffic is a list of packets for each direction, each in the order it must be sent.
 type Traffic struct {
 	Upstream   [][]byte // towards the VM
 	Downstream [][]byte // towards the debugger
 }
 
+// An Outcome says what became of the packet presented to the Speculator.
+type Outcome uint8
+
+const (
+	// Forwarded: the packet is in the edict, unchanged, for its direction.
+	Forwarded Outcome = iota
+	// Answered: a debugger command answered from the cache; the answer is in
+	// Edict.Downstream and the command goes no further.
+	Answered
+	// Held: a debugger command held (belayed) until a reply in flight
+	// answers it, in a later Response.
+	Held
+	// Absorbed: the VM's reply to a synthetic command, kept from the debugger.
+	Absorbed
+)
+
+// String returns the outcome's name.
+func (o Outcome) String() string {
+	switch o {
+	case Forwarded:
+		return "forwarded"
+	case Answered:
+		return "answered"
+	case Held:
+		return "held"
+	case Absorbed:
+		return "absorbed"
+	}
+	return fmt.Sprintf("Outcome(%d)", uint8(o))
+}
+
 // Response is what a Speculator decides about one packet.
 //
-// Edict is what the transport must send now. An organic packet that is not in
-// it was answered from the cache or is held until a reply in flight answers
-// it. Journal is the coherent view for a tracer: on a cache hit it holds the
-// debugger's command upstream and the re-tagged reply downstream, although
-// only the reply is sent; synthetic commands and their absorbed replies appear
-// in it too.
+// Outcome says what became of the packet presented. Edict is what the
+// transport must send now, each direction in order: besides the packet
+// itself when forwarded, it may hold synthetic commands, held commands
+// released, and answers to held commands. Journal is the coherent view for a
+// tracer: on a cache hit it holds the debugger's command upstream and the
+// re-tagged reply downstream, although only the reply is sent; synthetic
+// commands and their absorbed replies appear in it too (see JournalEntries).
 //
 // The slices of a Response, and the packets they hold, are valid until the
 // next call in the same direction (OnUpstream or OnDownstream): the Speculator
 // reuses them, so that forwarding a packet allocates nothing. A caller that
 // keeps a packet copies it.
 type Response struct {
+	Outcome Outcome
 	Edict   Traffic
 	Journal Traffic
+}
+
+// JournalEntries calls fn with each packet of the journal of a Response to a
+// packet presented in direction dir, marked as a tracer shows it: the
+// debugger's command and the answer of a cache hit marked Hit, a held
+// command marked Held, synthetic commands and their replies Synthetic. The
+// entry's packet is valid only during the call.
+func (r *Response) JournalEntries(dir Direction, at time.Time, fn func(JournalEntry)) {
+	for i, p := range r.Journal.Upstream {
+		e := JournalEntry{Time: at, Direction: Upstream, Packet: p, Synthetic: IsSyntheticID(jdwp.PacketID(p))}
+		if dir == Upstream && i == 0 {
+			e.Hit, e.Held = r.Outcome == Answered, r.Outcome == Held
+		}
+		fn(e)
+	}
+	for _, p := range r.Journal.Downstream {
+		fn(JournalEntry{Time: at, Direction: Downstream, Packet: p, Synthetic: IsSyntheticID(jdwp.PacketID(p)),
+			Hit: dir == Upstream})
+	}
 }
 
 // Stats counts what a Speculator did.

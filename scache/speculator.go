@@ -110,6 +110,7 @@ type scratch struct {
 
 func (sc *scratch) reset() *Response {
 	r := &sc.resp
+	r.Outcome = Forwarded
 	r.Edict.Upstream = r.Edict.Upstream[:0]
 	r.Edict.Downstream = r.Edict.Downstream[:0]
 	r.Journal.Upstream = r.Journal.Upstream[:0]
@@ -310,6 +311,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 
 // answerHit sends a reply built from the cache for a debugger command.
 func (s *Speculator) answerHit(r *Response, cmd, reply []byte) {
+	r.Outcome = Answered
 	r.Edict.Downstream = append(r.Edict.Downstream, reply)
 	r.Journal.Upstream = append(r.Journal.Upstream, cmd)
 	r.Journal.Downstream = append(r.Journal.Downstream, reply)
@@ -317,6 +319,7 @@ func (s *Speculator) answerHit(r *Response, cmd, reply []byte) {
 
 // hold belays a debugger command on a command in flight.
 func (s *Speculator) hold(r *Response, p *inFlight, id uint32, packet []byte) {
+	r.Outcome = Held
 	hc := &heldCommand{id: id, packet: append([]byte(nil), packet...)}
 	p.waiters = append(p.waiters, hc)
 	s.held = append(s.held, hc)
@@ -358,6 +361,7 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	if p.synthetic {
 		s.synthetic--
 		s.stats.BytesSpeculated += int64(len(packet))
+		r.Outcome = Absorbed
 		r.Journal.Downstream = append(r.Journal.Downstream, packet)
 	} else {
 		s.forwardDownPtr(r, packet)

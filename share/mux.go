@@ -86,17 +86,14 @@ func (m *mux) upstream(r route, packet []byte) []out {
 	jdwp.SetPacketID(p, id)
 	resp := m.spec.OnUpstream(p)
 	var outs []out
-	forwarded := false
 	for _, q := range resp.Edict.Upstream {
-		if jdwp.PacketID(q) == id {
-			forwarded = true
-		}
 		outs = append(outs, out{toVM: true, packet: append([]byte(nil), q...)})
 	}
 	if cs := m.clients[r.client]; cs != nil && !r.internal {
-		if forwarded {
+		switch resp.Outcome {
+		case scache.Forwarded:
 			cs.stats.Forwarded++
-		} else if len(resp.Edict.Downstream) > 0 {
+		case scache.Answered:
 			cs.stats.Hits++
 		}
 	}

@@ -4,24 +4,15 @@
 package journal
 
 import (
-	"time"
-
 	"github.com/jdwpscache/scache/scache"
 )
 
-// A Record is one packet of a trace.
-type Record struct {
-	Time      time.Time
-	Direction scache.Direction // Upstream: towards the VM
-	Packet    []byte           // the whole JDWP packet
-	Synthetic bool             // a synthetic command of the Speculator, or its reply
-	// Hit marks a debugger command answered from the cache (and that answer);
-	// Held a debugger command held until a reply in flight answered it.
-	Hit, Held bool
-}
+// A Record is one packet of a trace: the Speculator's journal entry, with a
+// packet of its own.
+type Record = scache.JournalEntry
 
 // FromEntry converts a relay journal entry, copying its packet.
 func FromEntry(e scache.JournalEntry) Record {
-	return Record{Time: e.Time, Direction: e.Direction, Packet: append([]byte(nil), e.Packet...),
-		Synthetic: e.Synthetic, Hit: e.Hit, Held: e.Held}
+	e.Packet = append([]byte(nil), e.Packet...)
+	return e
 }

@@ -387,24 +387,7 @@ func busyTime(sent, arrived []time.Duration, w span) time.Duration {
 // journal records a Response's journal at the current simulated time, with
 // the marks the relay gives it.
 func (sim *simulation) journal(resp scache.Response, dir scache.Direction) {
-	at := time.Time{}.Add(sim.now)
-	sentUp := map[*byte]bool{}
-	for _, p := range resp.Edict.Upstream {
-		if len(p) > 0 {
-			sentUp[&p[0]] = true
-		}
-	}
-	for _, p := range resp.Journal.Upstream {
-		r := journal.Record{Time: at, Direction: scache.Upstream, Packet: append([]byte(nil), p...),
-			Synthetic: scache.IsSyntheticID(jdwp.PacketID(p))}
-		if dir == scache.Upstream && len(p) > 0 && !sentUp[&p[0]] {
-			r.Hit = len(resp.Edict.Downstream) > 0
-			r.Held = !r.Hit
-		}
-		sim.record(r)
-	}
-	for _, p := range resp.Journal.Downstream {
-		sim.record(journal.Record{Time: at, Direction: scache.Downstream, Packet: append([]byte(nil), p...),
-			Synthetic: scache.IsSyntheticID(jdwp.PacketID(p)), Hit: dir == scache.Upstream})
-	}
+	resp.JournalEntries(dir, time.Time{}.Add(sim.now), func(e scache.JournalEntry) {
+		sim.record(journal.FromEntry(e))
+	})
 }
