@@ -211,6 +211,12 @@ func Keyable(cmd jdwp.Command) bool {
 	return ok
 }
 
+// EndsEpoch reports whether a debugger command ends a suspension epoch: it
+// lets threads run or changes what state replies say (resumes, suspends,
+// invokes, SetValues, PopFrames, hot swap, …). Replies about suspended
+// threads read before it are not served after it.
+func EndsEpoch(cmd jdwp.Command) bool { return epochEnders[cmd] }
+
 // StateCommand reports whether the default policy caches replies to cmd only
 // while threads stay suspended (one suspension epoch).
 func StateCommand(cmd jdwp.Command) bool {

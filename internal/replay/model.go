@@ -18,7 +18,6 @@ type session struct {
 	median  time.Duration
 	packets int
 	keyable int
-	epochs  int
 	sizes   jdwp.IDSizes // from the trace's IDSizes reply
 }
 
@@ -68,16 +67,6 @@ type answer struct {
 	data  []byte
 }
 
-// resumes lists the commands after which threads may have run: they end a
-// suspension epoch.
-var resumes = map[jdwp.Command]bool{
-	jdwp.CmdVirtualMachineResume: true, jdwp.CmdThreadReferenceResume: true,
-	jdwp.CmdClassTypeInvokeMethod: true, jdwp.CmdClassTypeNewInstance: true,
-	jdwp.CmdObjectReferenceInvokeMethod: true, jdwp.CmdInterfaceTypeInvokeMethod: true,
-	jdwp.CmdVirtualMachineRedefineClasses: true, jdwp.CmdStackFrameSetValues: true,
-	jdwp.CmdStackFramePopFrames: true, jdwp.CmdThreadReferenceForceEarlyReturn: true,
-}
-
 func prepare(t Trace) *session {
 	s := &session{answers: map[scache.Key][]answer{}, service: map[jdwp.Command]time.Duration{}, packets: len(t.Records),
 		sizes: jdwp.DefaultIDSizes}
@@ -112,7 +101,7 @@ func prepare(t Trace) *session {
 			if !scache.Keyable(c.cmd) {
 				lastAnchor = len(s.cmds) - 1
 			}
-			if resumes[c.cmd] {
+			if scache.EndsEpoch(c.cmd) {
 				epoch++
 			}
 			if c.cmd == jdwp.CmdVirtualMachineRedefineClasses {
@@ -160,7 +149,6 @@ func prepare(t Trace) *session {
 			last, lastAt = dependency{depEvent, len(s.events) - 1}, r.Time
 		}
 	}
-	s.epochs = epoch
 	// Service times of synthetic commands: the median of the recorded ones of
 	// the same command, or of all.
 	per := map[jdwp.Command][]time.Duration{}
