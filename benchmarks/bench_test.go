@@ -122,13 +122,14 @@ func benchmarkMode(b *testing.B, mode replay.Mode) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s := scache.New(opts...)
+		s, err := scache.New(opts...)
+		require.NoError(b, err)
 		packets += f.run(s, up)
 		_ = s.Close()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(packets), "ns/packet")
 	b.ReportMetric(float64(testing.AllocsPerRun(1, func() {
-		s := scache.New(opts...)
+		s, _ := scache.New(opts...)
 		f.run(s, up)
 	}))/float64(packets/b.N), "allocs/packet")
 }
@@ -144,7 +145,8 @@ func TestFeedAnswersEveryDebuggerCommand(t *testing.T) {
 	up := directions(t)
 	for _, mode := range replay.Modes {
 		opts, _ := mode.Options()
-		s := scache.New(opts...)
+		s, err := scache.New(opts...)
+		require.NoError(t, err)
 		require.Greater(t, f.run(s, up), len(f.packets)-1)
 		st := s.Stats()
 		require.Zero(t, st.Held, "%s", mode)

@@ -38,14 +38,11 @@ func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.D
 		require.NoError(b, err)
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		require.NoError(b, err)
-		p := &scache.Proxy{
-			DialVM: func(ctx context.Context) (net.Conn, error) {
-				var d net.Dialer
-				return d.DialContext(ctx, "tcp", link.Addr)
-			},
-			NewSpeculator: func() *scache.Speculator { return scache.New(opts...) },
-			Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
-		}
+		p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", link.Addr)
+		}, append(opts, scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))...)
+		require.NoError(b, err)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- p.Serve(ctx, ln) }()

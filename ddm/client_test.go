@@ -207,7 +207,9 @@ func TestThroughTheSpeculator(t *testing.T) {
 	defer vm.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	spec := scache.New()
+	relay, err := scache.NewRelay()
+	require.NoError(t, err)
+	spec := relay.Speculator()
 	done := make(chan error, 1)
 	go func() {
 		d, err := ln.Accept()
@@ -221,7 +223,7 @@ func TestThroughTheSpeculator(t *testing.T) {
 			done <- err
 			return
 		}
-		done <- (&scache.Relay{Speculator: spec}).Run(context.Background(), d, v)
+		done <- relay.Run(context.Background(), d, v)
 	}()
 	c, err := ddm.Dial(ctx(t), ln.Addr().String())
 	require.NoError(t, err)

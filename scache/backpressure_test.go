@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
-	"github.com/jdwpscache/scache/scache"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -73,7 +72,8 @@ func TestRelayBackpressure(t *testing.T) {
 				sender, receiver = dbgPeer, vmPeer
 			}
 			errc := make(chan error, 1)
-			go func() { errc <- (&scache.Relay{}).Run(context.Background(), debugger, vm) }()
+			relay := newRelay(t)
+			go func() { errc <- relay.Run(context.Background(), debugger, vm) }()
 			hs := make(chan error, 1)
 			go func() { hs <- jdwp.VMHandshake(vmPeer, 5*time.Second) }()
 			require.NoError(t, jdwp.DebuggerHandshake(dbgPeer, 5*time.Second))

@@ -30,7 +30,7 @@ func BenchmarkBaselineParseAndCopy(b *testing.B) {
 
 // BenchmarkForward: a command that is not keyable, and its reply.
 func BenchmarkForward(b *testing.B) {
-	s := scache.New()
+	s := newSpeculator(b)
 	cmd := jdwp.AppendCommandPacket(nil, 1, &jdwp.ThreadNameCommand{Thread: 5}, sizes8)
 	reply := jdwp.AppendReplyPacket(nil, 1, &jdwp.StringReply{Value: "main"}, sizes8)
 	b.ReportAllocs()
@@ -41,7 +41,7 @@ func BenchmarkForward(b *testing.B) {
 }
 
 func TestForwardPathDoesNotAllocate(t *testing.T) {
-	s := scache.New()
+	s := newSpeculator(t)
 	cmd := jdwp.AppendCommandPacket(nil, 1, &jdwp.ThreadNameCommand{Thread: 5}, sizes8)
 	reply := jdwp.AppendReplyPacket(nil, 1, &jdwp.StringReply{Value: "main"}, sizes8)
 	s.OnUpstream(cmd)
@@ -85,7 +85,7 @@ func BenchmarkSpeculate(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s := scache.New(scache.WithMaxInFlight(0))
+		s := newSpeculator(b, scache.WithMaxInFlight(0))
 		s.OnUpstream(framesCmd)
 		r := s.OnDownstream(framesReply)
 		cmds := make([][]byte, len(r.Edict.Upstream))

@@ -24,18 +24,18 @@ func ExampleRelay() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	relay := &scache.Relay{
-		Speculator: scache.New(),
-		Journal: func(e scache.JournalEntry) {
-			if e.Hit {
-				log.Printf("%v answered from the cache (%d bytes)", e.Direction, len(e.Packet))
-			}
-		},
+	relay, err := scache.NewRelay(scache.WithJournal(func(e scache.JournalEntry) {
+		if e.Hit {
+			log.Printf("%v answered from the cache (%d bytes)", e.Direction, len(e.Packet))
+		}
+	}))
+	if err != nil {
+		log.Fatal(err)
 	}
 	if err := relay.Run(ctx, debugger, vm); err != nil {
 		log.Print(err)
 	}
-	log.Printf("%+v", relay.Speculator.Stats())
+	log.Printf("%+v", relay.Speculator().Stats())
 }
 
 // A Proxy serves one debugger session at a time, dialling the VM for each.
@@ -44,15 +44,14 @@ func ExampleProxy() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	p := &scache.Proxy{
-		DialVM: func(ctx context.Context) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "tcp", "127.0.0.1:5005")
-		},
-		NewSpeculator: func() *scache.Speculator { return scache.New(scache.WithCacheBytes(16 << 20)) },
-		SessionEnded: func(s scache.Stats, err error) {
-			log.Printf("session ended: %d hits, %d misses, err %v", s.Hits, s.Misses, err)
-		},
+	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", "127.0.0.1:5005")
+	}, scache.WithCacheBytes(16<<20), scache.WithSessionEnded(func(s scache.Stats, err error) {
+		log.Printf("session ended: %d hits, %d misses, err %v", s.Hits, s.Misses, err)
+	}))
+	if err != nil {
+		log.Fatal(err)
 	}
 	log.Fatal(p.Serve(context.Background(), ln))
 }

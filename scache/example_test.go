@@ -13,7 +13,10 @@ import (
 // before the debugger does; the debugger's own SourceFile command is then
 // answered from the cache with the debugger's id.
 func Example() {
-	s := scache.New(scache.Classic())
+	s, err := scache.New(scache.Classic())
+	if err != nil {
+		panic(err)
+	}
 	sizes := jdwp.DefaultIDSizes
 
 	// Debugger → VM: ThreadReference.Frames, forwarded.

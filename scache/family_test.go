@@ -25,7 +25,8 @@ func TestAToyFamilyThroughTheTableAlone(t *testing.T) {
 	vm := scachetest.NewModelVM(sizes)
 	c := vm.AddClass("LToy;", 1, false, false)
 	vm.SetThread(1, []scachetest.ModelFrame{{Class: c.ID, Method: c.Methods[0], Index: 3}})
-	s := New(WithFamilies(toy))
+	s, err := New(WithFamilies(toy))
+	require.NoError(t, err)
 	var synthetic, toDebugger [][]byte
 	// deliver presents a packet and lets the VM answer what goes up, at once.
 	var deliver func(r Response)

@@ -108,7 +108,7 @@ func (c *conservation) down(p []byte) {
 // exactly once.
 func FuzzSpeculator(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &conservation{t: t, s: scache.New(scache.WithMaxInFlight(3), scache.WithCacheBytes(2000)), issued: map[uint32]bool{}}
+		c := &conservation{t: t, s: newSpeculator(t, scache.WithMaxInFlight(3), scache.WithCacheBytes(2000)), issued: map[uint32]bool{}}
 		nextID := uint32(1)
 		for len(data) > 0 {
 			op := data[0]

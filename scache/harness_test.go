@@ -20,7 +20,21 @@ type harness struct {
 }
 
 func newHarness(t tb, vm *scachetest.ModelVM, opts ...scache.Option) *harness {
-	return &harness{t: t, s: scache.New(opts...), vm: vm, nextID: 1}
+	return &harness{t: t, s: newSpeculator(t, opts...), vm: vm, nextID: 1}
+}
+
+// newRelay returns a Relay with valid options.
+func newRelay(t require.TestingT, opts ...scache.Option) *scache.Relay {
+	r, err := scache.NewRelay(opts...)
+	require.NoError(t, err)
+	return r
+}
+
+// newSpeculator returns a Speculator with valid options.
+func newSpeculator(t require.TestingT, opts ...scache.Option) *scache.Speculator {
+	s, err := scache.New(opts...)
+	require.NoError(t, err)
+	return s
 }
 
 // tb is what the harness needs of *testing.T and *rapid.T.

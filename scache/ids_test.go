@@ -8,7 +8,7 @@ import (
 )
 
 func TestSyntheticIDsStartAtTheRangeAndWrapSkippingInFlight(t *testing.T) {
-	s := New()
+	s := newSpeculator(defaultConfig())
 	require.Equal(t, uint32(0xA0000000), s.newSyntheticID())
 	require.Equal(t, uint32(0xA0000001), s.newSyntheticID())
 
@@ -21,7 +21,7 @@ func TestSyntheticIDsStartAtTheRangeAndWrapSkippingInFlight(t *testing.T) {
 }
 
 func TestSyntheticIDsNeverLeaveTheRange(t *testing.T) {
-	s := New()
+	s := newSpeculator(defaultConfig())
 	s.nextID = LastSyntheticID - 3
 	for i := 0; i < 10; i++ {
 		id := s.newSyntheticID()

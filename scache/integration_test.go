@@ -26,20 +26,16 @@ func startProxy(t testing.TB, vmAddr, mode string) (string, <-chan scache.Stats)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	stats := make(chan scache.Stats, 4)
-	p := &scache.Proxy{
-		DialVM: func(ctx context.Context) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "tcp", vmAddr)
-		},
-		NewSpeculator: func() *scache.Speculator { return scache.New(modeOptions[mode]...) },
-		SessionEnded: func(st scache.Stats, err error) {
-			if err != nil {
-				t.Errorf("session through the %s proxy: %v", mode, err)
-			}
-			stats <- st
-		},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}
+	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", vmAddr)
+	}, append(modeOptions[mode], scache.WithSessionEnded(func(st scache.Stats, err error) {
+		if err != nil {
+			t.Errorf("session through the %s proxy: %v", mode, err)
+		}
+		stats <- st
+	}), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))...)
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(ctx, ln) }()

@@ -11,7 +11,7 @@ func TestModeOptions(t *testing.T) {
 	for mode, enabled := range map[string]bool{"scache": true, "classic": true, "off": false} {
 		opts, err := scache.ModeOptions(mode)
 		require.NoError(t, err, mode)
-		require.Equal(t, enabled, scache.New(opts...).Enabled(), mode)
+		require.Equal(t, enabled, newSpeculator(t, opts...).Enabled(), mode)
 	}
 	_, err := scache.ModeOptions("fast")
 	require.ErrorContains(t, err, `unknown mode "fast"`)

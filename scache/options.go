@@ -1,9 +1,13 @@
 package scache
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
 )
 
 // Defaults of the options.
@@ -45,27 +49,161 @@ func defaultConfig() config {
 	}
 }
 
-// An Option configures a Speculator.
-type Option func(*config)
+// An Option configures a Speculator (New), a Relay (NewRelay) or a Proxy
+// (NewProxy): one style for all three. Each constructor takes the options
+// that apply to it (a Relay and a Proxy make Speculators, so Speculator
+// options apply to them too) and returns an error for any other, and for a
+// value out of range. Presets (Classic, PassThrough) set a whole policy;
+// options given beside a preset refine it, in whatever order they come.
+type Option struct {
+	name  string
+	scope scope
+	apply func(*settings) error
+}
 
-// WithCacheBytes bounds the reply cache to n bytes of packets (default 16 MiB).
-// The least recently used replies are evicted first.
-func WithCacheBytes(n int) Option {
-	return func(c *config) {
-		if n > 0 {
-			c.cacheBytes = n
+// scope says which constructors an option applies to.
+type scope uint8
+
+const (
+	forSpeculator scope = 1 << iota
+	forRelay
+	forProxy
+
+	forAll      = forSpeculator | forRelay | forProxy
+	forSessions = forRelay | forProxy
+)
+
+func (sc scope) String() string {
+	switch sc {
+	case forSpeculator:
+		return "a Speculator"
+	case forRelay:
+		return "a Relay"
+	}
+	return "a Proxy"
+}
+
+// settings collects the options given to a constructor.
+type settings struct {
+	preset                          preset
+	presets                         []string
+	cacheBytes, maxFrames, inFlight optional[int]
+	belay, stateCache               optional[bool]
+	families                        optional[Family]
+	logger                          *slog.Logger
+	journal                         func(JournalEntry)
+	maxPacketSize                   int
+	handshakeTimeout                time.Duration
+	sessionEnded                    func(Stats, error)
+	speculator                      *Speculator
+}
+
+type optional[T any] struct {
+	v   T
+	set bool
+}
+
+func (o *optional[T]) put(v T) { o.v, o.set = v, true }
+
+type preset uint8
+
+const (
+	presetDefault preset = iota
+	presetClassic
+	presetOff
+)
+
+// collect applies opts for the constructor of scope sc.
+func collect(sc scope, opts []Option) (*settings, error) {
+	st := &settings{}
+	for _, o := range opts {
+		if o.apply == nil {
+			return nil, errors.New("scache: a zero Option")
+		}
+		if o.scope&sc == 0 {
+			return nil, fmt.Errorf("scache: %s does not apply to %v", o.name, sc)
+		}
+		if err := o.apply(st); err != nil {
+			return nil, fmt.Errorf("scache: %s: %w", o.name, err)
 		}
 	}
+	if len(st.presets) > 1 {
+		return nil, fmt.Errorf("scache: presets %v conflict: give one", st.presets)
+	}
+	return st, nil
+}
+
+// speculatorOptions reports whether options of a Speculator were given.
+func (st *settings) speculatorOptions() bool {
+	return len(st.presets) > 0 || st.cacheBytes.set || st.maxFrames.set || st.inFlight.set || st.belay.set ||
+		st.stateCache.set || st.families.set
+}
+
+// config returns the Speculator configuration: the preset's, then the
+// options given.
+func (st *settings) config() config {
+	c := defaultConfig()
+	switch st.preset {
+	case presetClassic:
+		c.classic = true
+		c.belay = false
+		c.maxInFlight = 0
+		c.cacheOrganic = false
+		c.cacheState = false
+		c.families = FamilyClass
+	case presetOff:
+		c.passThrough = true
+	}
+	if st.cacheBytes.set {
+		c.cacheBytes = st.cacheBytes.v
+	}
+	if st.maxFrames.set {
+		c.maxFrames = st.maxFrames.v
+	}
+	if st.inFlight.set {
+		c.maxInFlight = st.inFlight.v
+	}
+	if st.belay.set {
+		c.belay = st.belay.v
+	}
+	if st.stateCache.set {
+		c.cacheState = st.stateCache.v
+	}
+	if st.families.set {
+		c.families = st.families.v
+	}
+	if st.logger != nil {
+		c.logger = st.logger
+	}
+	return c
+}
+
+func option(name string, sc scope, apply func(*settings) error) Option {
+	return Option{name: name, scope: sc, apply: apply}
+}
+
+// WithCacheBytes bounds the reply cache to n > 0 bytes of packets (default
+// 16 MiB). The least recently used replies are evicted first.
+func WithCacheBytes(n int) Option {
+	return option(fmt.Sprintf("WithCacheBytes(%d)", n), forAll, func(st *settings) error {
+		if n <= 0 {
+			return errors.New("the cache needs at least one byte")
+		}
+		st.cacheBytes.put(n)
+		return nil
+	})
 }
 
 // WithMaxFrames sets how many frames of a ThreadReference.Frames reply are
-// speculated on, top frame first (default 40).
+// speculated on, top frame first (default 40; 0: none).
 func WithMaxFrames(n int) Option {
-	return func(c *config) {
-		if n >= 0 {
-			c.maxFrames = n
+	return option(fmt.Sprintf("WithMaxFrames(%d)", n), forAll, func(st *settings) error {
+		if n < 0 {
+			return errors.New("a number of frames is not negative")
 		}
-	}
+		st.maxFrames.put(n)
+		return nil
+	})
 }
 
 // WithMaxInFlight bounds the synthetic commands awaiting a reply (default 16);
@@ -73,41 +211,48 @@ func WithMaxFrames(n int) Option {
 // command at a time, so each synthetic command ahead of a debugger's own delays
 // it; the bound keeps that delay small. 0 means unbounded.
 func WithMaxInFlight(n int) Option {
-	return func(c *config) {
-		if n >= 0 {
-			c.maxInFlight = n
+	return option(fmt.Sprintf("WithMaxInFlight(%d)", n), forAll, func(st *settings) error {
+		if n < 0 {
+			return errors.New("a bound is not negative (0: unbounded)")
 		}
-	}
+		st.inFlight.put(n)
+		return nil
+	})
 }
 
-// WithLogger sets the logger (default: discard). Per-packet records are at
-// Debug level and cost nothing when it is disabled.
+// WithLogger sets the logger (default: discard for a Speculator,
+// slog.Default() for a Proxy's sessions). Per-packet records are at Debug
+// level and cost nothing when it is disabled.
 func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l != nil {
-			c.logger = l
+	return option("WithLogger", forAll, func(st *settings) error {
+		if l == nil {
+			return errors.New("a nil logger")
 		}
-	}
+		st.logger = l
+		return nil
+	})
 }
 
 // WithBelay turns belay on or off (default on): a debugger command whose key
 // matches a command still in flight is held and answered from its reply.
-func WithBelay(on bool) Option { return func(c *config) { c.belay = on } }
+func WithBelay(on bool) Option {
+	return option(fmt.Sprintf("WithBelay(%v)", on), forAll, func(st *settings) error {
+		st.belay.put(on)
+		return nil
+	})
+}
 
-// Classic restricts the policy to the original jdwp-scache's: its speculation
-// set and order, no belay, no bound on commands in flight, only synthetic
-// replies cached. Every protocol fix stays (command numbers, id sizes, the
-// synthetic id range, invalidation), so the two policies can be compared side
-// by side. Options after Classic still apply.
+// Classic is the original jdwp-scache's policy: its speculation set and
+// order, no belay, no bound on commands in flight, only synthetic replies
+// cached. Every protocol fix stays (command numbers, id sizes, the synthetic
+// id range, invalidation), so the two policies can be compared side by side.
+// Options given beside it refine it, in any order.
 func Classic() Option {
-	return func(c *config) {
-		c.classic = true
-		c.belay = false
-		c.maxInFlight = 0
-		c.cacheOrganic = false
-		c.cacheState = false
-		c.families = FamilyClass
-	}
+	return option("Classic()", forAll, func(st *settings) error {
+		st.preset = presetClassic
+		st.presets = append(st.presets, "Classic")
+		return nil
+	})
 }
 
 // A Family is a set of commands the Speculator sends on its own.
@@ -132,20 +277,105 @@ const (
 	AllFamilies = FamilyClass | FamilyStop | FamilyTopFrame | FamilyValues | FamilyThreads
 )
 
-// WithFamilies chooses the speculation families (default AllFamilies).
-// Replies about suspended threads are still cached when the debugger's own
-// commands ask for them, whatever the families.
-func WithFamilies(f Family) Option { return func(c *config) { c.families = f } }
+// WithFamilies chooses the speculation families (default AllFamilies); a
+// bit that names no family of the table is an error. Replies about suspended
+// threads are still cached when the debugger's own commands ask for them,
+// whatever the families.
+func WithFamilies(f Family) Option {
+	return option(fmt.Sprintf("WithFamilies(%#x)", uint8(f)), forAll, func(st *settings) error {
+		var known Family
+		for _, fam := range families {
+			known |= fam.flag
+		}
+		if f&^known != 0 {
+			return fmt.Errorf("no family has the bits %#x", uint8(f&^known))
+		}
+		st.families.put(f)
+		return nil
+	})
+}
 
 // WithStateCache turns on or off (default on) caching replies that are true
 // only while threads stay suspended (frames, locals, thread names and
 // states). Off, only class metadata is cached, and the state families
 // speculate nothing.
-func WithStateCache(on bool) Option { return func(c *config) { c.cacheState = on } }
+func WithStateCache(on bool) Option {
+	return option(fmt.Sprintf("WithStateCache(%v)", on), forAll, func(st *settings) error {
+		st.stateCache.put(on)
+		return nil
+	})
+}
 
 // PassThrough makes a Speculator that forwards every packet untouched, as a
-// disabled one does: the "off" mode of the proxy and the benchmarks.
-func PassThrough() Option { return func(c *config) { c.passThrough = true } }
+// disabled one does: the "off" mode of the proxy and the benchmarks. It is a
+// preset, like Classic.
+func PassThrough() Option {
+	return option("PassThrough()", forAll, func(st *settings) error {
+		st.preset = presetOff
+		st.presets = append(st.presets, "PassThrough")
+		return nil
+	})
+}
+
+// WithJournal makes a Relay, or each session of a Proxy, call fn with every
+// journal entry, from both directions' goroutines (one call at a time).
+func WithJournal(fn func(JournalEntry)) Option {
+	return option("WithJournal", forSessions, func(st *settings) error {
+		if fn == nil {
+			return errors.New("a nil function")
+		}
+		st.journal = fn
+		return nil
+	})
+}
+
+// WithMaxPacketSize bounds the packets a Relay (or a Proxy's sessions) reads
+// on either side (default jdwp.DefaultMaxPacketSize; at least the 11-byte header).
+func WithMaxPacketSize(n int) Option {
+	return option(fmt.Sprintf("WithMaxPacketSize(%d)", n), forSessions, func(st *settings) error {
+		if n < jdwp.HeaderSize {
+			return fmt.Errorf("a packet has at least %d bytes", jdwp.HeaderSize)
+		}
+		st.maxPacketSize = n
+		return nil
+	})
+}
+
+// WithHandshakeTimeout bounds the JDWP handshake of a Relay or a Proxy's
+// connections (default jdwp.HandshakeTimeout).
+func WithHandshakeTimeout(d time.Duration) Option {
+	return option(fmt.Sprintf("WithHandshakeTimeout(%v)", d), forSessions, func(st *settings) error {
+		if d <= 0 {
+			return errors.New("a timeout is positive")
+		}
+		st.handshakeTimeout = d
+		return nil
+	})
+}
+
+// WithSessionEnded makes a Proxy call fn after each session with its stats
+// and the relay's error (nil for a clean end).
+func WithSessionEnded(fn func(Stats, error)) Option {
+	return option("WithSessionEnded", forProxy, func(st *settings) error {
+		if fn == nil {
+			return errors.New("a nil function")
+		}
+		st.sessionEnded = fn
+		return nil
+	})
+}
+
+// WithSpeculator makes a Relay use s, a Speculator made by New, instead of
+// making its own (to read its Stats during the session, say).
+func WithSpeculator(s *Speculator) Option {
+	return option("WithSpeculator", forRelay, func(st *settings) error {
+		if s == nil {
+			return errors.New("a nil Speculator")
+		}
+		st.speculator = s
+		return nil
+	})
+}
 
 // ModeOptions returns the options of a named policy, as the -mode flags of
 // the proxies and benchmarks name them: "scache" (the default policy, no

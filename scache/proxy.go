@@ -13,7 +13,7 @@ import (
 )
 
 // A Proxy accepts debugger connections and relays each, through a new
-// Speculator, to a VM it dials. It serves one session at a time: a VM's JDWP
+// Speculator, to a VM it dials. Make one with NewProxy. It serves one session at a time: a VM's JDWP
 // agent accepts one debugger. Every connection must first send the JDWP
 // handshake (within jdwp.HandshakeTimeout); one that sends anything else is
 // closed without the VM being dialled, and while one is still sending its
@@ -24,33 +24,38 @@ import (
 // JDWP gives whoever connects code execution in the VM: listen on loopback
 // (127.0.0.1) unless the network between debugger and proxy is trusted.
 type Proxy struct {
-	// DialVM connects to the VM for a new session. Required.
-	DialVM func(ctx context.Context) (net.Conn, error)
-	// NewSpeculator returns the Speculator of a new session (default New()).
-	NewSpeculator func() *Speculator
-	// Journal, if set, receives the journal of every session.
-	Journal func(JournalEntry)
-	// SessionEnded, if set, is called after each session with its stats and
-	// the relay's error (nil for a clean end).
-	SessionEnded func(Stats, error)
-	// Logger receives one line per session and the refusals (default: slog.Default()).
-	Logger *slog.Logger
+	dialVM func(ctx context.Context) (net.Conn, error)
+	st     *settings
+	log    *slog.Logger
 
 	mu     sync.Mutex
 	active bool
 	wg     sync.WaitGroup
 }
 
-// Serve accepts connections on ln until ctx is cancelled or ln fails, and
-// returns after every connection it accepted has been dealt with.
-func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
-	if p.DialVM == nil {
-		return errors.New("scache: Proxy.DialVM is not set")
+// NewProxy returns a Proxy that dials the VM with dialVM for each session.
+// Its options: those of a Speculator (each session's), WithJournal,
+// WithMaxPacketSize, WithHandshakeTimeout, WithSessionEnded and WithLogger
+// (one line per session and the refusals; default slog.Default()).
+func NewProxy(dialVM func(ctx context.Context) (net.Conn, error), opts ...Option) (*Proxy, error) {
+	if dialVM == nil {
+		return nil, errors.New("scache: NewProxy needs a function that dials the VM")
 	}
-	log := p.Logger
+	st, err := collect(forProxy, opts)
+	if err != nil {
+		return nil, err
+	}
+	log := st.logger
 	if log == nil {
 		log = slog.Default()
 	}
+	return &Proxy{dialVM: dialVM, st: st, log: log}, nil
+}
+
+// Serve accepts connections on ln until ctx is cancelled or ln fails, and
+// returns after every connection it accepted has been dealt with.
+func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
+	log := p.log
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	defer p.wg.Wait()
@@ -74,7 +79,11 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 // one while no session runs, serves the session.
 func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) {
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	_ = conn.SetDeadline(time.Now().Add(jdwp.HandshakeTimeout))
+	timeout := p.st.handshakeTimeout
+	if timeout <= 0 {
+		timeout = jdwp.HandshakeTimeout
+	}
+	_ = conn.SetDeadline(time.Now().Add(timeout))
 	err := jdwp.ReadHandshake(conn, "debugger")
 	_ = conn.SetDeadline(time.Time{})
 	if !stop() {
@@ -131,20 +140,17 @@ func (c *handshakeRead) CloseWrite() error {
 
 func (p *Proxy) session(ctx context.Context, debugger net.Conn, log *slog.Logger) {
 	start := time.Now()
-	vm, err := p.DialVM(ctx)
+	vm, err := p.dialVM(ctx)
 	if err != nil {
 		debugger.Close()
 		log.Error("scache: cannot reach the VM", "err", err)
-		if p.SessionEnded != nil {
-			p.SessionEnded(Stats{}, err)
+		if p.st.sessionEnded != nil {
+			p.st.sessionEnded(Stats{}, err)
 		}
 		return
 	}
-	spec := New()
-	if p.NewSpeculator != nil {
-		spec = p.NewSpeculator()
-	}
-	r := &Relay{Speculator: spec, Journal: p.Journal}
+	spec := newSpeculator(p.st.config())
+	r := p.st.relay(spec)
 	err = r.Run(ctx, debugger, vm)
 	st := spec.Stats()
 	level := slog.LevelInfo
@@ -154,7 +160,7 @@ func (p *Proxy) session(ctx context.Context, debugger net.Conn, log *slog.Logger
 	log.Log(ctx, level, "scache: session ended", "duration", time.Since(start).Round(time.Millisecond),
 		"packets_up", st.PacketsUp, "packets_down", st.PacketsDown, "synthetic", st.Synthetic,
 		"hits", st.Hits, "belayed", st.Belayed, "misses", st.Misses, "wasted", st.Wasted, "err", err)
-	if p.SessionEnded != nil {
-		p.SessionEnded(st, err)
+	if p.st.sessionEnded != nil {
+		p.st.sessionEnded(st, err)
 	}
 }

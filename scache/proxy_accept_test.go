@@ -49,14 +49,12 @@ func acceptingProxy(t *testing.T) (string, *atomic.Int32) {
 	var dials atomic.Int32
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	p := &scache.Proxy{
-		DialVM: func(ctx context.Context) (net.Conn, error) {
-			dials.Add(1)
-			var d net.Dialer
-			return d.DialContext(ctx, "tcp", vmLn.Addr().String())
-		},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}
+	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		dials.Add(1)
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", vmLn.Addr().String())
+	}, scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(ctx, ln) }()

@@ -51,14 +51,12 @@ func TestProxyLogsASessionEndedByAnErrorAsAWarning(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ended := make(chan error, 1)
-	p := &scache.Proxy{
-		DialVM: func(ctx context.Context) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "tcp", vmLn.Addr().String())
-		},
-		Logger:       slog.New(slog.NewTextHandler(&logs, nil)),
-		SessionEnded: func(_ scache.Stats, err error) { ended <- err },
-	}
+	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", vmLn.Addr().String())
+	}, scache.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
+		scache.WithSessionEnded(func(_ scache.Stats, err error) { ended <- err }))
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(ctx, ln) }()

@@ -49,7 +49,7 @@ type askedCommand struct {
 
 func newRaceSession(t *rapid.T, opts []scache.Option) *raceSession {
 	vm, d := newWorld(t)
-	s := &raceSession{script: d, t: t, s: scache.New(opts...), vm: vm,
+	s := &raceSession{script: d, t: t, s: newSpeculator(t, opts...), vm: vm,
 		asked: map[uint32]*askedCommand{}, answered: map[uint32][]byte{}}
 	s.view = vm
 	s.states = []*scachetest.ModelVM{vm.Clone()}

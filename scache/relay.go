@@ -48,20 +48,40 @@ type JournalEntry struct {
 // Run passes the JDWP handshake through, then reads whole packets on each
 // side in its own goroutine, presents each to the Speculator and writes the
 // edicts to the right sides in order. A slow debugger or VM slows the relay
-// down: nothing is queued, so memory stays bounded.
+// down: nothing is queued, so memory stays bounded. Make one with NewRelay.
 type Relay struct {
-	// Speculator decides what to send. Run closes it when the session ends.
-	Speculator *Speculator
-	// Journal, if set, receives every journal entry, from both directions'
-	// goroutines (one call at a time).
-	Journal func(JournalEntry)
-	// MaxPacketSize bounds the packets read on either side (default jdwp.DefaultMaxPacketSize).
-	MaxPacketSize int
-	// HandshakeTimeout bounds the handshake (default jdwp.HandshakeTimeout).
-	HandshakeTimeout time.Duration
+	spec             *Speculator
+	journal          func(JournalEntry)
+	maxPacketSize    int
+	handshakeTimeout time.Duration
 
 	journalMu sync.Mutex
 }
+
+// NewRelay returns a Relay for one session. Its options: those of a
+// Speculator (for the Speculator it makes) or WithSpeculator (one made by
+// New), WithJournal, WithMaxPacketSize, WithHandshakeTimeout.
+func NewRelay(opts ...Option) (*Relay, error) {
+	st, err := collect(forRelay, opts)
+	if err != nil {
+		return nil, err
+	}
+	spec := st.speculator
+	if spec == nil {
+		spec = newSpeculator(st.config())
+	} else if st.speculatorOptions() {
+		return nil, errors.New("scache: WithSpeculator and Speculator options conflict: give the options to New")
+	}
+	return st.relay(spec), nil
+}
+
+// relay returns a Relay with the settings' relay options.
+func (st *settings) relay(spec *Speculator) *Relay {
+	return &Relay{spec: spec, journal: st.journal, maxPacketSize: st.maxPacketSize, handshakeTimeout: st.handshakeTimeout}
+}
+
+// Speculator returns the Relay's Speculator. Run closes it when the session ends.
+func (r *Relay) Speculator() *Speculator { return r.spec }
 
 // Run relays between debugger and vm until either side closes, a read or
 // write fails, or ctx is cancelled. It closes both connections and returns the
@@ -69,9 +89,6 @@ type Relay struct {
 // an error, but debugger commands still held at the end are
 // (ErrHeldCommands). No goroutine outlives Run.
 func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error {
-	if r.Speculator == nil {
-		r.Speculator = New()
-	}
 	var closeOnce sync.Once
 	closeBoth := func() {
 		closeOnce.Do(func() {
@@ -124,7 +141,7 @@ func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error 
 	}()
 	wg.Wait()
 
-	held := r.Speculator.Close()
+	held := r.spec.Close()
 	if ctx.Err() != nil && first == nil {
 		first = ctx.Err()
 	}
@@ -135,7 +152,7 @@ func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error 
 }
 
 func (r *Relay) handshake(debugger, vm io.ReadWriter) error {
-	timeout := r.HandshakeTimeout
+	timeout := r.handshakeTimeout
 	if timeout <= 0 {
 		timeout = jdwp.HandshakeTimeout
 	}
@@ -170,8 +187,8 @@ func setDeadline(rw any, t time.Time) {
 // pump reads packets from one side and writes the edicts until an error.
 func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir Direction) error {
 	f := jdwp.NewFramer(nil, from)
-	if r.MaxPacketSize > 0 {
-		f.SetMaxPacketSize(r.MaxPacketSize)
+	if r.maxPacketSize > 0 {
+		f.SetMaxPacketSize(r.maxPacketSize)
 	}
 	for {
 		p, err := f.ReadPacket()
@@ -183,12 +200,12 @@ func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir Di
 		}
 		var resp Response
 		if dir == Upstream {
-			resp = r.Speculator.OnUpstream(p)
+			resp = r.spec.OnUpstream(p)
 		} else {
-			resp = r.Speculator.OnDownstream(p)
+			resp = r.spec.OnDownstream(p)
 		}
-		if r.Journal != nil {
-			r.journal(resp, dir)
+		if r.journal != nil {
+			r.record(resp, dir)
 		}
 		if err := upW.write(resp.Edict.Upstream); err != nil {
 			return fmt.Errorf("scache: writing to the VM: %w", err)
@@ -199,11 +216,11 @@ func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir Di
 	}
 }
 
-func (r *Relay) journal(resp Response, dir Direction) {
+func (r *Relay) record(resp Response, dir Direction) {
 	now := time.Now()
 	r.journalMu.Lock()
 	defer r.journalMu.Unlock()
-	resp.JournalEntries(dir, now, r.Journal)
+	resp.JournalEntries(dir, now, r.journal)
 }
 
 // sideWriter serializes the writes to one side: both directions' goroutines

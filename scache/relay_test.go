@@ -58,12 +58,12 @@ func TestRelayServesHitsAndEndsCleanly(t *testing.T) {
 	vm, c := oneFrameWorld()
 	var mu sync.Mutex
 	var journal []scache.JournalEntry
-	relay := &scache.Relay{Speculator: scache.New(), Journal: func(e scache.JournalEntry) {
+	relay := newRelay(t, scache.WithJournal(func(e scache.JournalEntry) {
 		mu.Lock()
 		defer mu.Unlock()
 		e.Packet = append([]byte(nil), e.Packet...)
 		journal = append(journal, e)
-	}}
+	}))
 	dbg, errc := relayToModel(t, vm, relay)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -83,7 +83,7 @@ func TestRelayServesHitsAndEndsCleanly(t *testing.T) {
 	}
 	require.NoError(t, dbg.Close())
 	require.NoError(t, <-errc)
-	st := relay.Speculator.Stats()
+	st := relay.Speculator().Stats()
 	require.Equal(t, int64(3), st.Hits+st.Belayed, "every metadata command was speculated")
 	require.Equal(t, int64(8), st.Synthetic)
 
@@ -105,7 +105,7 @@ func TestRelayRejectsABadHandshake(t *testing.T) {
 	vmSide, vmPeer := net.Pipe()
 	defer vmPeer.Close()
 	go func() { _, _ = dbgPeer.Write([]byte("GET / HTTP/1.1\r\n\r\n")) }()
-	err := (&scache.Relay{HandshakeTimeout: time.Second}).Run(context.Background(), dbgSide, vmSide)
+	err := newRelay(t, scache.WithHandshakeTimeout(time.Second)).Run(context.Background(), dbgSide, vmSide)
 	require.ErrorIs(t, err, jdwp.ErrBadHandshake)
 	dbgPeer.Close()
 }
@@ -118,7 +118,8 @@ func TestRelayStopsOnContextCancel(t *testing.T) {
 	scachetest.Serve(vmPeer, vm)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
-	go func() { errc <- (&scache.Relay{}).Run(ctx, dbgSide, vmSide) }()
+	relay := newRelay(t)
+	go func() { errc <- relay.Run(ctx, dbgSide, vmSide) }()
 	require.NoError(t, jdwp.DebuggerHandshake(dbgPeer, time.Second))
 	cancel()
 	require.ErrorIs(t, <-errc, context.Canceled)
@@ -132,9 +133,10 @@ func TestRelayReportsHeldCommandsAtShutdown(t *testing.T) {
 	vm, c := oneFrameWorld()
 	dbgSide, dbgPeer := net.Pipe()
 	vmSide, vmPeer := net.Pipe()
-	spec := scache.New()
+	spec := newSpeculator(t)
 	errc := make(chan error, 1)
-	go func() { errc <- (&scache.Relay{Speculator: spec}).Run(context.Background(), dbgSide, vmSide) }()
+	relay := newRelay(t, scache.WithSpeculator(spec))
+	go func() { errc <- relay.Run(context.Background(), dbgSide, vmSide) }()
 	go func() {
 		if jdwp.VMHandshake(vmPeer, time.Second) != nil {
 			return

@@ -136,12 +136,17 @@ func (sc *scratch) buf(n int) []byte {
 // keep records b (grown from buf) so that its capacity is reused.
 func (sc *scratch) keep(b []byte) { sc.bufs[sc.used-1] = b[:0] }
 
-// New returns a Speculator with the given options.
-func New(opts ...Option) *Speculator {
-	cfg := defaultConfig()
-	for _, o := range opts {
-		o(&cfg)
+// New returns a Speculator with the given options, or an error for an
+// option that does not apply to a Speculator or has a bad value.
+func New(opts ...Option) (*Speculator, error) {
+	st, err := collect(forSpeculator, opts)
+	if err != nil {
+		return nil, err
 	}
+	return newSpeculator(st.config()), nil
+}
+
+func newSpeculator(cfg config) *Speculator {
 	s := &Speculator{
 		cfg:        cfg,
 		log:        cfg.logger,

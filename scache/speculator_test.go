@@ -192,7 +192,7 @@ func oneFrameWorldSized(s jdwp.IDSizes) (*scachetest.ModelVM, *scachetest.ModelC
 }
 
 func TestIDSizesUnderflowDisables(t *testing.T) {
-	s := scache.New()
+	s := newSpeculator(t)
 	s.OnUpstream(jdwp.AppendCommand(nil, 1, jdwp.CmdVirtualMachineIDSizes, nil))
 	short := jdwp.AppendReply(nil, 1, jdwp.ErrNone, []byte{0, 0, 0, 8, 0, 0, 0, 8})
 	r := s.OnDownstream(short)
@@ -202,7 +202,7 @@ func TestIDSizesUnderflowDisables(t *testing.T) {
 }
 
 func TestIDSizesOutOfRangeDisables(t *testing.T) {
-	s := scache.New()
+	s := newSpeculator(t)
 	s.OnUpstream(jdwp.AppendCommand(nil, 1, jdwp.CmdVirtualMachineIDSizes, nil))
 	bad := jdwp.AppendReplyPacket(nil, 1, &jdwp.VMIDSizesReply{Sizes: jdwp.IDSizes{FieldID: 8, MethodID: 8, ObjectID: 16, ReferenceTypeID: 8, FrameID: 8}}, sizes8)
 	s.OnDownstream(bad)
@@ -275,7 +275,7 @@ func TestMalformedPacketDisablesAndPassesThrough(t *testing.T) {
 }
 
 func TestMalformedKeyableCommandDisables(t *testing.T) {
-	s := scache.New()
+	s := newSpeculator(t)
 	p := jdwp.AppendCommand(nil, 1, jdwp.CmdReferenceTypeSourceFile, []byte{1, 2, 3})
 	r := s.OnUpstream(p)
 	require.Equal(t, [][]byte{p}, r.Edict.Upstream)
@@ -283,7 +283,7 @@ func TestMalformedKeyableCommandDisables(t *testing.T) {
 }
 
 func TestMalformedEventDisables(t *testing.T) {
-	s := scache.New()
+	s := newSpeculator(t)
 	p := jdwp.AppendCommand(nil, 1, jdwp.CmdEventComposite, []byte{2, 0, 0, 0, 1, 8})
 	r := s.OnDownstream(p)
 	require.Equal(t, [][]byte{p}, r.Edict.Downstream)
@@ -291,7 +291,7 @@ func TestMalformedEventDisables(t *testing.T) {
 }
 
 func TestDDMPassesThroughUntouched(t *testing.T) {
-	s := scache.New()
+	s := newSpeculator(t)
 	cmd := jdwp.AppendCommand(nil, 0x40000001, jdwp.Command{Set: 0xC7, Cmd: 1}, []byte("HELO\x00\x00\x00\x04\x00\x00\x00\x01"))
 	r := s.OnUpstream(cmd)
 	require.Equal(t, [][]byte{cmd}, r.Edict.Upstream)

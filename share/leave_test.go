@@ -34,7 +34,9 @@ func cmds(packets [][]byte) []jdwp.Command {
 // the session, not forwarded; its event request is cleared and its suspend
 // resumed; client 2's request stays.
 func TestDisposeClearsOnlyTheLeavingClient(t *testing.T) {
-	m := newMux(scache.New(scache.PassThrough()))
+	spec, err := scache.New(scache.PassThrough())
+	require.NoError(t, err)
+	m := newMux(spec)
 	m.join(1)
 	m.join(2)
 	set := func(c ClientID, id uint32, vmReply int32) {
@@ -73,7 +75,9 @@ func TestDisposeClearsOnlyTheLeavingClient(t *testing.T) {
 // requests and a VM-wide one reaches each client with its own events and
 // the VM-wide one.
 func TestCompositeIsSplitPerClient(t *testing.T) {
-	m := newMux(scache.New(scache.PassThrough()))
+	spec, err := scache.New(scache.PassThrough())
+	require.NoError(t, err)
+	m := newMux(spec)
 	m.join(1)
 	m.join(2)
 	m.requests[5], m.requests[6] = 1, 2

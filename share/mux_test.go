@@ -28,7 +28,9 @@ type world struct {
 
 func newWorld(t *rapid.T, clients int, opts ...scache.Option) *world {
 	vm := scachetest.NewModelVM(jdwp.DefaultIDSizes)
-	w := &world{t: t, m: newMux(scache.New(opts...)), vm: vm, got: map[ClientID][][]byte{},
+	spec, err := scache.New(opts...)
+	require.NoError(t, err)
+	w := &world{t: t, m: newMux(spec), vm: vm, got: map[ClientID][][]byte{},
 		nextID: map[ClientID]uint32{}, want: map[ClientID]map[uint32][]byte{}, owns: map[ClientID][]int32{},
 		ever: map[ClientID]map[int32]bool{}}
 	for i := 0; i < 3; i++ {

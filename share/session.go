@@ -56,7 +56,11 @@ func New(vm io.ReadWriteCloser, opts ...scache.Option) (*Session, error) {
 		vm.Close()
 		return nil, err
 	}
-	spec := scache.New(opts...)
+	spec, err := scache.New(opts...)
+	if err != nil {
+		vm.Close()
+		return nil, err
+	}
 	s := &Session{spec: spec, m: newMux(spec), vm: vm, clients: map[ClientID]*clientConn{}, done: make(chan struct{})}
 	return s, nil
 }

@@ -68,11 +68,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
-	p := &scache.Proxy{
-		DialVM: func(ctx context.Context) (net.Conn, error) {
-			return client.JDWP(ctx, sel, *pid)
-		},
-		NewSpeculator: func() *scache.Speculator { return scache.New(opts...) },
+	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		return client.JDWP(ctx, sel, *pid)
+	}, opts...)
+	if err != nil {
+		ln.Close()
+		fmt.Fprintln(stderr, "adbproxy:", err)
+		return 2
 	}
 	if err := p.Serve(ctx, ln); err != nil {
 		fmt.Fprintln(stderr, "adbproxy:", err)

@@ -80,18 +80,11 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 		return serveShared(ctx, ln, cfg, opts)
 	}
 
-	p := &scache.Proxy{
-		DialVM: func(ctx context.Context) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "tcp", vmAddr)
-		},
-		NewSpeculator: func() *scache.Speculator { return scache.New(opts...) },
-	}
 	var tl *timeline
 	if timelineFile != "" {
 		tl = &timeline{}
 	}
-	p.SessionEnded = func(st scache.Stats, err error) {
+	opts = append(opts, scache.WithSessionEnded(func(st scache.Stats, err error) {
 		if statsFile != "" {
 			if werr := writeStats(statsFile, st); werr != nil {
 				slog.Error("writing stats", "err", werr)
@@ -102,7 +95,7 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 				slog.Error("writing timeline", "err", werr)
 			}
 		}
-	}
+	}))
 	var sinks []func(scache.JournalEntry)
 	if journalFile != "" {
 		j, err := openJournal(journalFile)
@@ -117,11 +110,19 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 		sinks = append(sinks, tl.add)
 	}
 	if len(sinks) > 0 {
-		p.Journal = func(e scache.JournalEntry) {
+		opts = append(opts, scache.WithJournal(func(e scache.JournalEntry) {
 			for _, sink := range sinks {
 				sink(e)
 			}
-		}
+		}))
+	}
+	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", vmAddr)
+	}, opts...)
+	if err != nil {
+		ln.Close()
+		return err
 	}
 	return p.Serve(ctx, ln)
 }

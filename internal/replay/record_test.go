@@ -39,16 +39,13 @@ func recordSession(t *testing.T, path string, opts jvmtest.DriverOptions) string
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ended := make(chan error, 1)
-	p := &scache.Proxy{
-		DialVM: func(ctx context.Context) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "tcp", vm.Addr)
-		},
-		NewSpeculator: func() *scache.Speculator { return scache.New(scache.PassThrough()) },
-		Journal:       w.Write,
-		SessionEnded:  func(_ scache.Stats, err error) { ended <- err },
-		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}
+	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", vm.Addr)
+	}, scache.PassThrough(), scache.WithJournal(w.Write),
+		scache.WithSessionEnded(func(_ scache.Stats, err error) { ended <- err }),
+		scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(ctx, ln) }()

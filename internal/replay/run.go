@@ -76,7 +76,10 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 		if _, done := res.Wait[d]; done && i > 0 {
 			continue
 		}
-		spc := scache.New(opts...)
+		spc, err := scache.New(opts...)
+		if err != nil {
+			return Result{}, err
+		}
 		var rec func(journal.Record)
 		if i == 0 && cfg.Journal != nil && len(t.Records) > 0 {
 			start := t.Records[0].Time
