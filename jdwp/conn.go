@@ -194,7 +194,7 @@ func (c *Conn) readLoop() {
 	var err error
 	defer func() {
 		c.mu.Lock()
-		if err == io.EOF || errors.Is(err, net.ErrClosed) {
+		if err == nil || err == errQuit {
 			err = ErrConnClosed
 		}
 		c.err = err
@@ -207,19 +207,15 @@ func (c *Conn) readLoop() {
 		c.conn.Close()
 		close(c.done)
 	}()
-	for {
-		var p []byte
-		p, err = c.framer.ReadPacketInto(nil)
-		if err != nil {
-			return
-		}
+	err = c.framer.ReadEach(func(p []byte) error {
+		p = append([]byte(nil), p...) // delivered: kept by the receiver
 		if p[8]&FlagReply == 0 {
 			select {
 			case c.events <- p:
+				return nil
 			case <-c.quit:
-				return
+				return errQuit
 			}
-			continue
 		}
 		id := PacketID(p)
 		c.mu.Lock()
@@ -229,5 +225,9 @@ func (c *Conn) readLoop() {
 		if ok {
 			ch <- reply{packet: p}
 		}
-	}
+		return nil
+	})
 }
+
+// errQuit ends the read loop when Close is called while an event waits.
+var errQuit = errors.New("jdwp: connection closed")

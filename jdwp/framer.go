@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 )
 
 // DefaultMaxPacketSize is the largest packet a Framer accepts unless told
@@ -107,4 +108,31 @@ func (f *Framer) WritePacket(packet []byte) error {
 		return fmt.Errorf("jdwp: writing packet: %w", err)
 	}
 	return nil
+}
+
+// ReadEach reads packets and calls fn with each, in order, until the stream
+// ends or fn returns an error. It returns nil when the stream ended cleanly
+// (IsCleanClose), fn's error as it is, or the read error. The packet passed
+// to fn is valid only during the call.
+func (f *Framer) ReadEach(fn func(packet []byte) error) error {
+	for {
+		p, err := f.ReadPacket()
+		if err != nil {
+			if IsCleanClose(err) {
+				return nil
+			}
+			return err
+		}
+		if err := fn(p); err != nil {
+			return err
+		}
+	}
+}
+
+// IsCleanClose reports whether a read error is how a JDWP connection ends
+// normally: the peer closed it at a packet boundary (io.EOF), or this side
+// closed it (net.ErrClosed, io.ErrClosedPipe). The one rule of every read
+// loop: the relay's, share's and Conn's.
+func IsCleanClose(err error) bool {
+	return err == nil || err == io.EOF || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrClosedPipe)
 }

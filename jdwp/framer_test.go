@@ -2,7 +2,9 @@ package jdwp_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"net"
 	"strings"
 	"testing"
 
@@ -159,4 +161,33 @@ func TestErrorTextsSayWhatArrived(t *testing.T) {
 	require.NotContains(t, err.Error(), "browser")
 	err = jdwp.ReadHandshake(strings.NewReader("GET / HTTP/1.1\r\nHost: x\r\n"), "debugger")
 	require.Contains(t, err.Error(), "an HTTP request")
+}
+
+// ReadEach: nil at a clean end, the read error inside a packet, fn's error
+// as it is; every packet in order before that.
+func TestReadEachEndsByOneRule(t *testing.T) {
+	var stream []byte
+	for id := uint32(1); id <= 3; id++ {
+		stream = jdwp.AppendCommand(stream, id, jdwp.CmdVirtualMachineVersion, nil)
+	}
+	var ids []uint32
+	collect := func(p []byte) error { ids = append(ids, jdwp.PacketID(p)); return nil }
+	require.NoError(t, jdwp.NewFramer(nil, bytes.NewReader(stream)).ReadEach(collect))
+	require.Equal(t, []uint32{1, 2, 3}, ids)
+
+	ids = nil
+	err := jdwp.NewFramer(nil, bytes.NewReader(stream[:len(stream)-3])).ReadEach(collect)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	require.Equal(t, []uint32{1, 2}, ids)
+
+	stop := errors.New("enough")
+	err = jdwp.NewFramer(nil, bytes.NewReader(stream)).ReadEach(func([]byte) error { return stop })
+	require.Equal(t, stop, err)
+
+	a, b := net.Pipe()
+	a.Close()
+	require.NoError(t, jdwp.NewFramer(nil, a).ReadEach(collect), "closed by this side")
+	b.Close()
+	require.True(t, jdwp.IsCleanClose(io.EOF))
+	require.False(t, jdwp.IsCleanClose(io.ErrUnexpectedEOF))
 }

@@ -116,7 +116,7 @@ func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error 
 	)
 	fail := func(err error) {
 		errMu.Lock()
-		if first == nil && !isCleanClose(err) {
+		if first == nil && !jdwp.IsCleanClose(err) {
 			first = err
 		}
 		errMu.Unlock()
@@ -130,7 +130,7 @@ func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error 
 	go func() {
 		defer wg.Done()
 		err := r.pump(vm, "VM", upW, downW, Downstream)
-		if err == io.EOF && ctx.Err() == nil {
+		if err == nil && ctx.Err() == nil {
 			// The VM closed (after Exit, say). Everything read from it has
 			// been written to the debugger: let the debugger read it all
 			// before its connection ends. The debugger's pump sees it close.
@@ -184,20 +184,15 @@ func setDeadline(rw any, t time.Time) {
 	}
 }
 
-// pump reads packets from one side and writes the edicts until an error.
+// pump reads packets from one side and writes the edicts until the side
+// ends (nil when cleanly: jdwp.IsCleanClose) or an error.
 func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir Direction) error {
 	f := jdwp.NewFramer(nil, from)
 	if r.maxPacketSize > 0 {
 		f.SetMaxPacketSize(r.maxPacketSize)
 	}
-	for {
-		p, err := f.ReadPacket()
-		if err != nil {
-			if err == io.EOF {
-				return io.EOF
-			}
-			return fmt.Errorf("scache: reading from the %s: %w", name, err)
-		}
+	var writeErr error
+	err := f.ReadEach(func(p []byte) error {
 		var resp Response
 		if dir == Upstream {
 			resp = r.spec.OnUpstream(p)
@@ -208,12 +203,16 @@ func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir Di
 			r.record(resp, dir)
 		}
 		if err := upW.write(resp.Edict.Upstream); err != nil {
-			return fmt.Errorf("scache: writing to the VM: %w", err)
+			writeErr = fmt.Errorf("scache: writing to the VM: %w", err)
+		} else if err := downW.write(resp.Edict.Downstream); err != nil {
+			writeErr = fmt.Errorf("scache: writing to the debugger: %w", err)
 		}
-		if err := downW.write(resp.Edict.Downstream); err != nil {
-			return fmt.Errorf("scache: writing to the debugger: %w", err)
-		}
+		return writeErr
+	})
+	if err != nil && err != writeErr {
+		err = fmt.Errorf("scache: reading from the %s: %w", name, err)
 	}
+	return err
 }
 
 func (r *Relay) record(resp Response, dir Direction) {
@@ -245,10 +244,4 @@ func (s *sideWriter) write(packets [][]byte) error {
 	bufs := s.bufs // WriteTo consumes its receiver
 	_, err := bufs.WriteTo(s.w)
 	return err
-}
-
-// isCleanClose reports whether err is how a relay ends normally: a side closed
-// the connection at a packet boundary, or Run closed it.
-func isCleanClose(err error) bool {
-	return err == nil || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrClosedPipe)
 }

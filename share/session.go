@@ -164,16 +164,10 @@ func (s *Session) Attach(conn io.ReadWriteCloser) error {
 	s.mu.Unlock()
 	s.reading.Do(func() { go s.readVM() })
 
-	f := jdwp.NewFramer(nil, conn)
-	var err error
-	for {
-		var p []byte
-		p, err = f.ReadPacket()
-		if err != nil {
-			break
-		}
+	err := jdwp.NewFramer(nil, conn).ReadEach(func(p []byte) error {
 		s.process(func() []out { return s.m.fromClient(id, p) })
-	}
+		return nil
+	})
 	s.process(func() []out {
 		delete(s.clients, id)
 		return s.m.leave(id, true)
@@ -183,28 +177,17 @@ func (s *Session) Attach(conn io.ReadWriteCloser) error {
 	if derr := cc.out.dropped(); derr != nil && derr != errStopped {
 		return derr
 	}
-	if err == io.EOF || errors.Is(err, net.ErrClosed) {
-		return nil
-	}
 	return err
 }
 
 // readVM routes the VM's packets until its connection ends.
 func (s *Session) readVM() {
-	f := jdwp.NewFramer(nil, s.vm)
-	var err error
-	for {
-		var p []byte
-		p, err = f.ReadPacket()
-		if err != nil {
-			break
-		}
+	err := jdwp.NewFramer(nil, s.vm).ReadEach(func(p []byte) error {
 		s.process(func() []out { return s.m.fromVM(p) })
-	}
+		return nil
+	})
 	s.mu.Lock()
-	if err != io.EOF && !errors.Is(err, net.ErrClosed) {
-		s.err = err
-	}
+	s.err = err
 	clients := s.clients
 	s.clients = map[ClientID]*clientConn{}
 	close(s.done)
