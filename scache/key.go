@@ -55,6 +55,15 @@ func (k Key) Command() jdwp.Command {
 	return jdwp.Command{Set: jdwp.CommandSet(k[0]), Cmd: k[1]}
 }
 
+// Params returns the key's parameter bytes (a copy), encoded with the
+// session's id sizes: the command's data as the VM receives it.
+func (k Key) Params() []byte {
+	if len(k) < 2 {
+		return nil
+	}
+	return []byte(k[2:])
+}
+
 // Message decodes the key's parameters as its command's typed message. It
 // fails for a command jdwp has no typed message for, or parameters that do
 // not decode exactly.
@@ -63,7 +72,7 @@ func (k Key) Message(sizes jdwp.IDSizes) (jdwp.CommandMessage, error) {
 	if m == nil || len(k) < 2 {
 		return nil, fmt.Errorf("scache: no typed message for the key of %s", k.Command())
 	}
-	return m, jdwp.Unmarshal([]byte(k[2:]), sizes, m)
+	return m, jdwp.Unmarshal(k.Params(), sizes, m)
 }
 
 // AppendCommand appends a command packet with the key's command and

@@ -17,6 +17,7 @@ func TestKeyOfAPacketAndOfItsTypedCommand(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, scache.NewKey(cmd, sizes8), k)
 	require.Equal(t, jdwp.CmdStackFrameGetValues, k.Command())
+	require.Equal(t, jdwp.Data(packet), k.Params())
 	m, err := k.Message(sizes8)
 	require.NoError(t, err)
 	require.Equal(t, cmd, m)
