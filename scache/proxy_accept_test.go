@@ -12,6 +12,7 @@ import (
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/scachetest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -28,22 +29,7 @@ func acceptingProxy(t *testing.T) (string, *atomic.Int32) {
 			if err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				if jdwp.VMHandshake(c, 0) != nil {
-					return
-				}
-				f := jdwp.NewFramer(nil, c)
-				for {
-					p, err := f.ReadPacket()
-					if err != nil {
-						return
-					}
-					if _, err := c.Write(vm.Clone().Handle(p)); err != nil {
-						return
-					}
-				}
-			}()
+			scachetest.Serve(c, vm) // one session at a time reaches the VM
 		}
 	}()
 	var dials atomic.Int32

@@ -20,23 +20,8 @@ func serveModel(t *testing.T, vm *scachetest.ModelVM) string {
 	require.NoError(t, err)
 	t.Cleanup(func() { ln.Close() })
 	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		if jdwp.VMHandshake(c, 0) != nil {
-			return
-		}
-		f := jdwp.NewFramer(nil, c)
-		for {
-			p, err := f.ReadPacket()
-			if err != nil {
-				return
-			}
-			if _, err := c.Write(vm.Handle(p)); err != nil {
-				return
-			}
+		if c, err := ln.Accept(); err == nil {
+			scachetest.Serve(c, vm)
 		}
 	}()
 	return ln.Addr().String()
