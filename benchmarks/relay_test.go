@@ -19,14 +19,10 @@ import (
 // relayStops is how many breakpoint stops each benchmarked session makes.
 const relayStops = 3
 
-// session runs the JDI driver against a fresh VM behind a latency link of the
-// given one-way delay, through a proxy in mode (or directly for "direct"),
-// and returns the driver's wall time for the session and its transcript.
-func session(b *testing.B, delay time.Duration, mode string) (time.Duration, string) {
-	return workloadSession(b, delay, mode, jvmtest.DriverOptions{Stops: relayStops})
-}
-
-// workloadSession is session for any driver workload.
+// workloadSession runs the JDI driver with workload o against a fresh VM
+// behind a latency link of the given one-way delay, through a proxy in mode
+// (or directly for "direct"), and returns the driver's wall time for the
+// session and its transcript.
 func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions) (time.Duration, string) {
 	vm := jvmtest.Start(b, "Debuggee", fmt.Sprint(o.Stops))
 	link, err := latency.Listen(vm.Addr, delay)
@@ -56,6 +52,29 @@ func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.D
 	return elapsed, transcript
 }
 
+// compareModes runs a workload b.N times in each mode (the first is the
+// reference: every other transcript must equal its), reports each mode's
+// mean wall time, and returns the totals.
+func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.DriverOptions) map[string]time.Duration {
+	total := map[string]time.Duration{}
+	for i := 0; i < b.N; i++ {
+		var want string
+		for _, mode := range modes {
+			d, transcript := workloadSession(b, delay, mode, o)
+			total[mode] += d
+			if mode == modes[0] {
+				want = transcript
+			} else {
+				require.Equal(b, want, transcript, "transcript through %s", mode)
+			}
+		}
+	}
+	for mode, d := range total {
+		b.ReportMetric(float64(d.Milliseconds())/float64(b.N), "ms_"+mode)
+	}
+	return total
+}
+
 // BenchmarkRelayLatency measures the JDI driver's wall time for a session of
 // relayStops stops, directly and through the proxy in each mode, at one-way
 // delays of 0, 2.5, 10 and 25 ms (RTT 0, 5, 20, 50 ms), all in one run, and
@@ -63,22 +82,7 @@ func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.D
 func BenchmarkRelayLatency(b *testing.B) {
 	for _, delay := range []time.Duration{0, 2500 * time.Microsecond, 10 * time.Millisecond, 25 * time.Millisecond} {
 		b.Run(fmt.Sprintf("rtt=%v", 2*delay), func(b *testing.B) {
-			total := map[string]time.Duration{}
-			for i := 0; i < b.N; i++ {
-				var direct string
-				for _, mode := range []string{"direct", "off", "classic", "scache"} {
-					d, transcript := session(b, delay, mode)
-					total[mode] += d
-					if mode == "direct" {
-						direct = transcript
-					} else {
-						require.Equal(b, direct, transcript, "transcript through %s", mode)
-					}
-				}
-			}
-			for mode, d := range total {
-				b.ReportMetric(float64(d.Milliseconds())/float64(b.N), "ms_"+mode)
-			}
+			total := compareModes(b, delay, []string{"direct", "off", "classic", "scache"}, jvmtest.DriverOptions{Stops: relayStops})
 			b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
 			b.ReportMetric(float64(total["scache"])/float64(total["classic"]), "scache/classic")
 		})
@@ -100,25 +104,9 @@ var relayWorkloads = []struct {
 // workload at RTT 20 ms, through the proxy in each mode, all in one run,
 // and reports each mode's ratio to off. Run it with -benchtime 1x.
 func BenchmarkRelayWorkloads(b *testing.B) {
-	const delay = 10 * time.Millisecond
 	for _, w := range relayWorkloads {
 		b.Run(w.name, func(b *testing.B) {
-			total := map[string]time.Duration{}
-			for i := 0; i < b.N; i++ {
-				var want string
-				for _, mode := range []string{"off", "classic", "scache"} {
-					d, transcript := workloadSession(b, delay, mode, w.opts)
-					total[mode] += d
-					if mode == "off" {
-						want = transcript
-					} else {
-						require.Equal(b, want, transcript, "transcript through %s", mode)
-					}
-				}
-			}
-			for mode, d := range total {
-				b.ReportMetric(float64(d.Milliseconds())/float64(b.N), "ms_"+mode)
-			}
+			total := compareModes(b, 10*time.Millisecond, []string{"off", "classic", "scache"}, w.opts)
 			b.ReportMetric(float64(total["classic"])/float64(total["off"]), "classic/off")
 			b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
 		})
