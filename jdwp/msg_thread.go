@@ -270,3 +270,16 @@ func (m *ObjectRefGetValuesCommand) Decode(r *Reader) error {
 	}
 	return r.Err()
 }
+
+// ThreadResumeCommand resumes a thread once (ThreadReference.Resume). Its
+// reply is empty.
+type ThreadResumeCommand struct{ Thread ThreadID }
+
+// Command implements CommandMessage.
+func (*ThreadResumeCommand) Command() Command { return CmdThreadReferenceResume }
+
+// Encode implements Message.
+func (m *ThreadResumeCommand) Encode(w *Writer) { w.ObjectID(m.Thread) }
+
+// Decode implements Message.
+func (m *ThreadResumeCommand) Decode(r *Reader) error { m.Thread = r.ObjectID(); return r.Err() }

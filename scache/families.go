@@ -20,9 +20,8 @@ type family struct {
 	// life is the lifetime of what the family caches. A family whose
 	// entries live for a suspension epoch runs only with the state cache on.
 	life lifetime
-	// onStop runs at a trusted stop of thread t at a location (step: the
-	// stop ends a single step), in table order.
-	onStop func(s *Speculator, t jdwp.ThreadID, step bool)
+	// onStop runs at a trusted stop of a thread at a location, in table order.
+	onStop func(s *Speculator, stop stopEvent)
 	// onReply runs on the successful reply to any of its commands, the
 	// debugger's or (except in Classic) a synthetic one. A trigger command
 	// whose reply is state of a suspension fires only for a reply that is
@@ -49,6 +48,7 @@ var families = []*family{
 	},
 	{
 		flag: FamilyTopFrame, life: lifetimeSuspension,
+		onStop: (*Speculator).predictTop,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdThreadReferenceFrames:           (*Speculator).onFrames,
 			jdwp.CmdReferenceTypeMethodsWithGeneric: (*Speculator).onTopMetadata,
@@ -76,16 +76,23 @@ var families = []*family{
 	},
 }
 
+// A stopEvent is a trusted stop of a thread at a location.
+type stopEvent struct {
+	thread jdwp.ThreadID
+	loc    jdwp.Location
+	step   bool // the stop ends a single step
+}
+
 // familyOn reports whether a family runs under the configuration.
 func (s *Speculator) familyOn(f *family) bool {
 	return s.cfg.families&f.flag != 0 && (f.life != lifetimeSuspension || s.cfg.cacheState)
 }
 
 // dispatchStop runs the stop handlers of the families that are on.
-func (s *Speculator) dispatchStop(t jdwp.ThreadID, step bool) {
+func (s *Speculator) dispatchStop(stop stopEvent) {
 	for _, f := range families {
 		if f.onStop != nil && s.familyOn(f) {
-			f.onStop(s, t, step)
+			f.onStop(s, stop)
 		}
 	}
 }

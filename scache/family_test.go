@@ -14,8 +14,8 @@ func TestAToyFamilyThroughTheTableAlone(t *testing.T) {
 	const toy Family = 1 << 7
 	families = append(families, &family{
 		flag: toy, life: lifetimeSuspension,
-		onStop: func(s *Speculator, t jdwp.ThreadID, _ bool) {
-			s.enqueueState(&jdwp.ThreadStatusCommand{Thread: t}, true)
+		onStop: func(s *Speculator, stop stopEvent) {
+			s.enqueueState(&jdwp.ThreadStatusCommand{Thread: stop.thread}, true)
 		},
 		sends: []jdwp.Command{jdwp.CmdThreadReferenceStatus},
 	})

@@ -176,9 +176,13 @@ func (s *raceSession) vmEvent(p []byte) {
 
 // vmActs lets the VM do something of its own: threads run a little, a
 // running thread hits a breakpoint, a class is prepared or unloaded (see
-// below).
+// below), now and then it changes how it numbers frames.
 func (s *raceSession) vmActs() {
-	switch rapid.IntRange(0, 5).Draw(s.t, "vmAct") {
+	switch rapid.IntRange(0, 6).Draw(s.t, "vmAct") {
+	case 6:
+		// The VM breaks its own frame numbering (a frame id predictor must cope).
+		s.vm.FrameIDs = 1 - s.vm.FrameIDs
+		s.changed()
 	case 0, 1:
 		s.vm.Tick(rapid.Uint64().Draw(s.t, "tick"))
 		s.changed()

@@ -97,5 +97,8 @@ type Stats struct {
 	CacheEntries    int64
 	CacheBytes      int64
 	BytesSpeculated int64 // bytes of synthetic replies absorbed
-	Enabled         bool
+	// FramesPredicted counts stops whose top frame id was predicted at the
+	// event; FramesMispredicted those the Frames reply proved wrong.
+	FramesPredicted, FramesMispredicted int64
+	Enabled                             bool
 }

@@ -58,6 +58,7 @@ type Speculator struct {
 
 	susp        suspension
 	top         topFrame
+	predictor   framePredictor
 	urgent      []queued // speculated state commands, sent before queue
 	queue       []queued // speculated commands waiting for an in-flight slot
 	queuedKeys  map[Key]struct{}
@@ -260,7 +261,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	case jdwp.CmdVirtualMachineExit:
 		s.end()
 	}
-	if stateTrack, err := s.onStateCommand(cmd, h.ID); err != nil {
+	if stateTrack, err := s.onStateCommand(cmd, h.ID, jdwp.Data(packet)); err != nil {
 		s.disable(r, err)
 		return s.forwardUp(r, packet)
 	} else if stateTrack {
@@ -516,6 +517,7 @@ func (s *Speculator) clearAll() {
 	// replies are still to come.
 	s.susp = suspension{epoch: s.susp.epoch + 1, unsettled: s.susp.unsettled}
 	s.top = topFrame{}
+	s.predictor = framePredictor{}
 }
 
 // end stops all speculation for the rest of the session and drops what is

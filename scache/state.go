@@ -90,7 +90,7 @@ var letRun = map[jdwp.Command]bool{
 // onStateCommand updates the suspension for a debugger command sent
 // upstream with id, and reports whether its reply must be tracked (Suspend).
 // It fails when a debugger has more unsettled commands than any would.
-func (s *Speculator) onStateCommand(cmd jdwp.Command, id uint32) (track bool, err error) {
+func (s *Speculator) onStateCommand(cmd jdwp.Command, id uint32, data []byte) (track bool, err error) {
 	if !epochEnders[cmd] {
 		return false, nil
 	}
@@ -110,8 +110,14 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, id uint32) (track bool, er
 			resume: cmd == jdwp.CmdVirtualMachineResume || cmd == jdwp.CmdThreadReferenceResume}
 	}
 	switch cmd {
-	case jdwp.CmdVirtualMachineResume, jdwp.CmdThreadReferenceResume:
+	case jdwp.CmdVirtualMachineResume:
 		s.susp.kind = running
+		s.predictor.resumed(0, true)
+	case jdwp.CmdThreadReferenceResume:
+		s.susp.kind = running
+		if m, err := s.decodeParams(cmd, data); err == nil {
+			s.predictor.resumed(m.(*jdwp.ThreadResumeCommand).Thread, false)
+		}
 	case jdwp.CmdVirtualMachineSuspend:
 		return true, nil // all threads are suspended once it is answered
 	}
@@ -185,22 +191,22 @@ func (s *Speculator) onThreadNotSuspended(p *inFlight, code jdwp.ErrorCode) bool
 // onStopEvents updates the suspension for an event composite: events mean
 // the VM ran. It returns the thread to speculate about, if the composite
 // stopped one at a location, and whether that was a step.
-func (s *Speculator) onStopEvents(c *jdwp.Composite) (thread jdwp.ObjectID, found, step bool) {
+func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool) {
 	s.endEpoch()
-	var stopped jdwp.ObjectID
 	for _, e := range c.Events {
-		if t, ok := locatableThread(e); ok {
-			stopped, found = t, true
-			step = e.Kind() == jdwp.EventSingleStep
-			break
+		if loc, ok := jdwp.EventLocation(e); ok {
+			if t, ok := jdwp.EventThread(e); ok {
+				stop, found = stopEvent{thread: t, loc: loc, step: e.Kind() == jdwp.EventSingleStep}, true
+				break
+			}
 		}
 	}
 	if !s.settled() {
-		if !found || !s.afterTheResume(stopped) {
+		if !found || !s.afterTheResume(stop.thread) {
 			// The VM may have sent the event before it processed a command
 			// that lets threads run (race 1 of the package documentation).
 			s.susp.kind = running
-			return 0, false, false
+			return stopEvent{}, false
 		}
 		// The VM has processed the resume: its reply changes nothing.
 		clear(s.susp.unsettled)
@@ -211,23 +217,14 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (thread jdwp.ObjectID, foun
 	case jdwp.SuspendPolicyEventThread:
 		if !found {
 			s.susp.kind = running
-			return 0, false, false
+			return stopEvent{}, false
 		}
-		s.susp.kind, s.susp.thread = threadSuspended, stopped
+		s.susp.kind, s.susp.thread = threadSuspended, stop.thread
 	default:
 		s.susp.kind = running
-		return 0, false, false
+		return stopEvent{}, false
 	}
-	return stopped, found, step
-}
-
-// locatableThread returns the thread of an event that stops a thread at a
-// location, where a debugger inspects frames.
-func locatableThread(e jdwp.Event) (jdwp.ObjectID, bool) {
-	if _, ok := jdwp.EventLocation(e); !ok {
-		return 0, false
-	}
-	return jdwp.EventThread(e)
+	return stop, found
 }
 
 // endEpoch drops every suspension entry, keeps replies in flight about the

@@ -20,13 +20,15 @@ type topFrame struct {
 	loc        jdwp.Location
 	thisDone   bool // ThisObject sent, or known to be useless (static method)
 	valuesDone bool // GetValues sent, or known to be impossible (no variable table)
+	predicted  bool // frame is predicted at the stop event, not yet seen in a Frames reply
 }
 
 // speculateStop asks, at a stop of thread t, for what a debugger asks first:
 // the thread's frames (after a step, its top frame alone first: debuggers
 // that ask frame(0) then), its depth and (all threads suspended) its name.
-func (s *Speculator) speculateStop(t jdwp.ThreadID, step bool) {
-	if step {
+func (s *Speculator) speculateStop(stop stopEvent) {
+	t := stop.thread
+	if stop.step {
 		s.enqueueState(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, true)
 	}
 	s.enqueueState(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}, true)
@@ -38,7 +40,7 @@ func (s *Speculator) speculateStop(t jdwp.ThreadID, step bool) {
 
 // speculateThreads asks, at a stop with every thread suspended, for the
 // threads, as a debugger's threads view does.
-func (s *Speculator) speculateThreads(jdwp.ThreadID, bool) {
+func (s *Speculator) speculateThreads(stopEvent) {
 	if s.susp.kind == allSuspended {
 		s.enqueueState(&jdwp.VMAllThreadsCommand{}, false)
 	}
@@ -63,12 +65,38 @@ func (s *Speculator) onFrames(p *inFlight, reply *replyData) error {
 	frames := m.(*jdwp.ThreadFramesReply).Frames
 	cmd, err := p.key.Message(s.sizes)
 	asked, ok := cmd.(*jdwp.ThreadFramesCommand)
-	if err != nil || !ok || len(frames) == 0 || asked.StartFrame != 0 || (s.top.set && s.top.thread == asked.Thread) {
+	if err != nil || !ok || len(frames) == 0 || asked.StartFrame != 0 {
 		return nil
 	}
-	s.top = topFrame{set: true, thread: asked.Thread, frame: frames[0].Frame, loc: frames[0].Location}
+	top := frames[0]
+	s.predictor.observe(asked.Thread, top.Frame, frameIDMask(s.sizes))
+	if s.top.set && s.top.thread == asked.Thread {
+		if !s.top.predicted {
+			return nil
+		}
+		if s.top.frame == top.Frame && s.top.loc == top.Location {
+			s.top.predicted = false // right: its this and values are on their way
+			return nil
+		}
+		s.stats.FramesMispredicted++
+		s.predictor.missed()
+	}
+	s.top = topFrame{set: true, thread: asked.Thread, frame: top.Frame, loc: top.Location}
 	s.advanceTop()
 	return nil
+}
+
+// predictTop asks, at a stop, for the top frame's this and visible
+// variables under the frame id the VM will give it, when the predictor
+// knows it (see framePredictor): in the same round trip as the frames.
+func (s *Speculator) predictTop(stop stopEvent) {
+	frame, ok := s.predictor.predict(stop.thread, frameIDMask(s.sizes))
+	if !ok {
+		return
+	}
+	s.stats.FramesPredicted++
+	s.top = topFrame{set: true, thread: stop.thread, frame: frame, loc: stop.loc, predicted: true}
+	s.advanceTop()
 }
 
 // onTopMetadata goes on with the top frame when a method's modifiers or

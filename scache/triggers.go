@@ -63,8 +63,8 @@ func (s *Speculator) onEvents(packet []byte) error {
 			s.end()
 		}
 	}
-	if t, stopped, step := s.onStopEvents(&c); stopped {
-		s.dispatchStop(t, step)
+	if stop, stopped := s.onStopEvents(&c); stopped {
+		s.dispatchStop(stop)
 	}
 	return nil
 }

@@ -17,8 +17,9 @@ import (
 // A ModelVM answers JDWP commands about a small world of classes, threads and objects.
 type ModelVM struct {
 	Sizes jdwp.IDSizes
-	// FrameIDs is how the VM numbers frames; the zero value numbers them as
-	// OpenJDK's agent does.
+	// FrameIDs is how the VM numbers frames from now on (a thread's current
+	// frames keep their ids); the zero value numbers them as OpenJDK's
+	// agent does.
 	FrameIDs FrameIDScheme
 
 	classes map[jdwp.ReferenceTypeID]*ModelClass
@@ -56,8 +57,9 @@ type ModelThread struct {
 	ID         jdwp.ObjectID
 	Name       string
 	Status     jdwp.ThreadStatus
-	Suspends   int // suspend count
-	Generation int // incremented each time it resumes: frame ids change
+	Suspends   int           // suspend count
+	Generation int           // incremented each time it resumes: frame ids change
+	FrameIDs   FrameIDScheme // how its current generation's frames are numbered
 	Frames     []ModelFrame
 }
 
@@ -137,7 +139,8 @@ func (vm *ModelVM) AddClass(sig string, methods int, iface, noSource bool) *Mode
 // top frame first. Frames without locals get the locals their method's
 // variable table describes, and an object as this.
 func (vm *ModelVM) SetThread(t jdwp.ObjectID, frames []ModelFrame) *ModelThread {
-	th := &ModelThread{ID: t, Name: fmt.Sprintf("thread-%d", t), Status: jdwp.ThreadStatusRunning, Suspends: 1}
+	th := &ModelThread{ID: t, Name: fmt.Sprintf("thread-%d", t), Status: jdwp.ThreadStatusRunning, Suspends: 1,
+		FrameIDs: vm.FrameIDs}
 	for _, f := range frames {
 		if f.Locals == nil {
 			f.Locals = vm.newLocals(f.Method, uint64(t))

@@ -22,12 +22,21 @@ const (
 	FrameIDsRandom
 )
 
+// nextGeneration moves a thread to its next frame generation (it ran): its
+// frames get new ids, numbered as the VM numbers frames now.
+func (vm *ModelVM) nextGeneration(t *ModelThread) {
+	t.Generation++
+	t.FrameIDs = vm.FrameIDs
+}
+
 // FrameID returns the id the VM gives the frame at depth of thread t while
 // the thread is in the given generation, as the wire carries it (cut to the
-// VM's frame id size).
+// VM's frame id size). Frames are numbered as the VM numbered them when the
+// thread's current generation began: a VM never renumbers a suspended
+// thread's frames.
 func (vm *ModelVM) FrameID(t *ModelThread, generation, depth int) jdwp.FrameID {
 	id := uint64(generation)<<16 | uint64(depth)
-	if vm.FrameIDs == FrameIDsRandom {
+	if t.FrameIDs == FrameIDsRandom {
 		// splitmix64 of the thread, generation and depth.
 		z := uint64(t.ID)<<40 ^ uint64(generation)<<20 ^ uint64(depth) + 0x9e3779b97f4a7c15
 		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
@@ -65,7 +74,7 @@ func (vm *ModelVM) resume(t *ModelThread) {
 	if t.Suspends > 0 {
 		t.Suspends--
 		if t.Suspends == 0 {
-			t.Generation++
+			vm.nextGeneration(t)
 		}
 	}
 }
@@ -153,7 +162,7 @@ func (vm *ModelVM) stateAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer)
 		}
 		seed := uint64(len(vm.objects))
 		for _, x := range vm.Threads() {
-			x.Generation++
+			vm.nextGeneration(x)
 			if x == t {
 				if len(x.Frames) == 0 {
 					continue

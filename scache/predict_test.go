@@ -1,0 +1,90 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/scachetest"
+	"github.com/stretchr/testify/require"
+)
+
+// stopAndInspect stops thread 1 at a breakpoint (suspend policy ALL), lets
+// the debugger read its frames and top frame as JDI does, answers
+// everything, and resumes. It returns the Speculator's stats before the
+// debugger asked anything and the debugger's top-frame replies.
+func stopAndInspect(t *testing.T, h *harness) (atEvent scache.Stats, values []byte) {
+	ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyAll)
+	require.True(t, ok)
+	h.event(ev)
+	atEvent = h.s.Stats()
+	th := h.vm.Thread(1)
+	top := th.Frames[0]
+	frame := h.vm.FrameID(th, th.Generation, 0)
+	h.send(&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
+	got, want := ask(h, &jdwp.FrameGetValuesCommand{Thread: 1, Frame: frame,
+		Slots: scache.VisibleSlots(scachetest.ModelVariableTable(top.Method), top.Index)})
+	require.Equal(t, want, got)
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	return atEvent, got
+}
+
+// Once the Speculator has seen how the VM numbers top frames, it asks for
+// the top frame's this and locals at the stop event, with the frame id the
+// VM will give it: the debugger's GetValues finds its answer already there.
+func TestTopFrameIsPredictedAtTheStop(t *testing.T) {
+	h := running(t)
+	for i := 0; i < 3; i++ {
+		stopAndInspect(t, h) // the step is seen twice in these three
+	}
+	sentBefore := len(h.toVM)
+	atEvent, _ := stopAndInspect(t, h)
+	require.Equal(t, int64(1), atEvent.FramesPredicted)
+	total, synthetic := 0, 0
+	for _, p := range h.toVM[sentBefore:] {
+		ph, _ := jdwp.ParseHeader(p)
+		if ph.Cmd() == jdwp.CmdStackFrameGetValues {
+			total++
+			if scache.IsSyntheticID(ph.ID) {
+				synthetic++
+			}
+		}
+	}
+	require.Equal(t, 1, synthetic, "GetValues of the predicted top frame went up at the event")
+	require.Equal(t, 1, total, "the debugger's own GetValues did not")
+	require.Zero(t, h.s.Stats().FramesMispredicted)
+}
+
+// A VM whose frame ids follow no step gets no prediction.
+func TestRandomFrameIDsAreNotPredicted(t *testing.T) {
+	vm, _ := world(sizes8)
+	vm.FrameIDs = scachetest.FrameIDsRandom
+	h := newHarness(t, vm)
+	h.send(&jdwp.VMIDSizesCommand{})
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	for i := 0; i < 4; i++ {
+		stopAndInspect(t, h)
+	}
+	require.Zero(t, h.s.Stats().FramesPredicted)
+}
+
+// A VM that changes how it numbers frames mid-session costs one wrong
+// prediction: the real top frame is asked for as before, and predictions
+// stop until the new step is seen again.
+func TestAPatternBrokenMidSessionCostsOneMiss(t *testing.T) {
+	h := running(t)
+	for i := 0; i < 4; i++ {
+		stopAndInspect(t, h) // the fourth is predicted
+	}
+	// From the thread's next resume on (the one after the fifth stop), the VM
+	// numbers frames anew.
+	h.vm.FrameIDs = scachetest.FrameIDsRandom
+	for i := 0; i < 4; i++ {
+		stopAndInspect(t, h) // its replies are checked against the VM's
+	}
+	st := h.s.Stats()
+	require.Equal(t, int64(1), st.FramesMispredicted)
+	require.Equal(t, int64(3), st.FramesPredicted, "two right before the break, one wrong after, then none")
+}
