@@ -274,3 +274,35 @@ func (m *ObjectIDsReply) Decode(r *Reader) error {
 	}
 	return r.Err()
 }
+
+// VMDisposeObjectsCommand releases object ids (VirtualMachine.DisposeObjects):
+// each request lowers an id's reference count; at zero the VM may reuse it.
+// Its reply is empty.
+type VMDisposeObjectsCommand struct{ Requests []DisposeRequest }
+
+// A DisposeRequest is one object id and how many references to release.
+type DisposeRequest struct {
+	Object   ObjectID
+	RefCount int32
+}
+
+// Command implements CommandMessage.
+func (*VMDisposeObjectsCommand) Command() Command { return CmdVirtualMachineDisposeObjects }
+
+// Encode implements Message.
+func (m *VMDisposeObjectsCommand) Encode(w *Writer) {
+	w.Int32(int32(len(m.Requests)))
+	for _, r := range m.Requests {
+		w.ObjectID(r.Object)
+		w.Int32(r.RefCount)
+	}
+}
+
+// Decode implements Message.
+func (m *VMDisposeObjectsCommand) Decode(r *Reader) error {
+	m.Requests = make([]DisposeRequest, r.Count(r.sizes.ObjectID+4))
+	for i := range m.Requests {
+		m.Requests[i] = DisposeRequest{Object: r.ObjectID(), RefCount: r.Int32()}
+	}
+	return r.Err()
+}

@@ -16,6 +16,7 @@ var codecs = map[Command]messageCodec{
 	CmdVirtualMachineRedefineClasses:       {func() CommandMessage { return &VMRedefineClassesCommand{} }, func() Message { return &EmptyReply{} }},
 	CmdVirtualMachineDispose:               {func() CommandMessage { return &VMDisposeCommand{} }, func() Message { return &EmptyReply{} }},
 	CmdVirtualMachineExit:                  {func() CommandMessage { return &VMExitCommand{} }, func() Message { return &EmptyReply{} }},
+	CmdVirtualMachineDisposeObjects:        {func() CommandMessage { return &VMDisposeObjectsCommand{} }, func() Message { return &EmptyReply{} }},
 	CmdVirtualMachineSuspend:               {func() CommandMessage { return &VMSuspendCommand{} }, func() Message { return &EmptyReply{} }},
 	CmdVirtualMachineResume:                {func() CommandMessage { return &VMResumeCommand{} }, func() Message { return &EmptyReply{} }},
 	CmdVirtualMachineAllThreads:            {func() CommandMessage { return &VMAllThreadsCommand{} }, func() Message { return &ObjectIDsReply{} }},

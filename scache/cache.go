@@ -17,6 +17,10 @@ const (
 	// lifetimeSuspension: state of suspended threads or of objects, true only
 	// within one suspension epoch (see state.go).
 	lifetimeSuspension
+	// lifetimeObject: what never changes about an object (its type, a
+	// string's value), true until its id is disposed (DisposeObjects) or the
+	// VM ends: JDWP never reuses an object id that was not disposed.
+	lifetimeObject
 )
 
 // entryOverhead approximates the bookkeeping bytes of one cache entry (list
@@ -25,8 +29,9 @@ const entryOverhead = 96
 
 // An entry is one cached reply.
 type entry struct {
-	reply     []byte // the whole reply packet, as the VM sent it
-	class     jdwp.ReferenceTypeID
+	reply     []byte               // the whole reply packet, as the VM sent it
+	class     jdwp.ReferenceTypeID // of a lifetimeClass entry
+	object    jdwp.ObjectID        // of a lifetimeObject entry
 	life      lifetime
 	epoch     uint64 // the suspension epoch of a lifetimeSuspension entry
 	synthetic bool   // the reply answered a synthetic command
@@ -39,18 +44,19 @@ func (e *entry) size(key Key) int { return len(e.reply) + len(key) + entryOverhe
 // class's entries can be evicted together. It is not safe for concurrent use:
 // the Speculator's lock guards it.
 type replyCache struct {
-	lru     *simplelru.LRU[Key, *entry]
-	bytes   int
-	max     int
-	byClass map[jdwp.ReferenceTypeID]map[Key]struct{}
-	state   map[Key]struct{} // the keys of suspension entries
+	lru      *simplelru.LRU[Key, *entry]
+	bytes    int
+	max      int
+	byClass  map[jdwp.ReferenceTypeID]map[Key]struct{}
+	byObject map[jdwp.ObjectID]map[Key]struct{}
+	state    map[Key]struct{} // the keys of suspension entries
 	// wasted is called for every synthetic entry that leaves unused.
 	wasted func()
 }
 
 func newReplyCache(maxBytes int, wasted func()) *replyCache {
 	c := &replyCache{max: maxBytes, byClass: make(map[jdwp.ReferenceTypeID]map[Key]struct{}),
-		state: make(map[Key]struct{}), wasted: wasted}
+		byObject: make(map[jdwp.ObjectID]map[Key]struct{}), state: make(map[Key]struct{}), wasted: wasted}
 	// The count bound is never reached: the byte bound evicts first.
 	c.lru, _ = simplelru.NewLRU[Key, *entry](math.MaxInt32, c.onEvict)
 	return c
@@ -58,13 +64,13 @@ func newReplyCache(maxBytes int, wasted func()) *replyCache {
 
 func (c *replyCache) onEvict(key Key, e *entry) {
 	c.bytes -= e.size(key)
-	if e.life == lifetimeSuspension {
+	switch e.life {
+	case lifetimeSuspension:
 		delete(c.state, key)
-	} else if keys := c.byClass[e.class]; keys != nil {
-		delete(keys, key)
-		if len(keys) == 0 {
-			delete(c.byClass, e.class)
-		}
+	case lifetimeObject:
+		unindex(c.byObject, e.object, key)
+	default:
+		unindex(c.byClass, e.class, key)
 	}
 	if e.synthetic && !e.used && c.wasted != nil {
 		c.wasted()
@@ -90,15 +96,13 @@ func (c *replyCache) add(key Key, e *entry) {
 	c.lru.Remove(key)
 	c.lru.Add(key, e)
 	c.bytes += n
-	if e.life == lifetimeSuspension {
+	switch e.life {
+	case lifetimeSuspension:
 		c.state[key] = struct{}{}
-	} else {
-		keys := c.byClass[e.class]
-		if keys == nil {
-			keys = make(map[Key]struct{})
-			c.byClass[e.class] = keys
-		}
-		keys[key] = struct{}{}
+	case lifetimeObject:
+		index(c.byObject, e.object, key)
+	default:
+		index(c.byClass, e.class, key)
 	}
 	for c.bytes > c.max {
 		c.lru.RemoveOldest()
@@ -109,6 +113,33 @@ func (c *replyCache) add(key Key, e *entry) {
 func (c *replyCache) removeClass(class jdwp.ReferenceTypeID) {
 	for key := range c.byClass[class] {
 		c.lru.Remove(key)
+	}
+}
+
+// removeObject evicts every entry about an object.
+func (c *replyCache) removeObject(object jdwp.ObjectID) {
+	for key := range c.byObject[object] {
+		c.lru.Remove(key)
+	}
+}
+
+// index adds key to the keys of id.
+func index[ID comparable](m map[ID]map[Key]struct{}, id ID, key Key) {
+	keys := m[id]
+	if keys == nil {
+		keys = make(map[Key]struct{})
+		m[id] = keys
+	}
+	keys[key] = struct{}{}
+}
+
+// unindex removes key from the keys of id.
+func unindex[ID comparable](m map[ID]map[Key]struct{}, id ID, key Key) {
+	if keys := m[id]; keys != nil {
+		delete(keys, key)
+		if len(keys) == 0 {
+			delete(m, id)
+		}
 	}
 }
 

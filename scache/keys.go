@@ -14,10 +14,8 @@ type keySpec struct {
 	classic bool // keyable in the original jdwp-scache too
 	// For suspension entries under suspend policy EVENT_THREAD, when other
 	// threads run: threadLocal facts of the stopped thread (its frames, this,
-	// locals) and immutable facts (an object's type, a string's value) may
-	// still be cached; nothing else.
+	// locals) may still be cached; nothing else.
 	threadLocal bool
-	immutable   bool
 }
 
 // keyable lists the keyable commands. Class metadata commands take a
@@ -50,8 +48,8 @@ var keyable = map[jdwp.Command]keySpec{
 	jdwp.CmdThreadReferenceFrameCount:    {life: lifetimeSuspension, threadLocal: true},
 	jdwp.CmdStackFrameThisObject:         {life: lifetimeSuspension, threadLocal: true},
 	jdwp.CmdStackFrameGetValues:          {life: lifetimeSuspension, threadLocal: true},
-	jdwp.CmdObjectReferenceReferenceType: {life: lifetimeSuspension, immutable: true},
-	jdwp.CmdStringReferenceValue:         {life: lifetimeSuspension, immutable: true},
+	jdwp.CmdObjectReferenceReferenceType: {life: lifetimeObject},
+	jdwp.CmdStringReferenceValue:         {life: lifetimeObject},
 	jdwp.CmdThreadReferenceName:          {life: lifetimeSuspension},
 	jdwp.CmdThreadReferenceStatus:        {life: lifetimeSuspension},
 	jdwp.CmdVirtualMachineAllThreads:     {life: lifetimeSuspension},
@@ -61,7 +59,7 @@ var keyable = map[jdwp.Command]keySpec{
 // keySpecOf returns the key spec of a command under the policy.
 func (s *Speculator) keySpecOf(cmd jdwp.Command) (keySpec, bool) {
 	k, ok := keyable[cmd]
-	if !ok || (s.cfg.classic && !k.classic) || (k.life == lifetimeSuspension && !s.cfg.cacheState) {
+	if !ok || (s.cfg.classic && !k.classic) || (k.life != lifetimeClass && !s.cfg.cacheState) {
 		return keySpec{}, false
 	}
 	return k, true
@@ -132,6 +130,28 @@ func classOf(m jdwp.CommandMessage) jdwp.ReferenceTypeID {
 		return m.RefType
 	case *jdwp.MethodBytecodesCommand:
 		return m.RefType
+	}
+	return 0
+}
+
+// subjectOf returns what a keyable command with lifetime life is about.
+func subjectOf(life lifetime, m jdwp.CommandMessage) subject {
+	switch life {
+	case lifetimeClass:
+		return subject{life: life, class: classOf(m)}
+	case lifetimeObject:
+		return subject{life: life, object: objectOf(m)}
+	}
+	return subject{life: life}
+}
+
+// objectOf returns the object an object command is about.
+func objectOf(m jdwp.CommandMessage) jdwp.ObjectID {
+	switch m := m.(type) {
+	case *jdwp.ObjectRefReferenceTypeCommand:
+		return m.Object
+	case *jdwp.StringRefValueCommand:
+		return m.Object
 	}
 	return 0
 }

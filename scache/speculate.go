@@ -54,13 +54,20 @@ func sameMethodSeen(seen []jdwp.Location, loc jdwp.Location) bool {
 // enqueueClass queues a class metadata command about class, or about one of
 // its methods when method is not 0.
 func (s *Speculator) enqueueClass(cmd jdwp.Command, class jdwp.ReferenceTypeID, method jdwp.MethodID, urgent bool) {
-	s.enqueue(classCommand(cmd, class, method), class, lifetimeClass, urgent)
+	s.enqueue(classCommand(cmd, class, method), subject{life: lifetimeClass, class: class}, urgent)
+}
+
+// enqueueObject queues a command about what never changes of an object.
+func (s *Speculator) enqueueObject(m jdwp.CommandMessage, urgent bool) {
+	if _, ok := s.keySpecOf(m.Command()); ok {
+		s.enqueue(m, subject{life: lifetimeObject, object: objectOf(m)}, urgent)
+	}
 }
 
 // enqueue adds a speculated command unless its key is cached, in flight or
 // already queued. Urgent commands (the state of a stop, which the debugger
 // asks first) go before the others.
-func (s *Speculator) enqueue(m jdwp.CommandMessage, class jdwp.ReferenceTypeID, life lifetime, urgent bool) {
+func (s *Speculator) enqueue(m jdwp.CommandMessage, sub subject, urgent bool) {
 	if s.over || len(s.queue)+len(s.urgent) >= s.cfg.maxQueued {
 		return
 	}
@@ -75,7 +82,7 @@ func (s *Speculator) enqueue(m jdwp.CommandMessage, class jdwp.ReferenceTypeID, 
 		return
 	}
 	s.queuedKeys[key] = struct{}{}
-	q := queued{key: key, class: class, life: life}
+	q := queued{key: key, subject: sub}
 	if urgent {
 		s.urgent = append(s.urgent, q)
 	} else {
@@ -110,7 +117,7 @@ func (s *Speculator) send(r *Response, list []queued) []queued {
 			continue
 		}
 		id := s.newSyntheticID()
-		p := &inFlight{id: id, cmd: q.key.Command(), key: q.key, class: q.class, life: q.life, epoch: s.susp.epoch, synthetic: true}
+		p := &inFlight{id: id, cmd: q.key.Command(), key: q.key, subject: q.subject, epoch: s.susp.epoch, synthetic: true}
 		s.pending[id] = p
 		s.byKey[q.key] = p
 		s.synthetic++

@@ -77,11 +77,10 @@ type Speculator struct {
 
 // inFlight is a command awaiting its reply.
 type inFlight struct {
-	id        uint32
-	cmd       jdwp.Command
-	key       Key // "" when not keyable
-	class     jdwp.ReferenceTypeID
-	life      lifetime
+	id  uint32
+	cmd jdwp.Command
+	key Key // "" when not keyable
+	subject
 	epoch     uint64 // the suspension epoch it was sent in
 	synthetic bool
 	poisoned  bool // invalidated while in flight: the reply answers waiters but is not cached
@@ -97,9 +96,16 @@ type heldCommand struct {
 
 // queued is a speculated command not yet sent.
 type queued struct {
-	key   Key
-	class jdwp.ReferenceTypeID
-	life  lifetime
+	key Key
+	subject
+}
+
+// subject is what a keyed command is about: its lifetime, and the class or
+// object that ends it.
+type subject struct {
+	life   lifetime
+	class  jdwp.ReferenceTypeID // of a lifetimeClass command
+	object jdwp.ObjectID        // of a lifetimeObject command
 }
 
 // scratch holds the reused slices of one direction's Responses.
@@ -258,6 +264,11 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	case jdwp.CmdVirtualMachineDispose:
 		s.clearAll()
 		s.end()
+	case jdwp.CmdVirtualMachineDisposeObjects:
+		if err := s.onDisposeObjects(jdwp.Data(packet)); err != nil {
+			s.disable(r, err)
+			return s.forwardUp(r, packet)
+		}
 	case jdwp.CmdVirtualMachineExit:
 		s.end()
 	}
@@ -306,11 +317,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	}
 	s.stats.Misses++
 	if s.cfg.cacheOrganic || s.cfg.belay || track || s.triggers[cmd] {
-		var class jdwp.ReferenceTypeID
-		if spec.life == lifetimeClass {
-			class = classOf(params)
-		}
-		s.track(&inFlight{id: h.ID, cmd: cmd, key: key, class: class, life: spec.life, epoch: s.susp.epoch})
+		s.track(&inFlight{id: h.ID, cmd: cmd, key: key, subject: subjectOf(spec.life, params), epoch: s.susp.epoch})
 	}
 	return s.forwardUp(r, packet)
 }
@@ -381,7 +388,7 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	}
 	cached := false
 	if p.key != "" && !p.poisoned && (p.synthetic || s.cfg.cacheOrganic) {
-		s.cache.add(p.key, &entry{reply: append([]byte(nil), packet...), class: p.class, life: p.life,
+		s.cache.add(p.key, &entry{reply: append([]byte(nil), packet...), class: p.class, object: p.object, life: p.life,
 			epoch: p.epoch, synthetic: p.synthetic, used: !p.synthetic || len(p.waiters) > 0})
 		cached = true
 	}
@@ -512,7 +519,7 @@ func (s *Speculator) DisabledReason() error {
 func (s *Speculator) clearAll() {
 	s.cache.purge()
 	s.classes.reset()
-	s.forget(func(lifetime, jdwp.ReferenceTypeID) bool { return true })
+	s.forget(func(subject) bool { return true })
 	// Unanswered commands that let threads run stay unsettled: their
 	// replies are still to come.
 	s.susp = suspension{epoch: s.susp.epoch + 1, unsettled: s.susp.unsettled}

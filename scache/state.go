@@ -234,7 +234,7 @@ func (s *Speculator) endEpoch() {
 	s.susp.epoch++
 	s.top = topFrame{}
 	s.cache.purgeState()
-	s.forget(func(life lifetime, _ jdwp.ReferenceTypeID) bool { return life == lifetimeSuspension })
+	s.forget(func(p subject) bool { return p.life == lifetimeSuspension })
 }
 
 // stateCacheable reports whether a suspension entry for the command m is
@@ -247,9 +247,6 @@ func (s *Speculator) stateCacheable(spec keySpec, m jdwp.CommandMessage) bool {
 	case allSuspended:
 		return true
 	case threadSuspended:
-		if spec.immutable {
-			return true
-		}
 		t, ok := threadOf(m)
 		return spec.threadLocal && ok && t == s.susp.thread
 	}

@@ -53,7 +53,7 @@ func (s *Speculator) enqueueState(m jdwp.CommandMessage, urgent bool) {
 	if !ok || !s.stateCacheable(spec, m) {
 		return
 	}
-	s.enqueue(m, 0, lifetimeSuspension, urgent)
+	s.enqueue(m, subject{life: lifetimeSuspension}, urgent)
 }
 
 // onFrames notes the top frame of a Frames reply of the current epoch.
@@ -254,9 +254,9 @@ func (s *Speculator) onValues(_ *inFlight, reply *replyData) error {
 		}
 		obj := v.ObjectID()
 		if v.Tag == jdwp.TagString {
-			s.enqueueState(&jdwp.StringRefValueCommand{Object: obj}, true)
+			s.enqueueObject(&jdwp.StringRefValueCommand{Object: obj}, true)
 		}
-		s.enqueueState(&jdwp.ObjectRefReferenceTypeCommand{Object: obj}, true)
+		s.enqueueObject(&jdwp.ObjectRefReferenceTypeCommand{Object: obj}, true)
 	}
 	return nil
 }

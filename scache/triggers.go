@@ -74,22 +74,20 @@ func (s *Speculator) onEvents(packet []byte) error {
 // same name many times), so all of those are evicted as well.
 func (s *Speculator) unloadSignature(sig string) {
 	ids := s.classes.unload(sig)
-	unknown := func(life lifetime, class jdwp.ReferenceTypeID) bool {
-		return life == lifetimeClass && !s.classes.known(class)
-	}
+	unknown := func(p subject) bool { return p.life == lifetimeClass && !s.classes.known(p.class) }
 	for _, id := range s.cache.classes() {
 		if !s.classes.known(id) {
 			ids = append(ids, id)
 		}
 	}
 	for _, p := range s.pending {
-		if p.key != "" && unknown(p.life, p.class) {
+		if p.key != "" && unknown(p.subject) {
 			ids = append(ids, p.class)
 		}
 	}
 	for _, list := range [][]queued{s.urgent, s.queue} {
 		for _, q := range list {
-			if unknown(q.life, q.class) {
+			if unknown(q.subject) {
 				ids = append(ids, q.class)
 			}
 		}
@@ -128,21 +126,37 @@ func (s *Speculator) invalidate(classes []jdwp.ReferenceTypeID) {
 	if s.top.set && set[s.top.loc.Class] {
 		s.top = topFrame{}
 	}
-	s.forget(func(life lifetime, class jdwp.ReferenceTypeID) bool { return life == lifetimeClass && set[class] })
+	s.forget(func(p subject) bool { return p.life == lifetimeClass && set[p.class] })
+}
+
+// onDisposeObjects evicts what is known of the objects a
+// VirtualMachine.DisposeObjects command names: their ids may be reused.
+func (s *Speculator) onDisposeObjects(data []byte) error {
+	var m jdwp.VMDisposeObjectsCommand
+	if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
+		return fmt.Errorf("DisposeObjects command: %w", err)
+	}
+	set := make(map[jdwp.ObjectID]bool, len(m.Requests))
+	for _, r := range m.Requests {
+		set[r.Object] = true
+		s.cache.removeObject(r.Object)
+	}
+	s.forget(func(p subject) bool { return p.life == lifetimeObject && set[p.object] })
+	return nil
 }
 
 // forget keeps the replies in flight that match out of the cache (they still
 // answer held commands) and drops the queued speculation that matches.
-func (s *Speculator) forget(match func(life lifetime, class jdwp.ReferenceTypeID) bool) {
+func (s *Speculator) forget(match func(subject) bool) {
 	for _, p := range s.pending {
-		if p.key != "" && match(p.life, p.class) {
+		if p.key != "" && match(p.subject) {
 			p.poisoned = true
 			if s.byKey[p.key] == p {
 				delete(s.byKey, p.key)
 			}
 		}
 	}
-	drop := func(q queued) bool { return match(q.life, q.class) }
+	drop := func(q queued) bool { return match(q.subject) }
 	s.queue = s.dropQueued(s.queue, drop)
 	s.urgent = s.dropQueued(s.urgent, drop)
 }
