@@ -23,8 +23,9 @@ const relayStops = 3
 // behind a latency link of the given one-way delay, through a proxy in mode
 // (or directly for "direct"), and returns the driver's wall time for the
 // session and its transcript.
-func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions) (time.Duration, string) {
+func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions) (time.Duration, string, scache.Stats) {
 	vm := jvmtest.Start(b, "Debuggee", fmt.Sprint(o.Stops))
+	stats := make(chan scache.Stats, 1)
 	link, err := latency.Listen(vm.Addr, delay)
 	require.NoError(b, err)
 	defer link.Close()
@@ -37,7 +38,8 @@ func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.D
 		p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, "tcp", link.Addr)
-		}, append(opts, scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))...)
+		}, append(opts, scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+			scache.WithSessionEnded(func(st scache.Stats, _ error) { stats <- st }))...)
 		require.NoError(b, err)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
@@ -49,19 +51,28 @@ func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.D
 		addr = ln.Addr().String()
 	}
 	transcript, elapsed := jvmtest.RunDriver(b, addr, o)
-	return elapsed, transcript
+	var st scache.Stats
+	if mode != "direct" {
+		st = <-stats
+	}
+	return elapsed, transcript, st
 }
 
 // compareModes runs a workload b.N times in each mode (the first is the
 // reference: every other transcript must equal its), reports each mode's
-// mean wall time, and returns the totals.
+// mean wall time and the share of scache's synthetic commands that answered
+// the debugger, and returns the totals.
 func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.DriverOptions) map[string]time.Duration {
 	total := map[string]time.Duration{}
+	var sent, used int64
 	for i := 0; i < b.N; i++ {
 		var want string
 		for _, mode := range modes {
-			d, transcript := workloadSession(b, delay, mode, o)
+			d, transcript, st := workloadSession(b, delay, mode, o)
 			total[mode] += d
+			if mode == "scache" {
+				sent, used = sent+st.Synthetic, used+st.SyntheticUsed
+			}
 			if mode == modes[0] {
 				want = transcript
 			} else {
@@ -71,6 +82,9 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 	}
 	for mode, d := range total {
 		b.ReportMetric(float64(d.Milliseconds())/float64(b.N), "ms_"+mode)
+	}
+	if sent > 0 {
+		b.ReportMetric(float64(used)/float64(sent), "used/speculated")
 	}
 	return total
 }

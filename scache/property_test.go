@@ -169,6 +169,7 @@ func (s *session) check() {
 	require.True(s.t, st.Enabled, "valid traffic never disables: %v", s.h.s.DisabledReason())
 	require.Zero(s.t, st.Held)
 	require.Zero(s.t, st.InFlight)
+	require.LessOrEqual(s.t, st.SyntheticUsed+st.Wasted, st.Synthetic, "used and wasted are apart")
 	require.Equal(s.t, int64(len(s.want)), st.Hits+st.Belayed+int64(len(forwarded)))
 }
 

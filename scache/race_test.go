@@ -278,6 +278,7 @@ func (s *raceSession) check() {
 	require.True(s.t, st.Enabled, "valid traffic never disables: %v", s.s.DisabledReason())
 	require.Zero(s.t, st.Held)
 	require.Zero(s.t, st.InFlight)
+	require.LessOrEqual(s.t, st.SyntheticUsed+st.Wasted, st.Synthetic, "used and wasted are apart")
 }
 
 // TestNeverStaleUnderRaces holds the Speculator to the transparency promise

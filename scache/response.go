@@ -88,6 +88,7 @@ type Stats struct {
 	PacketsUp       int64 // packets presented to OnUpstream
 	PacketsDown     int64 // packets presented to OnDownstream
 	Synthetic       int64 // synthetic commands sent to the VM
+	SyntheticUsed   int64 // synthetic commands whose reply answered a debugger command
 	Hits            int64 // debugger commands answered from the cache
 	Belayed         int64 // debugger commands held and answered from a reply in flight
 	Misses          int64 // keyable debugger commands that went to the VM

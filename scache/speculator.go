@@ -300,7 +300,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	key := keyOf(h, packet)
 	if e, ok := s.cache.get(key); ok {
 		s.stats.Hits++
-		e.used = true
+		s.use(e)
 		s.answerHit(r, packet, s.retag(&s.up, e.reply, h.ID))
 		s.debug("hit", h.ID, cmd)
 		return *r
@@ -320,6 +320,14 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		s.track(&inFlight{id: h.ID, cmd: cmd, key: key, subject: subjectOf(spec.life, params), epoch: s.susp.epoch})
 	}
 	return s.forwardUp(r, packet)
+}
+
+// use marks a cache entry as having answered a debugger command.
+func (s *Speculator) use(e *entry) {
+	if e.synthetic && !e.used {
+		s.stats.SyntheticUsed++
+	}
+	e.used = true
 }
 
 // answerHit sends a reply built from the cache for a debugger command.
@@ -380,6 +388,9 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 		s.forwardDownPtr(r, packet)
 	}
 	s.answerWaiters(r, p, packet)
+	if p.synthetic && len(p.waiters) > 0 {
+		s.stats.SyntheticUsed++
+	}
 	if !s.enabled {
 		return *r
 	}

@@ -299,7 +299,7 @@ func (s *Speculator) partOfFrames(r *Response, id uint32, packet []byte, asked *
 		return false
 	}
 	s.stats.Hits++
-	e.used = true
+	s.use(e)
 	s.answerHit(r, packet, b)
 	return true
 }
