@@ -306,3 +306,10 @@ func (m *VMDisposeObjectsCommand) Decode(r *Reader) error {
 	}
 	return r.Err()
 }
+
+// VMCapabilitiesNewCommand asks what the VM can do (VirtualMachine.CapabilitiesNew):
+// its reply is 32 booleans.
+type VMCapabilitiesNewCommand struct{ emptyData }
+
+// Command implements CommandMessage.
+func (*VMCapabilitiesNewCommand) Command() Command { return CmdVirtualMachineCapabilitiesNew }

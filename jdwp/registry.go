@@ -17,6 +17,7 @@ var codecs = map[Command]messageCodec{
 	CmdVirtualMachineDispose:               {func() CommandMessage { return &VMDisposeCommand{} }, func() Message { return &EmptyReply{} }},
 	CmdVirtualMachineExit:                  {func() CommandMessage { return &VMExitCommand{} }, func() Message { return &EmptyReply{} }},
 	CmdVirtualMachineDisposeObjects:        {func() CommandMessage { return &VMDisposeObjectsCommand{} }, func() Message { return &EmptyReply{} }},
+	CmdVirtualMachineCapabilitiesNew:       {func() CommandMessage { return &VMCapabilitiesNewCommand{} }, nil},
 	CmdVirtualMachineSuspend:               {func() CommandMessage { return &VMSuspendCommand{} }, func() Message { return &EmptyReply{} }},
 	CmdVirtualMachineResume:                {func() CommandMessage { return &VMResumeCommand{} }, func() Message { return &EmptyReply{} }},
 	CmdVirtualMachineAllThreads:            {func() CommandMessage { return &VMAllThreadsCommand{} }, func() Message { return &ObjectIDsReply{} }},

@@ -269,6 +269,7 @@ var messageCases = []messageCase{
 	emptyCmd(jdwp.CmdVirtualMachineDispose), emptyReply(jdwp.CmdVirtualMachineDispose),
 	cmdCase(jdwp.CmdVirtualMachineExit, func(g *gen) jdwp.Message { return &jdwp.VMExitCommand{ExitCode: g.i32()} }),
 	emptyReply(jdwp.CmdVirtualMachineExit),
+	emptyCmd(jdwp.CmdVirtualMachineCapabilitiesNew),
 	cmdCase(jdwp.CmdVirtualMachineDisposeObjects, func(g *gen) jdwp.Message {
 		return &jdwp.VMDisposeObjectsCommand{Requests: sliceOf(g, func() jdwp.DisposeRequest {
 			return jdwp.DisposeRequest{Object: g.obj(), RefCount: g.i32()}

@@ -17,6 +17,9 @@ const (
 	// lifetimeSuspension: state of suspended threads or of objects, true only
 	// within one suspension epoch (see state.go).
 	lifetimeSuspension
+	// lifetimeSession: facts of the VM that never change in a session (its
+	// version, capabilities), true until the VM ends.
+	lifetimeSession
 	// lifetimeObject: what never changes about an object (its type, a
 	// string's value), true until its id is disposed (DisposeObjects) or the
 	// VM ends: JDWP never reuses an object id that was not disposed.

@@ -74,6 +74,13 @@ var families = []*family{
 		sends: []jdwp.Command{jdwp.CmdVirtualMachineAllThreads, jdwp.CmdThreadReferenceStatus,
 			jdwp.CmdThreadReferenceFrameCount, jdwp.CmdThreadReferenceName},
 	},
+	{
+		flag: FamilyAttach, life: lifetimeSession,
+		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
+			jdwp.CmdVirtualMachineIDSizes: (*Speculator).speculateAttach,
+		},
+		sends: []jdwp.Command{jdwp.CmdVirtualMachineVersion, jdwp.CmdVirtualMachineCapabilitiesNew},
+	},
 }
 
 // A stopEvent is a trusted stop of a thread at a location.

@@ -44,6 +44,9 @@ var keyable = map[jdwp.Command]keySpec{
 	jdwp.CmdMethodVariableTable:               {},
 	jdwp.CmdMethodBytecodes:                   {},
 
+	jdwp.CmdVirtualMachineVersion:         {life: lifetimeSession},
+	jdwp.CmdVirtualMachineCapabilitiesNew: {life: lifetimeSession},
+
 	jdwp.CmdThreadReferenceFrames:        {life: lifetimeSuspension, threadLocal: true},
 	jdwp.CmdThreadReferenceFrameCount:    {life: lifetimeSuspension, threadLocal: true},
 	jdwp.CmdStackFrameThisObject:         {life: lifetimeSuspension, threadLocal: true},
@@ -59,7 +62,7 @@ var keyable = map[jdwp.Command]keySpec{
 // keySpecOf returns the key spec of a command under the policy.
 func (s *Speculator) keySpecOf(cmd jdwp.Command) (keySpec, bool) {
 	k, ok := keyable[cmd]
-	if !ok || (s.cfg.classic && !k.classic) || (k.life != lifetimeClass && !s.cfg.cacheState) {
+	if !ok || (s.cfg.classic && !k.classic) || ((k.life == lifetimeSuspension || k.life == lifetimeObject) && !s.cfg.cacheState) {
 		return keySpec{}, false
 	}
 	return k, true

@@ -272,9 +272,12 @@ const (
 	// FamilyThreads: while all threads are suspended, AllThreads and each
 	// thread's Name, Status and FrameCount.
 	FamilyThreads
+	// FamilyAttach: once the debugger has the id sizes, the facts it asks
+	// once a session (Version, CapabilitiesNew).
+	FamilyAttach
 
 	// AllFamilies is the default.
-	AllFamilies = FamilyClass | FamilyStop | FamilyTopFrame | FamilyValues | FamilyThreads
+	AllFamilies = FamilyClass | FamilyStop | FamilyTopFrame | FamilyValues | FamilyThreads | FamilyAttach
 )
 
 // WithFamilies chooses the speculation families (default AllFamilies); a

@@ -57,6 +57,14 @@ func (s *Speculator) enqueueClass(cmd jdwp.Command, class jdwp.ReferenceTypeID, 
 	s.enqueue(classCommand(cmd, class, method), subject{life: lifetimeClass, class: class}, urgent)
 }
 
+// speculateAttach asks, once a session's id sizes are known, for the facts a
+// debugger asks once a session.
+func (s *Speculator) speculateAttach(*inFlight, *replyData) error {
+	s.enqueue(&jdwp.VMVersionCommand{}, subject{life: lifetimeSession}, false)
+	s.enqueue(&jdwp.VMCapabilitiesNewCommand{}, subject{life: lifetimeSession}, false)
+	return nil
+}
+
 // enqueueObject queues a command about what never changes of an object.
 func (s *Speculator) enqueueObject(m jdwp.CommandMessage, urgent bool) {
 	if _, ok := s.keySpecOf(m.Command()); ok {
