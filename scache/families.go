@@ -97,6 +97,7 @@ func (s *Speculator) familyOn(f *family) bool {
 
 // dispatchStop runs the stop handlers of the families that are on.
 func (s *Speculator) dispatchStop(stop stopEvent) {
+	s.learn.beginStop(stop.step)
 	for _, f := range families {
 		if f.onStop != nil && s.familyOn(f) {
 			f.onStop(s, stop)

@@ -130,6 +130,7 @@ func (s *Speculator) send(r *Response, list []queued) []queued {
 		s.byKey[q.key] = p
 		s.synthetic++
 		s.stats.Synthetic++
+		s.learnSite(q.key, q.life, (*learner).sent)
 		packet := q.key.AppendCommand(s.down.buf(jdwp.HeaderSize+len(q.key)), id)
 		s.down.keep(packet)
 		r.Edict.Upstream = append(r.Edict.Upstream, packet)

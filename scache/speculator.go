@@ -59,6 +59,7 @@ type Speculator struct {
 	susp        suspension
 	top         topFrame
 	predictor   framePredictor
+	learn       learner
 	urgent      []queued // speculated state commands, sent before queue
 	queue       []queued // speculated commands waiting for an in-flight slot
 	queuedKeys  map[Key]struct{}
@@ -300,7 +301,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	key := keyOf(h, packet)
 	if e, ok := s.cache.get(key); ok {
 		s.stats.Hits++
-		s.use(e)
+		s.use(key, e)
 		s.answerHit(r, packet, s.retag(&s.up, e.reply, h.ID))
 		s.debug("hit", h.ID, cmd)
 		return *r
@@ -316,18 +317,34 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		}
 	}
 	s.stats.Misses++
+	if spec.life == lifetimeSuspension {
+		s.learn.used(params) // the debugger asks it: speculate it at its next stop
+	}
 	if s.cfg.cacheOrganic || s.cfg.belay || track || s.triggers[cmd] {
 		s.track(&inFlight{id: h.ID, cmd: cmd, key: key, subject: subjectOf(spec.life, params), epoch: s.susp.epoch})
 	}
 	return s.forwardUp(r, packet)
 }
 
-// use marks a cache entry as having answered a debugger command.
-func (s *Speculator) use(e *entry) {
+// use marks the cache entry of key as having answered a debugger command.
+func (s *Speculator) use(key Key, e *entry) {
 	if e.synthetic && !e.used {
 		s.stats.SyntheticUsed++
 	}
 	e.used = true
+	if e.epoch == s.susp.epoch {
+		s.learnSite(key, e.life, (*learner).used)
+	}
+}
+
+// learnSite tells the learner about a suspension command of the current stop.
+func (s *Speculator) learnSite(key Key, life lifetime, note func(*learner, jdwp.CommandMessage)) {
+	if life != lifetimeSuspension || !s.learn.inStop {
+		return
+	}
+	if m, err := key.Message(s.sizes); err == nil {
+		note(&s.learn, m)
+	}
 }
 
 // answerHit sends a reply built from the cache for a debugger command.
@@ -390,6 +407,9 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	s.answerWaiters(r, p, packet)
 	if p.synthetic && len(p.waiters) > 0 {
 		s.stats.SyntheticUsed++
+		if p.epoch == s.susp.epoch {
+			s.learnSite(p.key, p.life, (*learner).used)
+		}
 	}
 	if !s.enabled {
 		return *r

@@ -231,6 +231,7 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool
 // old state out of the cache (they still answer held commands), and drops
 // queued speculation about it.
 func (s *Speculator) endEpoch() {
+	s.learn.endStop()
 	s.susp.epoch++
 	s.top = topFrame{}
 	s.cache.purgeState()

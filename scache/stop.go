@@ -50,7 +50,7 @@ func (s *Speculator) speculateThreads(stopEvent) {
 // its reply be cached.
 func (s *Speculator) enqueueState(m jdwp.CommandMessage, urgent bool) {
 	spec, ok := s.keySpecOf(m.Command())
-	if !ok || !s.stateCacheable(spec, m) {
+	if !ok || !s.stateCacheable(spec, m) || !s.learn.allows(m) {
 		return
 	}
 	s.enqueue(m, subject{life: lifetimeSuspension}, urgent)
@@ -290,7 +290,8 @@ func (s *Speculator) partOfFrames(r *Response, id uint32, packet []byte, asked *
 	if start < 0 || (length < 1 && length != -1) || (start == 0 && length == -1) {
 		return false
 	}
-	e, ok := s.cache.get(s.newKey(&jdwp.ThreadFramesCommand{Thread: asked.Thread, StartFrame: 0, Length: -1}))
+	whole := s.newKey(&jdwp.ThreadFramesCommand{Thread: asked.Thread, StartFrame: 0, Length: -1})
+	e, ok := s.cache.get(whole)
 	if !ok {
 		return false
 	}
@@ -299,7 +300,7 @@ func (s *Speculator) partOfFrames(r *Response, id uint32, packet []byte, asked *
 		return false
 	}
 	s.stats.Hits++
-	s.use(e)
+	s.use(whole, e)
 	s.answerHit(r, packet, b)
 	return true
 }

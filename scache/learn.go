@@ -1,0 +1,126 @@
+package scache
+
+import "github.com/jdwpscache/scache/jdwp"
+
+// Learning what this debugger asks. Debuggers differ (jdb, IDEs, a JDI
+// tool), and one debugger asks less at the end of a step than at a
+// breakpoint: speculating what it never asks only costs the VM's time and
+// the link. So the Speculator counts, per site, whether what it sent about a
+// stop answered the debugger before the stop ended. A site sent and unused
+// at pauseAfter successive stops of its kind is paused; it is sent again at
+// every probeEvery-th stop of that kind, and at once from the stop after
+// the debugger asked for it itself.
+
+const (
+	pauseAfter = 2 // successive stops at which a site was sent and not used
+	probeEvery = 8 // a paused site is sent again at every probeEvery-th stop of its kind
+)
+
+// A site is one kind of speculation about a stop: a command (for Frames,
+// whether of the whole stack) at a stop that ended a step or not.
+type site struct {
+	cmd   jdwp.Command
+	whole bool // Frames of the whole stack
+	step  bool // the stop ended a single step
+}
+
+// siteOf returns the site of a state command at the current stop.
+func (l *learner) siteOf(m jdwp.CommandMessage) site {
+	st := site{cmd: m.Command(), step: l.step}
+	if f, ok := m.(*jdwp.ThreadFramesCommand); ok {
+		st.whole = f.StartFrame == 0 && f.Length == -1
+	}
+	return st
+}
+
+// learner keeps the counts of one session.
+type learner struct {
+	sites  map[site]*siteUse
+	stops  [2]int // stops so far, not ending a step and ending one
+	inStop bool   // a trusted stop's epoch goes on
+	step   bool   // the current stop ended a step
+}
+
+type siteUse struct {
+	unused     int  // successive stops at which it was sent and not used
+	sent, used bool // at the current stop
+}
+
+func (l *learner) use(st site) *siteUse {
+	if l.sites == nil {
+		l.sites = make(map[site]*siteUse)
+	}
+	u := l.sites[st]
+	if u == nil {
+		u = &siteUse{}
+		l.sites[st] = u
+	}
+	return u
+}
+
+// beginStop starts the accounting of a trusted stop.
+func (l *learner) beginStop(step bool) {
+	l.endStop()
+	l.inStop, l.step = true, step
+	l.stops[boolIndex(step)]++
+}
+
+// endStop closes the accounting of the current stop, if any: its epoch ended.
+func (l *learner) endStop() {
+	if !l.inStop {
+		return
+	}
+	l.inStop = false
+	for _, u := range l.sites {
+		switch {
+		case u.used:
+			u.unused = 0
+		case u.sent:
+			u.unused++
+		}
+		u.sent, u.used = false, false
+	}
+}
+
+// allows reports whether the site of m may be speculated at the current stop.
+func (l *learner) allows(m jdwp.CommandMessage) bool {
+	if !l.inStop {
+		return true
+	}
+	u := l.sites[l.siteOf(m)]
+	return u == nil || u.unused < pauseAfter || l.stops[boolIndex(l.step)]%probeEvery == 0
+}
+
+// sent notes that the site of m was speculated at the current stop.
+func (l *learner) sent(m jdwp.CommandMessage) {
+	if l.inStop {
+		l.use(l.siteOf(m)).sent = true
+	}
+}
+
+// used notes that the site of m answered the debugger at the current stop,
+// or that the debugger asked it itself: either way it is wanted.
+func (l *learner) used(m jdwp.CommandMessage) {
+	if l.inStop {
+		u := l.use(l.siteOf(m))
+		u.used, u.unused = true, 0
+	}
+}
+
+// paused counts the sites paused now.
+func (l *learner) paused() int {
+	n := 0
+	for _, u := range l.sites {
+		if u.unused >= pauseAfter {
+			n++
+		}
+	}
+	return n
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
