@@ -10,10 +10,19 @@ import "github.com/jdwpscache/scache/jdwp"
 // at pauseAfter successive stops of its kind is paused; it is sent again at
 // every probeEvery-th stop of that kind, and at once from the stop after
 // the debugger asked for it itself.
+//
+// Class metadata lives for the session, so it is counted for the session:
+// a command of the frame set sent classTrial times or more and used less
+// than once in classRatio is paused, sent again at every classProbe-th
+// chance, and resumed as soon as one is used or the debugger asks for one.
 
 const (
 	pauseAfter = 2 // successive stops at which a site was sent and not used
 	probeEvery = 8 // a paused site is sent again at every probeEvery-th stop of its kind
+
+	classTrial = 3  // class commands sent before their use is judged
+	classRatio = 8  // used less than once in classRatio sent: paused
+	classProbe = 16 // a paused class command is sent again at every classProbe-th chance
 )
 
 // A site is one kind of speculation about a stop: a command (for Frames,
@@ -39,7 +48,33 @@ type learner struct {
 	stops  [2]int // stops so far, not ending a step and ending one
 	inStop bool   // a trusted stop's epoch goes on
 	step   bool   // the current stop ended a step
+	class  map[jdwp.Command]*classUse
 }
+
+type classUse struct{ sent, used, chances int }
+
+func (l *learner) classOf(cmd jdwp.Command) *classUse {
+	if l.class == nil {
+		l.class = make(map[jdwp.Command]*classUse)
+	}
+	u := l.class[cmd]
+	if u == nil {
+		u = &classUse{}
+		l.class[cmd] = u
+	}
+	return u
+}
+
+// allowsClass reports whether a class command of the frame set may be speculated now.
+func (l *learner) allowsClass(cmd jdwp.Command) bool {
+	u := l.classOf(cmd)
+	u.chances++
+	return u.sent < classTrial || u.used*classRatio >= u.sent || u.chances%classProbe == 0
+}
+
+// classSent and classUsed count a class command sent, and used (or asked).
+func (l *learner) classSent(cmd jdwp.Command) { l.classOf(cmd).sent++ }
+func (l *learner) classUsed(cmd jdwp.Command) { l.classOf(cmd).used++ }
 
 type siteUse struct {
 	unused     int  // successive stops at which it was sent and not used

@@ -46,3 +46,37 @@ func TestUnusedSpeculationIsPausedAndResumedWhenAsked(t *testing.T) {
 	require.Equal(t, 1, syntheticAtStop(t, h, jdwp.CmdThreadReferenceFrameCount, frames, &jdwp.ThreadFrameCountCommand{Thread: 1}))
 	require.Greater(t, h.s.Stats().Hits, hits)
 }
+
+// Class metadata the debugger never asks (here Superclass) stops being
+// speculated after a few; what it asks (SourceFile) keeps coming.
+func TestUnusedClassMetadataIsPaused(t *testing.T) {
+	h := running(t, scache.WithFamilies(scache.FamilyClass))
+	classes := []jdwp.ClassDef{}
+	for _, f := range h.vm.Thread(1).Frames {
+		classes = append(classes, jdwp.ClassDef{RefType: f.Class, ClassFile: []byte{1}})
+	}
+	var superclass, sourceFile []int
+	for round := 0; round < 6; round++ {
+		_, s0 := h.vmCommands(jdwp.CmdClassTypeSuperclass)
+		_, f0 := h.vmCommands(jdwp.CmdReferenceTypeSourceFile)
+		h.send(&jdwp.VMSuspendCommand{})
+		h.drain()
+		h.send(&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
+		h.drain()
+		for _, c := range classes {
+			got, want := ask(h, &jdwp.RefTypeSourceFileCommand{RefType: c.RefType})
+			require.Equal(t, want, got)
+		}
+		h.send(&jdwp.VMRedefineClassesCommand{Classes: classes}) // the metadata goes
+		h.send(&jdwp.VMResumeCommand{})
+		h.drain()
+		_, s1 := h.vmCommands(jdwp.CmdClassTypeSuperclass)
+		_, f1 := h.vmCommands(jdwp.CmdReferenceTypeSourceFile)
+		superclass, sourceFile = append(superclass, s1-s0), append(sourceFile, f1-f0)
+	}
+	require.Positive(t, superclass[0])
+	require.LessOrEqual(t, superclass[2]+superclass[3]+superclass[4]+superclass[5], 1, "paused but for a probe: %v", superclass)
+	for round, n := range sourceFile {
+		require.Positive(t, n, "SourceFile is asked: still speculated in round %d (%v)", round, sourceFile)
+	}
+}

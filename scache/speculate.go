@@ -35,6 +35,9 @@ func (s *Speculator) speculateFrames(_ *inFlight, reply *replyData) error {
 			if cmd == jdwp.CmdClassTypeSuperclass && loc.TypeTag == jdwp.TypeTagInterface && !s.cfg.classic {
 				continue // an interface's default or static method: Superclass would fail
 			}
+			if !s.cfg.classic && !s.learn.allowsClass(cmd) {
+				continue // this debugger does not ask it
+			}
 			s.enqueueClass(cmd, loc.Class, method, false)
 		}
 	}
@@ -130,7 +133,11 @@ func (s *Speculator) send(r *Response, list []queued) []queued {
 		s.byKey[q.key] = p
 		s.synthetic++
 		s.stats.Synthetic++
-		s.learnSite(q.key, q.life, (*learner).sent)
+		if q.life == lifetimeClass {
+			s.learn.classSent(q.key.Command())
+		} else {
+			s.learnSite(q.key, q.life, (*learner).sent)
+		}
 		packet := q.key.AppendCommand(s.down.buf(jdwp.HeaderSize+len(q.key)), id)
 		s.down.keep(packet)
 		r.Edict.Upstream = append(r.Edict.Upstream, packet)

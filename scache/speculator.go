@@ -317,8 +317,11 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		}
 	}
 	s.stats.Misses++
-	if spec.life == lifetimeSuspension {
-		s.learn.used(params) // the debugger asks it: speculate it at its next stop
+	switch spec.life { // the debugger asks it: speculate it
+	case lifetimeSuspension:
+		s.learn.used(params)
+	case lifetimeClass:
+		s.learn.classUsed(cmd)
 	}
 	if s.cfg.cacheOrganic || s.cfg.belay || track || s.triggers[cmd] {
 		s.track(&inFlight{id: h.ID, cmd: cmd, key: key, subject: subjectOf(spec.life, params), epoch: s.susp.epoch})
@@ -332,7 +335,9 @@ func (s *Speculator) use(key Key, e *entry) {
 		s.stats.SyntheticUsed++
 	}
 	e.used = true
-	if e.epoch == s.susp.epoch {
+	if e.life == lifetimeClass {
+		s.learn.classUsed(key.Command())
+	} else if e.epoch == s.susp.epoch {
 		s.learnSite(key, e.life, (*learner).used)
 	}
 }
@@ -407,7 +412,9 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	s.answerWaiters(r, p, packet)
 	if p.synthetic && len(p.waiters) > 0 {
 		s.stats.SyntheticUsed++
-		if p.epoch == s.susp.epoch {
+		if p.life == lifetimeClass {
+			s.learn.classUsed(p.cmd)
+		} else if p.epoch == s.susp.epoch {
 			s.learnSite(p.key, p.life, (*learner).used)
 		}
 	}
