@@ -75,6 +75,19 @@ func (k Key) Message(sizes jdwp.IDSizes) (jdwp.CommandMessage, error) {
 	return m, jdwp.Unmarshal(k.Params(), sizes, m)
 }
 
+// Class returns the class a key of class metadata is about (whose unload or
+// redefinition ends its reply's truth); ok is false for other keys.
+func (k Key) Class(sizes jdwp.IDSizes) (jdwp.ReferenceTypeID, bool) {
+	if spec, ok := keyable[k.Command()]; !ok || spec.life != lifetimeClass {
+		return 0, false
+	}
+	m, err := k.Message(sizes)
+	if err != nil {
+		return 0, false
+	}
+	return classOf(m), true
+}
+
 // AppendCommand appends a command packet with the key's command and
 // parameters and the given id to b.
 func (k Key) AppendCommand(b []byte, id uint32) []byte {

@@ -48,7 +48,7 @@ type command struct {
 	service time.Duration // recorded VM time
 	epoch   int           // the suspension epoch it was sent in
 	after   int           // the epoch after it (a resume ends one)
-	gen     int
+	gen     int           // redefinitions of the class it is about, when sent
 }
 
 type event struct {
@@ -62,7 +62,7 @@ type event struct {
 // answer is a recorded reply to a keyable command, and its suspension epoch.
 type answer struct {
 	epoch int
-	gen   int // class redefinitions before it
+	gen   int // redefinitions of the class it is about, before it
 	code  jdwp.ErrorCode
 	data  []byte
 }
@@ -75,7 +75,7 @@ func prepare(t Trace) *session {
 	var lastAt time.Time
 	lastVMDone := time.Time{}
 	lastAnchor := -1
-	epoch, gen := 0, 0
+	epoch, gens := 0, classGens{}
 	var start time.Time
 	if len(t.Records) > 0 {
 		start = t.Records[0].Time
@@ -87,7 +87,9 @@ func prepare(t Trace) *session {
 		}
 		switch {
 		case r.Direction == scache.Upstream && !h.IsReply():
-			c := command{packet: r.Packet, id: h.ID, cmd: h.Cmd(), sent: r.Time, dep: last, epoch: epoch, gen: gen}
+			key, _ := scache.KeyOf(r.Packet)
+			c := command{packet: r.Packet, id: h.ID, cmd: h.Cmd(), sent: r.Time, dep: last, epoch: epoch,
+				gen: gens.of(key, s.sizes)}
 			if last.kind != depNone {
 				c.think = nonNegative(r.Time.Sub(lastAt))
 			} else {
@@ -105,7 +107,7 @@ func prepare(t Trace) *session {
 				epoch++
 			}
 			if c.cmd == jdwp.CmdVirtualMachineRedefineClasses {
-				gen++
+				gens.redefine(c.packet, s.sizes)
 			}
 			s.cmds[len(s.cmds)-1].after = epoch
 		case r.Direction == scache.Downstream && h.IsReply():
@@ -183,7 +185,7 @@ func median(d []time.Duration) time.Duration {
 // answerFor returns the recorded reply for a synthetic command's key in an
 // epoch: the same epoch's when the trace has one, otherwise, for class
 // metadata (true across suspensions), the nearest epoch's between the same
-// class redefinitions. ok is false when the trace has no such reply.
+// redefinitions of its class. ok is false when the trace has no such reply.
 func (s *session) answerFor(key scache.Key, epoch, gen int) (answer, bool) {
 	found := false
 	var best answer

@@ -71,9 +71,9 @@ type simulation struct {
 	byAnchor   map[int][]int    // events each debugger command lets the VM reach
 	out        outcome
 	record     func(journal.Record)
-	stopSpans  []span // stop event to resume, as the debugger saw them
-	epoch      int    // the trace's suspension epoch as the Speculator last saw it
-	gen        int    // class redefinitions the Speculator has seen
+	stopSpans  []span    // stop event to resume, as the debugger saw them
+	epoch      int       // the trace's suspension epoch as the Speculator last saw it
+	gens       classGens // class redefinitions the Speculator has seen
 }
 
 type syntheticInfo struct {
@@ -114,7 +114,7 @@ func (sim *simulation) at(t time.Duration, f func()) {
 // simulate runs the trace; record, if set, receives the journal with times
 // as offsets from the zero time.
 func simulate(s *session, spc *scache.Speculator, rtt time.Duration, record func(journal.Record)) outcome {
-	sim := &simulation{s: s, spc: spc, rtt: rtt, syntheticCmd: map[uint32]syntheticInfo{}, record: record}
+	sim := &simulation{s: s, spc: spc, rtt: rtt, syntheticCmd: map[uint32]syntheticInfo{}, record: record, gens: classGens{}}
 	n := len(s.cmds)
 	sim.sentAt, sim.arrived, sim.vmDone = fill(n), fill(n), fill(n)
 	sim.eventAt = fill(len(s.events))
@@ -218,7 +218,7 @@ func (sim *simulation) send(i int) {
 	}
 	sim.epoch = sim.s.cmds[i].after
 	if sim.s.cmds[i].cmd == jdwp.CmdVirtualMachineRedefineClasses {
-		sim.gen++
+		sim.gens.redefine(sim.s.cmds[i].packet, sim.s.sizes)
 	}
 	id := sim.s.cmds[i].id
 	sim.atVM[id] = append(sim.atVM[id], i)
@@ -238,7 +238,7 @@ func (sim *simulation) route(resp scache.Response, dir scache.Direction) {
 		p := append([]byte(nil), p...)
 		if id := jdwp.PacketID(p); scache.IsSyntheticID(id) {
 			key, _ := scache.KeyOf(p)
-			sim.syntheticCmd[id] = syntheticInfo{key: key, epoch: sim.epoch, gen: sim.gen}
+			sim.syntheticCmd[id] = syntheticInfo{key: key, epoch: sim.epoch, gen: sim.gens.of(key, sim.s.sizes)}
 		}
 		sim.at(sim.now+sim.rtt/2, func() { sim.toVM(p) })
 	}
