@@ -30,7 +30,8 @@ func TestJSONFields(t *testing.T) {
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(lines[0]), &m))
 	for _, f := range []string{"trace", "mode", "packets", "debugger_cmds", "keyable_cmds", "hits", "belayed", "misses",
-		"synthetic_cmds", "wasted", "bytes_speculated", "round_trips_saved", "hit_rate", "wait_ms_off", "wait_ms", "speedup",
+		"synthetic_cmds", "synthetic_used", "unanswered_synthetic", "wasted", "bytes_speculated", "round_trips_saved", "hit_rate",
+		"wait_ms_off", "wait_ms", "speedup",
 		"stop_round_trips"} {
 		require.Contains(t, m, f)
 	}

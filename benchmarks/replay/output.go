@@ -12,23 +12,27 @@ import (
 
 // result is the JSON form of one trace replayed in one mode.
 type result struct {
-	Trace           string  `json:"trace"`
-	Mode            string  `json:"mode"`
-	Packets         int     `json:"packets"`
-	DebuggerCmds    int     `json:"debugger_cmds"`
-	KeyableCmds     int     `json:"keyable_cmds"`
-	Hits            int64   `json:"hits"`
-	Belayed         int64   `json:"belayed"`
-	Misses          int64   `json:"misses"`
-	SyntheticCmds   int64   `json:"synthetic_cmds"`
-	Wasted          int64   `json:"wasted"`
-	BytesSpeculated int64   `json:"bytes_speculated"`
-	RoundTripsSaved int64   `json:"round_trips_saved"`
-	HitRate         float64 `json:"hit_rate"`
-	RTTMs           float64 `json:"rtt_ms"`
-	WaitMsOff       float64 `json:"wait_ms_off"`
-	WaitMs          float64 `json:"wait_ms"`
-	Speedup         float64 `json:"speedup"`
+	Trace         string `json:"trace"`
+	Mode          string `json:"mode"`
+	Packets       int    `json:"packets"`
+	DebuggerCmds  int    `json:"debugger_cmds"`
+	KeyableCmds   int    `json:"keyable_cmds"`
+	Hits          int64  `json:"hits"`
+	Belayed       int64  `json:"belayed"`
+	Misses        int64  `json:"misses"`
+	SyntheticCmds int64  `json:"synthetic_cmds"`
+	SyntheticUsed int64  `json:"synthetic_used"`
+	// UnansweredSynthetic: synthetic commands the trace could not answer
+	// (never counted as used; the speculation they would start is not simulated).
+	UnansweredSynthetic int64   `json:"unanswered_synthetic"`
+	Wasted              int64   `json:"wasted"`
+	BytesSpeculated     int64   `json:"bytes_speculated"`
+	RoundTripsSaved     int64   `json:"round_trips_saved"`
+	HitRate             float64 `json:"hit_rate"`
+	RTTMs               float64 `json:"rtt_ms"`
+	WaitMsOff           float64 `json:"wait_ms_off"`
+	WaitMs              float64 `json:"wait_ms"`
+	Speedup             float64 `json:"speedup"`
 	// StopRoundTrips: the median round trips on the debugger's critical path
 	// per stop, in the later half of the session (at rtt_ms).
 	StopRoundTrips float64 `json:"stop_round_trips"`
@@ -40,7 +44,7 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func jsonResult(r replay.Result, off *replay.Result, rtt time.Duration) result {
 	out := result{Trace: r.Trace, Mode: string(r.Mode), Packets: r.Packets, DebuggerCmds: r.DebuggerCmds,
 		KeyableCmds: r.KeyableCmds, Hits: r.Hits, Belayed: r.Belayed, Misses: r.Misses, SyntheticCmds: r.SyntheticCmds,
-		Wasted: r.Wasted, BytesSpeculated: r.BytesSpeculated, RoundTripsSaved: r.RoundTripsSaved, HitRate: r.HitRate,
+		SyntheticUsed: r.SyntheticUsed, UnansweredSynthetic: r.UnansweredSynthetic, Wasted: r.Wasted, BytesSpeculated: r.BytesSpeculated, RoundTripsSaved: r.RoundTripsSaved, HitRate: r.HitRate,
 		RTTMs: ms(rtt), WaitMs: ms(r.Wait[rtt]), StopRoundTrips: r.SteadyStopRoundTrips, Mismatches: len(r.Mismatches)}
 	if off != nil {
 		out.WaitMsOff = ms(off.Wait[rtt])
@@ -60,7 +64,7 @@ func printTable(w io.Writer, tr replay.Trace, results []replay.Result, off *repl
 	fmt.Fprintf(w, "%s\n", tr.Name)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	header := []string{"mode", "packets", "debugger cmds", "keyable", "hits", "belayed", "misses", "synthetic",
-		"wasted", "KiB speculated", "round trips saved", "hit rate"}
+		"used", "unanswered", "wasted", "KiB speculated", "round trips saved", "hit rate"}
 	for _, d := range o.rtts {
 		header = append(header, "wait@"+d.String())
 	}
@@ -69,7 +73,7 @@ func printTable(w io.Writer, tr replay.Trace, results []replay.Result, off *repl
 	for _, r := range results {
 		row := []string{string(r.Mode), fmt.Sprint(r.Packets), fmt.Sprint(r.DebuggerCmds), fmt.Sprint(r.KeyableCmds),
 			fmt.Sprint(r.Hits), fmt.Sprint(r.Belayed), fmt.Sprint(r.Misses), fmt.Sprint(r.SyntheticCmds),
-			fmt.Sprint(r.Wasted), fmt.Sprintf("%.1f", float64(r.BytesSpeculated)/1024), fmt.Sprint(r.RoundTripsSaved),
+			fmt.Sprint(r.SyntheticUsed), fmt.Sprint(r.UnansweredSynthetic), fmt.Sprint(r.Wasted), fmt.Sprintf("%.1f", float64(r.BytesSpeculated)/1024), fmt.Sprint(r.RoundTripsSaved),
 			fmt.Sprintf("%.1f%%", 100*r.HitRate)}
 		for _, d := range o.rtts {
 			row = append(row, fmt.Sprintf("%.0fms", ms(r.Wait[d])))
@@ -83,5 +87,11 @@ func printTable(w io.Writer, tr replay.Trace, results []replay.Result, off *repl
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	tw.Flush()
+	for _, r := range results {
+		if r.UnansweredSynthetic > 0 {
+			fmt.Fprintf(w, "%s: %d synthetic commands the trace could not answer: not counted as used, and the "+
+				"speculation their replies would have started is not simulated\n", r.Mode, r.UnansweredSynthetic)
+		}
+	}
 	fmt.Fprintln(w)
 }

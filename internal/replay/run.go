@@ -18,21 +18,27 @@ var DefaultRTTs = []time.Duration{1 * time.Millisecond, 5 * time.Millisecond, 20
 // those of the run at RTT; Wait has the debugger's simulated waiting time at
 // every RTT asked for.
 type Result struct {
-	Trace           string
-	Mode            Mode
-	RTT             time.Duration
-	Packets         int
-	DebuggerCmds    int
-	KeyableCmds     int
-	Hits            int64
-	Belayed         int64
-	Misses          int64
-	SyntheticCmds   int64
-	Wasted          int64
-	BytesSpeculated int64
-	RoundTripsSaved int64
-	HitRate         float64 // (hits + belayed) / debugger commands
-	Wait            map[time.Duration]time.Duration
+	Trace         string
+	Mode          Mode
+	RTT           time.Duration
+	Packets       int
+	DebuggerCmds  int
+	KeyableCmds   int
+	Hits          int64
+	Belayed       int64
+	Misses        int64
+	SyntheticCmds int64
+	// SyntheticUsed counts the synthetic commands whose reply answered the
+	// debugger; UnansweredSynthetic those the trace holds no answer for:
+	// they get a placeholder reply, never count as used, and any speculation
+	// their real reply would have started is not simulated.
+	SyntheticUsed       int64
+	UnansweredSynthetic int64
+	Wasted              int64
+	BytesSpeculated     int64
+	RoundTripsSaved     int64
+	HitRate             float64 // (hits + belayed) / debugger commands
+	Wait                map[time.Duration]time.Duration
 	// StopRoundTrips is, for each stop (a breakpoint or step event, until the
 	// debugger resumes), the debugger's waiting time for its inspection
 	// commands (all but event requests) in RTTs at RTT: the round trips on
@@ -97,6 +103,7 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 		st := spc.Stats()
 		res.Hits, res.Belayed, res.Misses = st.Hits, st.Belayed, st.Misses
 		res.SyntheticCmds, res.Wasted, res.BytesSpeculated = st.Synthetic, st.Wasted, st.BytesSpeculated
+		res.SyntheticUsed, res.UnansweredSynthetic = st.SyntheticUsed, out.unanswered
 		res.RoundTripsSaved = st.Hits + st.Belayed
 		res.HitRate = float64(res.RoundTripsSaved) / float64(len(s.cmds))
 		res.Mismatches = out.mismatches

@@ -29,6 +29,7 @@ func (m Mode) Options() ([]scache.Option, error) { return scache.ModeOptions(str
 
 // outcome is what one simulated run at one RTT found.
 type outcome struct {
+	unanswered int64 // synthetic commands answered with the placeholder
 	wait       time.Duration
 	stops      []time.Duration // the debugger's waiting time at each stop: from the stop event to its resume
 	stats      scache.Stats
@@ -293,6 +294,7 @@ func (sim *simulation) answer(h jdwp.Header) ([]byte, time.Duration, int) {
 			return jdwp.AppendReply(nil, h.ID, a.code, a.data), service, -1
 		}
 		// Never answered in the trace: a placeholder the debugger must never see.
+		sim.out.unanswered++
 		return jdwp.AppendReply(nil, h.ID, jdwp.ErrAbsentInformation, []byte("scache replay placeholder")), service, -1
 	}
 	if list := sim.atVM[h.ID]; len(list) > 0 {
