@@ -30,9 +30,12 @@ type result struct {
 	RoundTripsSaved     int64   `json:"round_trips_saved"`
 	HitRate             float64 `json:"hit_rate"`
 	RTTMs               float64 `json:"rtt_ms"`
-	WaitMsOff           float64 `json:"wait_ms_off"`
-	WaitMs              float64 `json:"wait_ms"`
-	Speedup             float64 `json:"speedup"`
+	// CaptureRTTMs: the round trip between the capture point and the VM,
+	// taken out of the trace's timing (given with -capture-rtt, or estimated).
+	CaptureRTTMs float64 `json:"capture_rtt_ms"`
+	WaitMsOff    float64 `json:"wait_ms_off"`
+	WaitMs       float64 `json:"wait_ms"`
+	Speedup      float64 `json:"speedup"`
 	// StopRoundTrips: the median round trips on the debugger's critical path
 	// per stop, in the later half of the session (at rtt_ms).
 	StopRoundTrips float64 `json:"stop_round_trips"`
@@ -45,7 +48,7 @@ func jsonResult(r replay.Result, off *replay.Result, rtt time.Duration) result {
 	out := result{Trace: r.Trace, Mode: string(r.Mode), Packets: r.Packets, DebuggerCmds: r.DebuggerCmds,
 		KeyableCmds: r.KeyableCmds, Hits: r.Hits, Belayed: r.Belayed, Misses: r.Misses, SyntheticCmds: r.SyntheticCmds,
 		SyntheticUsed: r.SyntheticUsed, UnansweredSynthetic: r.UnansweredSynthetic, Wasted: r.Wasted, BytesSpeculated: r.BytesSpeculated, RoundTripsSaved: r.RoundTripsSaved, HitRate: r.HitRate,
-		RTTMs: ms(rtt), WaitMs: ms(r.Wait[rtt]), StopRoundTrips: r.SteadyStopRoundTrips, Mismatches: len(r.Mismatches)}
+		RTTMs: ms(rtt), CaptureRTTMs: ms(r.CaptureRTT), WaitMs: ms(r.Wait[rtt]), StopRoundTrips: r.SteadyStopRoundTrips, Mismatches: len(r.Mismatches)}
 	if off != nil {
 		out.WaitMsOff = ms(off.Wait[rtt])
 		out.Speedup = speedup(off.Wait[rtt], r.Wait[rtt])
@@ -62,6 +65,10 @@ func speedup(off, d time.Duration) float64 {
 
 func printTable(w io.Writer, tr replay.Trace, results []replay.Result, off *replay.Result, o options) {
 	fmt.Fprintf(w, "%s\n", tr.Name)
+	if len(results) > 0 && results[0].CaptureRTT > 0 {
+		fmt.Fprintf(w, "captured %v (round trip) away from the VM: taken out of its service times\n",
+			results[0].CaptureRTT.Round(10*time.Microsecond))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	header := []string{"mode", "packets", "debugger cmds", "keyable", "hits", "belayed", "misses", "synthetic",
 		"used", "unanswered", "wasted", "KiB speculated", "round trips saved", "hit rate"}

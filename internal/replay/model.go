@@ -67,7 +67,11 @@ type answer struct {
 	data  []byte
 }
 
-func prepare(t Trace) *session {
+// prepare reads a trace captured captureRTT away from the VM (the round trip
+// of the link between the capture point and the VM; 0 for a capture next to
+// it): the VM got each command captureRTT/2 after it was captured and sent
+// each reply captureRTT/2 before.
+func prepare(t Trace, captureRTT time.Duration) *session {
 	s := &session{answers: map[scache.Key][]answer{}, service: map[jdwp.Command]time.Duration{}, packets: len(t.Records),
 		sizes: jdwp.DefaultIDSizes}
 	byID := map[uint32]int{} // debugger command id → index, until answered
@@ -118,7 +122,7 @@ func prepare(t Trace) *session {
 			delete(byID, h.ID)
 			c := &s.cmds[i]
 			c.reply, c.replied = r.Packet, r.Time
-			begin := c.sent
+			begin := c.sent.Add(captureRTT)
 			if lastVMDone.After(begin) {
 				begin = lastVMDone
 			}
@@ -206,4 +210,41 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// linkRTTFloor is the quickest reply that shows a link: captured next to the
+// VM, replies to idle commands come within a fraction of a millisecond.
+const linkRTTFloor = time.Millisecond
+
+// estimateCaptureRTT estimates the round trip between the capture point and
+// the VM: the quickest reply to a debugger command that found the VM idle
+// (sent after the previous reply arrived), if at least linkRTTFloor; else 0.
+func estimateCaptureRTT(t Trace) time.Duration {
+	sent := map[uint32]time.Time{}
+	var lastReply time.Time
+	best := time.Duration(-1)
+	for _, r := range t.Records {
+		h, err := jdwp.ParseHeader(r.Packet)
+		if err != nil {
+			continue
+		}
+		switch {
+		case r.Direction == scache.Upstream && !h.IsReply() && !scache.IsSyntheticID(h.ID):
+			if !r.Time.Before(lastReply) {
+				sent[h.ID] = r.Time
+			}
+		case r.Direction == scache.Downstream && h.IsReply():
+			if at, ok := sent[h.ID]; ok {
+				if d := r.Time.Sub(at); best < 0 || d < best {
+					best = d
+				}
+				delete(sent, h.ID)
+			}
+			lastReply = r.Time
+		}
+	}
+	if best < linkRTTFloor {
+		return 0
+	}
+	return best
 }

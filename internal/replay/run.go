@@ -28,6 +28,9 @@ type Result struct {
 	Belayed       int64
 	Misses        int64
 	SyntheticCmds int64
+	// CaptureRTT is the round trip between the capture point and the VM
+	// that was taken out of the trace's timing (given or estimated).
+	CaptureRTT time.Duration
 	// SyntheticUsed counts the synthetic commands whose reply answered the
 	// debugger; UnansweredSynthetic those the trace holds no answer for:
 	// they get a placeholder reply, never count as used, and any speculation
@@ -57,6 +60,11 @@ var ErrMismatch = errors.New("replay: replies differ from the recording")
 type Config struct {
 	RTT  time.Duration   // the RTT of the counts and of the journal
 	RTTs []time.Duration // more RTTs to estimate the wait at
+	// CaptureRTT is the round trip between where the trace was captured and
+	// the VM (a journal recorded by a proxy over a slow link): it is taken
+	// out of the VM's recorded service times. 0: estimated from the trace; a
+	// negative value: captured next to the VM.
+	CaptureRTT time.Duration
 	// Journal, if set, receives the journal of the run at RTT, stamped with
 	// simulated time from the trace's first record.
 	Journal func(journal.Record)
@@ -71,11 +79,18 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	s := prepare(t)
+	captureRTT := cfg.CaptureRTT
+	switch {
+	case captureRTT == 0:
+		captureRTT = estimateCaptureRTT(t)
+	case captureRTT < 0:
+		captureRTT = 0
+	}
+	s := prepare(t, captureRTT)
 	if len(s.cmds) == 0 {
 		return Result{}, fmt.Errorf("replay: %s has no debugger commands", t.Name)
 	}
-	res := Result{Trace: t.Name, Mode: mode, RTT: rtt, Packets: s.packets, DebuggerCmds: len(s.cmds),
+	res := Result{Trace: t.Name, Mode: mode, RTT: rtt, CaptureRTT: captureRTT, Packets: s.packets, DebuggerCmds: len(s.cmds),
 		KeyableCmds: s.keyable, Wait: map[time.Duration]time.Duration{}}
 	all := append([]time.Duration{rtt}, rtts...)
 	for i, d := range all {

@@ -1,0 +1,45 @@
+package replay_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/internal/journal"
+	"github.com/jdwpscache/scache/internal/replay"
+	"github.com/stretchr/testify/require"
+)
+
+// A trace captured at the debugger's end of a slow link (as a proxy's
+// journal over the user's own link is) predicts what the same session
+// captured next to the VM predicts: the link's round trip is estimated from
+// the trace and taken out of the VM's service times. Such a capture is made
+// here by the replay itself: the session, replayed without speculation over
+// a 20 ms link, journaled where the proxy sits, next to the debugger.
+func TestCaptureOverALinkPredictsLikeOneNextToTheVM(t *testing.T) {
+	traces, err := replay.Embedded()
+	require.NoError(t, err)
+	const link = 20 * time.Millisecond
+	for _, tr := range traces {
+		t.Run(tr.Name, func(t *testing.T) {
+			var far []journal.Record
+			_, err := replay.Run(tr, replay.ModeOff, replay.Config{RTT: link, Journal: func(r journal.Record) { far = append(far, r) }})
+			require.NoError(t, err)
+			overLink := replay.Trace{Name: tr.Name + " over a link", Records: far}
+			for _, mode := range replay.Modes {
+				near, err := replay.Run(tr, mode, replay.Config{RTT: link})
+				require.NoError(t, err)
+				got, err := replay.Run(overLink, mode, replay.Config{RTT: link})
+				require.NoError(t, err, "%s", mode)
+				require.InDelta(t, link.Seconds(), got.CaptureRTT.Seconds(), 0.001, "estimated round trip (%s)", mode)
+				ratio := float64(got.Wait[link]) / float64(near.Wait[link])
+				require.InDelta(t, 1, ratio, 0.10, "%s: predicted %v from the far capture, %v from the near one", mode, got.Wait[link], near.Wait[link])
+				naive, err := replay.Run(overLink, mode, replay.Config{RTT: link, CaptureRTT: -1})
+				require.NoError(t, err)
+				require.Greater(t, float64(naive.Wait[link]), 1.3*float64(near.Wait[link]),
+					"without taking the link out, the prediction is far off (%s)", mode)
+				t.Logf("%s: far/near prediction %.3f (without estimation %.3f), estimated round trip %v",
+					mode, ratio, float64(naive.Wait[link])/float64(near.Wait[link]), got.CaptureRTT)
+			}
+		})
+	}
+}
