@@ -35,6 +35,7 @@ type entry struct {
 	reply     []byte               // the whole reply packet, as the VM sent it
 	class     jdwp.ReferenceTypeID // of a lifetimeClass entry
 	object    jdwp.ObjectID        // of a lifetimeObject entry
+	values    bool                 // a suspension entry that SetValues commands change
 	life      lifetime
 	epoch     uint64 // the suspension epoch of a lifetimeSuspension entry
 	synthetic bool   // the reply answered a synthetic command
@@ -53,13 +54,15 @@ type replyCache struct {
 	byClass  map[jdwp.ReferenceTypeID]map[Key]struct{}
 	byObject map[jdwp.ObjectID]map[Key]struct{}
 	state    map[Key]struct{} // the keys of suspension entries
+	values   map[Key]struct{} // the keys of suspension entries that are values (GetValues)
 	// wasted is called for every synthetic entry that leaves unused.
 	wasted func()
 }
 
 func newReplyCache(maxBytes int, wasted func()) *replyCache {
 	c := &replyCache{max: maxBytes, byClass: make(map[jdwp.ReferenceTypeID]map[Key]struct{}),
-		byObject: make(map[jdwp.ObjectID]map[Key]struct{}), state: make(map[Key]struct{}), wasted: wasted}
+		byObject: make(map[jdwp.ObjectID]map[Key]struct{}), state: make(map[Key]struct{}), values: make(map[Key]struct{}),
+		wasted: wasted}
 	// The count bound is never reached: the byte bound evicts first.
 	c.lru, _ = simplelru.NewLRU[Key, *entry](math.MaxInt32, c.onEvict)
 	return c
@@ -70,6 +73,7 @@ func (c *replyCache) onEvict(key Key, e *entry) {
 	switch e.life {
 	case lifetimeSuspension:
 		delete(c.state, key)
+		delete(c.values, key)
 	case lifetimeObject:
 		unindex(c.byObject, e.object, key)
 	default:
@@ -102,6 +106,9 @@ func (c *replyCache) add(key Key, e *entry) {
 	switch e.life {
 	case lifetimeSuspension:
 		c.state[key] = struct{}{}
+		if e.values {
+			c.values[key] = struct{}{}
+		}
 	case lifetimeObject:
 		index(c.byObject, e.object, key)
 	default:
@@ -143,6 +150,13 @@ func unindex[ID comparable](m map[ID]map[Key]struct{}, id ID, key Key) {
 		if len(keys) == 0 {
 			delete(m, id)
 		}
+	}
+}
+
+// purgeValues evicts every suspension entry that is values.
+func (c *replyCache) purgeValues() {
+	for key := range c.values {
+		c.lru.Remove(key)
 	}
 }
 

@@ -36,9 +36,12 @@ func (c *conservation) up(p []byte) {
 	r := c.s.OnUpstream(p)
 	forwarded, released := 0, 0
 	for _, q := range r.Edict.Upstream {
-		if same(q, p) {
+		switch id := jdwp.PacketID(q); {
+		case same(q, p):
 			forwarded++
-		} else {
+		case scache.IsSyntheticID(id) && !c.issued[id]:
+			c.issued[id] = true // speculation sent behind the command (values after SetValues)
+		default:
 			released++
 		}
 	}

@@ -16,6 +16,9 @@ type keySpec struct {
 	// threads run: threadLocal facts of the stopped thread (its frames, this,
 	// locals) may still be cached; nothing else.
 	threadLocal bool
+	// values: a suspension entry that the SetValues commands change (the
+	// values of locals and fields); the other entries outlive them.
+	values bool
 }
 
 // keyable lists the keyable commands. Class metadata commands take a
@@ -50,13 +53,13 @@ var keyable = map[jdwp.Command]keySpec{
 	jdwp.CmdThreadReferenceFrames:        {life: lifetimeSuspension, threadLocal: true},
 	jdwp.CmdThreadReferenceFrameCount:    {life: lifetimeSuspension, threadLocal: true},
 	jdwp.CmdStackFrameThisObject:         {life: lifetimeSuspension, threadLocal: true},
-	jdwp.CmdStackFrameGetValues:          {life: lifetimeSuspension, threadLocal: true},
+	jdwp.CmdStackFrameGetValues:          {life: lifetimeSuspension, threadLocal: true, values: true},
 	jdwp.CmdObjectReferenceReferenceType: {life: lifetimeObject},
 	jdwp.CmdStringReferenceValue:         {life: lifetimeObject},
 	jdwp.CmdThreadReferenceName:          {life: lifetimeSuspension},
 	jdwp.CmdThreadReferenceStatus:        {life: lifetimeSuspension},
 	jdwp.CmdVirtualMachineAllThreads:     {life: lifetimeSuspension},
-	jdwp.CmdObjectReferenceGetValues:     {life: lifetimeSuspension},
+	jdwp.CmdObjectReferenceGetValues:     {life: lifetimeSuspension, values: true},
 }
 
 // keySpecOf returns the key spec of a command under the policy.
@@ -138,14 +141,14 @@ func classOf(m jdwp.CommandMessage) jdwp.ReferenceTypeID {
 }
 
 // subjectOf returns what a keyable command with lifetime life is about.
-func subjectOf(life lifetime, m jdwp.CommandMessage) subject {
-	switch life {
+func subjectOf(spec keySpec, m jdwp.CommandMessage) subject {
+	switch spec.life {
 	case lifetimeClass:
-		return subject{life: life, class: classOf(m)}
+		return subject{life: spec.life, class: classOf(m)}
 	case lifetimeObject:
-		return subject{life: life, object: objectOf(m)}
+		return subject{life: spec.life, object: objectOf(m)}
 	}
-	return subject{life: life}
+	return subject{life: spec.life, values: spec.values}
 }
 
 // objectOf returns the object an object command is about.
@@ -236,9 +239,18 @@ func Keyable(cmd jdwp.Command) bool {
 
 // EndsEpoch reports whether a debugger command ends a suspension epoch: it
 // lets threads run or changes what state replies say (resumes, suspends,
-// invokes, SetValues, PopFrames, hot swap, …). Replies about suspended
-// threads read before it are not served after it.
+// invokes, PopFrames, hot swap, …). Replies about suspended threads read
+// before it are not served after it.
 func EndsEpoch(cmd jdwp.Command) bool { return epochEnders[cmd] }
+
+// ChangesValues reports whether a debugger command changes values (the
+// SetValues commands): the replies of ValueCommand commands read before it
+// are not served after it; other state replies still are.
+func ChangesValues(cmd jdwp.Command) bool { return valueChangers[cmd] }
+
+// ValueCommand reports whether cmd reads values that ChangesValues commands
+// change (StackFrame.GetValues, ObjectReference.GetValues).
+func ValueCommand(cmd jdwp.Command) bool { return keyable[cmd].values }
 
 // StateCommand reports whether the default policy caches replies to cmd only
 // while threads stay suspended (one suspension epoch).

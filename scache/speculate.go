@@ -105,17 +105,18 @@ func (s *Speculator) enqueue(m jdwp.CommandMessage, sub subject, urgent bool) {
 func (s *Speculator) newKey(m jdwp.CommandMessage) Key { return appendKey(&s.keyWriter, m, s.sizes) }
 
 // pump sends queued speculation, urgent first, while the in-flight bound allows.
-func (s *Speculator) pump(r *Response) {
+// sc holds the buffers of the Response's direction.
+func (s *Speculator) pump(r *Response, sc *scratch) {
 	if !s.enabled || s.over {
 		return
 	}
-	s.urgent = s.send(r, s.urgent)
-	s.queue = s.send(r, s.queue)
+	s.urgent = s.send(r, sc, s.urgent)
+	s.queue = s.send(r, sc, s.queue)
 }
 
 // send sends commands from the front of list while the bound allows and
 // returns what is left.
-func (s *Speculator) send(r *Response, list []queued) []queued {
+func (s *Speculator) send(r *Response, sc *scratch, list []queued) []queued {
 	sent := 0
 	for len(list) > sent && (s.cfg.maxInFlight == 0 || s.synthetic < s.cfg.maxInFlight) {
 		q := list[sent]
@@ -138,8 +139,8 @@ func (s *Speculator) send(r *Response, list []queued) []queued {
 		} else {
 			s.learnSite(q.key, q.life, (*learner).sent)
 		}
-		packet := q.key.AppendCommand(s.down.buf(jdwp.HeaderSize+len(q.key)), id)
-		s.down.keep(packet)
+		packet := q.key.AppendCommand(sc.buf(jdwp.HeaderSize+len(q.key)), id)
+		sc.keep(packet)
 		r.Edict.Upstream = append(r.Edict.Upstream, packet)
 		r.Journal.Upstream = append(r.Journal.Upstream, packet)
 	}

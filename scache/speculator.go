@@ -107,6 +107,7 @@ type subject struct {
 	life   lifetime
 	class  jdwp.ReferenceTypeID // of a lifetimeClass command
 	object jdwp.ObjectID        // of a lifetimeObject command
+	values bool                 // a lifetimeSuspension command that reads values
 }
 
 // scratch holds the reused slices of one direction's Responses.
@@ -279,6 +280,12 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	} else if stateTrack {
 		track = true
 	}
+	if valueChangers[cmd] {
+		// The values asked again go right behind the command that changes them.
+		s.forwardUp(r, packet)
+		s.pump(r, &s.up)
+		return *r
+	}
 	spec, ok := s.keySpecOf(cmd)
 	var params jdwp.CommandMessage
 	if ok {
@@ -324,7 +331,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		s.learn.classUsed(cmd)
 	}
 	if s.cfg.cacheOrganic || s.cfg.belay || track || s.triggers[cmd] {
-		s.track(&inFlight{id: h.ID, cmd: cmd, key: key, subject: subjectOf(spec.life, params), epoch: s.susp.epoch})
+		s.track(&inFlight{id: h.ID, cmd: cmd, key: key, subject: subjectOf(spec, params), epoch: s.susp.epoch})
 	}
 	return s.forwardUp(r, packet)
 }
@@ -387,7 +394,7 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 			if err := s.onEvents(packet); err != nil {
 				s.disable(r, err)
 			} else {
-				s.pump(r)
+				s.pump(r, &s.down)
 			}
 		}
 		return s.forwardDown(r, packet)
@@ -426,7 +433,8 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	}
 	cached := false
 	if p.key != "" && !p.poisoned && (p.synthetic || s.cfg.cacheOrganic) {
-		s.cache.add(p.key, &entry{reply: append([]byte(nil), packet...), class: p.class, object: p.object, life: p.life,
+		s.cache.add(p.key, &entry{reply: append([]byte(nil), packet...), class: p.class, object: p.object, values: p.values,
+			life:  p.life,
 			epoch: p.epoch, synthetic: p.synthetic, used: !p.synthetic || len(p.waiters) > 0})
 		cached = true
 	}
@@ -442,7 +450,7 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 			return *r
 		}
 	}
-	s.pump(r)
+	s.pump(r, &s.down)
 	return *r
 }
 

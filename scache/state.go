@@ -55,17 +55,23 @@ var epochEnders = map[jdwp.Command]bool{
 	jdwp.CmdClassTypeNewInstance:            true,
 	jdwp.CmdObjectReferenceInvokeMethod:     true,
 	jdwp.CmdInterfaceTypeInvokeMethod:       true,
-	jdwp.CmdStackFrameSetValues:             true,
 	jdwp.CmdStackFramePopFrames:             true,
 	jdwp.CmdThreadReferenceForceEarlyReturn: true,
 	jdwp.CmdThreadReferenceStop:             true,
 	jdwp.CmdThreadReferenceInterrupt:        true,
-	jdwp.CmdObjectReferenceSetValues:        true,
-	jdwp.CmdClassTypeSetValues:              true,
-	jdwp.CmdArrayReferenceSetValues:         true,
 	jdwp.CmdVirtualMachineRedefineClasses:   true,
 	jdwp.CmdArrayTypeNewInstance:            true,
 	jdwp.CmdVirtualMachineCreateString:      true,
+}
+
+// valueChangers are the debugger's commands that change values: locals,
+// fields, statics, array elements. They end the values' sub-epoch only:
+// frames, this, threads and object types stay true.
+var valueChangers = map[jdwp.Command]bool{
+	jdwp.CmdStackFrameSetValues:      true,
+	jdwp.CmdObjectReferenceSetValues: true,
+	jdwp.CmdClassTypeSetValues:       true,
+	jdwp.CmdArrayReferenceSetValues:  true,
 }
 
 // letRun are the debugger's commands that may let threads run before their
@@ -91,6 +97,10 @@ var letRun = map[jdwp.Command]bool{
 // upstream with id, and reports whether its reply must be tracked (Suspend).
 // It fails when a debugger has more unsettled commands than any would.
 func (s *Speculator) onStateCommand(cmd jdwp.Command, id uint32, data []byte) (track bool, err error) {
+	if valueChangers[cmd] {
+		s.endValues()
+		return false, nil
+	}
 	if !epochEnders[cmd] {
 		return false, nil
 	}
@@ -236,6 +246,19 @@ func (s *Speculator) endEpoch() {
 	s.top = topFrame{}
 	s.cache.purgeState()
 	s.forget(func(p subject) bool { return p.life == lifetimeSuspension })
+}
+
+// endValues drops every values entry, keeps values in flight out of the
+// cache, and asks the top frame's values again: the command that changes
+// them reaches the VM first, so the new values come back, and a debugger
+// reads them back after a change.
+func (s *Speculator) endValues() {
+	s.cache.purgeValues()
+	s.forget(func(p subject) bool { return p.life == lifetimeSuspension && p.values })
+	if s.top.set && s.top.valuesDone && !s.top.predicted {
+		s.top.valuesDone = false
+		s.advanceTop()
+	}
 }
 
 // stateCacheable reports whether a suspension entry for the command m is

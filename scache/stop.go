@@ -53,7 +53,7 @@ func (s *Speculator) enqueueState(m jdwp.CommandMessage, urgent bool) {
 	if !ok || !s.stateCacheable(spec, m) || !s.learn.allows(m) {
 		return
 	}
-	s.enqueue(m, subject{life: lifetimeSuspension}, urgent)
+	s.enqueue(m, subject{life: lifetimeSuspension, values: spec.values}, urgent)
 }
 
 // onFrames notes the top frame of a Frames reply of the current epoch.

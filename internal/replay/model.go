@@ -46,9 +46,25 @@ type command struct {
 	dep     dependency
 	think   time.Duration // recorded time from the dependency's arrival to the send
 	service time.Duration // recorded VM time
-	epoch   int           // the suspension epoch it was sent in
-	after   int           // the epoch after it (a resume ends one)
+	epoch   era           // the suspension epoch it was sent in
+	after   era           // the epoch after it (a resume ends one)
 	gen     int           // redefinitions of the class it is about, when sent
+}
+
+// An era is a suspension epoch and, within it, the values' epoch: scache's
+// rules (EndsEpoch, ChangesValues) split the trace alike.
+type era struct{ epoch, values int }
+
+// next returns the era after a command or an event: events and EndsEpoch
+// commands end the epoch, ChangesValues commands the values'.
+func (e era) next(endsEpoch, changesValues bool) era {
+	switch {
+	case endsEpoch:
+		return era{e.epoch + 1, e.values + 1}
+	case changesValues:
+		return era{e.epoch, e.values + 1}
+	}
+	return e
 }
 
 type event struct {
@@ -56,12 +72,12 @@ type event struct {
 	at     time.Time
 	anchor int           // the command whose processing let the VM run to this event; -1 at start
 	gap    time.Duration // from the anchor's reply to the event
-	epoch  int           // the epoch it begins: an event means the VM ran
+	epoch  era           // the epoch it begins: an event means the VM ran
 }
 
 // answer is a recorded reply to a keyable command, and its suspension epoch.
 type answer struct {
-	epoch int
+	epoch era
 	gen   int // redefinitions of the class it is about, before it
 	code  jdwp.ErrorCode
 	data  []byte
@@ -79,7 +95,7 @@ func prepare(t Trace, captureRTT time.Duration) *session {
 	var lastAt time.Time
 	lastVMDone := time.Time{}
 	lastAnchor := -1
-	epoch, gens := 0, classGens{}
+	epoch, gens := era{}, classGens{}
 	var start time.Time
 	if len(t.Records) > 0 {
 		start = t.Records[0].Time
@@ -107,9 +123,7 @@ func prepare(t Trace, captureRTT time.Duration) *session {
 			if !scache.Keyable(c.cmd) {
 				lastAnchor = len(s.cmds) - 1
 			}
-			if scache.EndsEpoch(c.cmd) {
-				epoch++
-			}
+			epoch = epoch.next(scache.EndsEpoch(c.cmd), scache.ChangesValues(c.cmd))
 			if c.cmd == jdwp.CmdVirtualMachineRedefineClasses {
 				gens.redefine(c.packet, s.sizes)
 			}
@@ -140,7 +154,7 @@ func prepare(t Trace, captureRTT time.Duration) *session {
 			}
 			last, lastAt = dependency{depReply, i}, r.Time
 		case r.Direction == scache.Downstream:
-			epoch++
+			epoch = epoch.next(true, false)
 			e := event{packet: r.Packet, at: r.Time, anchor: lastAnchor, epoch: epoch}
 			if lastAnchor >= 0 {
 				ref := s.cmds[lastAnchor].replied
@@ -190,15 +204,15 @@ func median(d []time.Duration) time.Duration {
 // epoch: the same epoch's when the trace has one, otherwise, for class
 // metadata (true across suspensions), the nearest epoch's between the same
 // redefinitions of its class. ok is false when the trace has no such reply.
-func (s *session) answerFor(key scache.Key, epoch, gen int) (answer, bool) {
+func (s *session) answerFor(key scache.Key, epoch era, gen int) (answer, bool) {
 	found := false
 	var best answer
-	state := scache.StateCommand(key.Command())
+	state, values := scache.StateCommand(key.Command()), scache.ValueCommand(key.Command())
 	for _, a := range s.answers[key] {
-		if a.gen != gen || (state && a.epoch != epoch) {
+		if a.gen != gen || (state && a.epoch.epoch != epoch.epoch) || (values && a.epoch.values != epoch.values) {
 			continue
 		}
-		if !found || abs(a.epoch-epoch) < abs(best.epoch-epoch) {
+		if !found || abs(a.epoch.epoch-epoch.epoch) < abs(best.epoch.epoch-epoch.epoch) {
 			best, found = a, true
 		}
 	}

@@ -73,13 +73,13 @@ type simulation struct {
 	out        outcome
 	record     func(journal.Record)
 	stopSpans  []span    // stop event to resume, as the debugger saw them
-	epoch      int       // the trace's suspension epoch as the Speculator last saw it
+	epoch      era       // the trace's suspension epoch as the Speculator last saw it
 	gens       classGens // class redefinitions the Speculator has seen
 }
 
 type syntheticInfo struct {
 	key   scache.Key
-	epoch int
+	epoch era
 	gen   int
 }
 
