@@ -6,9 +6,11 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/jdwpscache/scache/internal/journal"
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/internal/latency"
 	"github.com/jdwpscache/scache/internal/replay"
@@ -23,7 +25,7 @@ const relayStops = 3
 // behind a latency link of the given one-way delay, through a proxy in mode
 // (or directly for "direct"), and returns the driver's wall time for the
 // session and its transcript.
-func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions) (time.Duration, string, scache.Stats) {
+func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions, extra ...scache.Option) (time.Duration, string, scache.Stats) {
 	vm := jvmtest.Start(b, "Debuggee", fmt.Sprint(o.Stops))
 	stats := make(chan scache.Stats, 1)
 	link, err := latency.Listen(vm.Addr, delay)
@@ -35,11 +37,12 @@ func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.D
 		require.NoError(b, err)
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		require.NoError(b, err)
+		opts = append(append(opts, extra...), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+			scache.WithSessionEnded(func(st scache.Stats, _ error) { stats <- st }))
 		p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, "tcp", link.Addr)
-		}, append(opts, scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-			scache.WithSessionEnded(func(st scache.Stats, _ error) { stats <- st }))...)
+		}, opts...)
 		require.NoError(b, err)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
@@ -123,6 +126,46 @@ func BenchmarkRelayWorkloads(b *testing.B) {
 			total := compareModes(b, 10*time.Millisecond, []string{"off", "classic", "scache"}, w.opts)
 			b.ReportMetric(float64(total["classic"])/float64(total["off"]), "classic/off")
 			b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
+		})
+	}
+}
+
+// BenchmarkReplayPredictsLive checks the replay against live sessions on
+// each workload: it records the session through the proxy in off mode over
+// the 20 ms link (the journal is taken at the debugger's end, as a user's
+// own capture is), runs it live in each mode, and replays the capture (its
+// round trip estimated from the trace). It reports, per mode, the time the
+// replay predicts speculation saves over off against the time it saved live
+// (1 is a perfect prediction), and the estimated capture round trip.
+func BenchmarkReplayPredictsLive(b *testing.B) {
+	const delay = 10 * time.Millisecond
+	for _, w := range relayWorkloads {
+		b.Run(w.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				var mu sync.Mutex
+				var records []journal.Record
+				live := map[string]time.Duration{}
+				live["off"], _, _ = workloadSession(b, delay, "off", w.opts, scache.WithJournal(func(e scache.JournalEntry) {
+					mu.Lock()
+					defer mu.Unlock()
+					records = append(records, journal.FromEntry(e))
+				}))
+				for _, mode := range []string{"classic", "scache"} {
+					live[mode], _, _ = workloadSession(b, delay, mode, w.opts)
+				}
+				tr := replay.Trace{Name: w.name, Records: records}
+				predicted := map[string]time.Duration{}
+				for _, mode := range replay.Modes {
+					res, err := replay.Run(tr, mode, replay.Config{RTT: 2 * delay})
+					require.NoError(b, err, "%s", mode)
+					predicted[string(mode)] = res.Wait[2*delay]
+					b.ReportMetric(float64(res.CaptureRTT.Microseconds())/1000, "capture_rtt_ms")
+				}
+				for _, mode := range []string{"classic", "scache"} {
+					livesaved := live["off"] - live[mode]
+					b.ReportMetric(float64(predicted["off"]-predicted[mode])/float64(livesaved), "predicted/live_saved_"+mode)
+				}
+			}
 		})
 	}
 }
