@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/jdwpscache/scache/adb"
+	"github.com/jdwpscache/scache/internal/journal"
 	"github.com/jdwpscache/scache/scache"
 )
 
@@ -43,6 +44,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	mode := fs.String("mode", "scache", "scache, classic or off")
 	list := fs.Bool("list", false, "print the device's debuggable pids and exit")
 	server := fs.String("adb", "", "the adb server's address (default 127.0.0.1:$ANDROID_ADB_SERVER_PORT or :5037)")
+	journalFile := fs.String("journal", "", "write the journal of every session to this file: pcapng for a name ending in .pcapng, else the trace format")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -56,6 +58,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		return 2
 	}
 	opts, err := scache.ModeOptions(*mode)
+	if err == nil && *journalFile != "" {
+		var j journal.Sink
+		if j, err = journal.CreateSink(*journalFile); err == nil {
+			defer j.Close()
+			opts = append(opts, scache.WithJournal(j.Write))
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "adbproxy:", err)
 		return 2

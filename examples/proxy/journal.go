@@ -7,8 +7,9 @@ import (
 	"github.com/jdwpscache/scache/scache"
 )
 
-// openJournal creates a trace file for the journal of every session.
-func openJournal(path string) (*journal.Writer, error) { return journal.Create(path) }
+// openJournal creates a journal file for every session: pcapng for a name
+// ending in .pcapng (Wireshark reads it), the trace format otherwise.
+func openJournal(path string) (journal.Sink, error) { return journal.CreateSink(path) }
 
 // maxTimelineRecords bounds the memory a session's timeline takes; past it
 // the timeline keeps the session's beginning.

@@ -36,7 +36,7 @@ func main() {
 	vmAddr := flag.String("vm", "127.0.0.1:5005", "the VM's JDWP address")
 	mode := flag.String("mode", "scache", "scache (speculate), classic (the original jdwp-scache policy) or off (forward only)")
 	statsFile := flag.String("stats", "", "write each session's stats as JSON to this file")
-	journalFile := flag.String("journal", "", "write the journal of every session to this trace file")
+	journalFile := flag.String("journal", "", "write the journal of every session to this file: pcapng for a name ending in .pcapng (Wireshark reads it), else the trace format (.sctrace)")
 	timelineFile := flag.String("timeline", "", "write the last session's timeline (Chrome trace-event JSON) to this file")
 	shared := flag.Bool("share", false, "let several debuggers and tools attach at once, on one VM connection")
 	flag.Parse()

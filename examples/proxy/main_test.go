@@ -91,3 +91,25 @@ func TestShareLetsTwoToolsAttach(t *testing.T) {
 	cancel()
 	require.NoError(t, <-done)
 }
+
+// -journal FILE.pcapng writes a capture that the capture import reads.
+func TestPcapngJournal(t *testing.T) {
+	opts := jvmtest.DriverOptions{Stops: 1}
+	vm := jvmtest.Start(t, "Debuggee", "1")
+	dir := t.TempDir()
+	cfg := config{vmAddr: vm.Addr, mode: "off", journalFile: filepath.Join(dir, "session.pcapng"),
+		statsFile: filepath.Join(dir, "stats.json")}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx, ln, cfg) }()
+	jvmtest.RunDriver(t, ln.Addr().String(), opts)
+	require.Eventually(t, func() bool { _, err := os.Stat(cfg.statsFile); return err == nil }, 30*time.Second, time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+	sessions, err := journal.ReadCaptureFile(cfg.journalFile)
+	require.NoError(t, err)
+	require.Len(t, sessions, 1)
+	require.Greater(t, len(sessions[0].Records), 20)
+}

@@ -33,16 +33,23 @@ var workloads = map[string]jvmtest.DriverOptions{
 // recordSession debugs a real VM with the JDI driver through a pass-through
 // proxy whose journal goes to path, and returns the driver's transcript.
 func recordSession(t *testing.T, path string, opts jvmtest.DriverOptions) string {
-	vm := jvmtest.Start(t, "Debuggee", "5")
 	w, err := journal.Create(path)
 	require.NoError(t, err)
+	transcript := recordSessionTo(t, opts, w.Write)
+	require.NoError(t, w.Close())
+	return transcript
+}
+
+// recordSessionTo is recordSession with the journal going to sink.
+func recordSessionTo(t *testing.T, opts jvmtest.DriverOptions, sink func(scache.JournalEntry)) string {
+	vm := jvmtest.Start(t, "Debuggee", "5")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ended := make(chan error, 1)
 	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", vm.Addr)
-	}, scache.PassThrough(), scache.WithJournal(w.Write),
+	}, scache.PassThrough(), scache.WithJournal(sink),
 		scache.WithSessionEnded(func(_ scache.Stats, err error) { ended <- err }),
 		scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	require.NoError(t, err)
@@ -53,7 +60,6 @@ func recordSession(t *testing.T, path string, opts jvmtest.DriverOptions) string
 	require.NoError(t, <-ended)
 	cancel()
 	require.NoError(t, <-done)
-	require.NoError(t, w.Close())
 	return transcript
 }
 
