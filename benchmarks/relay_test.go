@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/internal/latency"
 	"github.com/jdwpscache/scache/internal/replay"
+	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/stretchr/testify/require"
 )
@@ -134,38 +136,116 @@ func BenchmarkRelayWorkloads(b *testing.B) {
 // each workload: it records the session through the proxy in off mode over
 // the 20 ms link (the journal is taken at the debugger's end, as a user's
 // own capture is), runs it live in each mode, and replays the capture (its
-// round trip estimated from the trace). It reports, per mode, the time the
-// replay predicts speculation saves over off against the time it saved live
-// (1 is a perfect prediction), and the estimated capture round trip.
+// round trip estimated from the trace). It reports, per mode, the replay's
+// predicted wait against the wait measured live (the time some debugger
+// command awaited its reply, from each live session's journal; 1 is a
+// perfect prediction), and the estimated capture round trip.
 func BenchmarkReplayPredictsLive(b *testing.B) {
 	const delay = 10 * time.Millisecond
 	for _, w := range relayWorkloads {
 		b.Run(w.name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				var mu sync.Mutex
-				var records []journal.Record
-				live := map[string]time.Duration{}
-				live["off"], _, _ = workloadSession(b, delay, "off", w.opts, scache.WithJournal(func(e scache.JournalEntry) {
-					mu.Lock()
-					defer mu.Unlock()
-					records = append(records, journal.FromEntry(e))
-				}))
-				for _, mode := range []string{"classic", "scache"} {
-					live[mode], _, _ = workloadSession(b, delay, mode, w.opts)
+				var capture []journal.Record
+				liveWait := map[string]time.Duration{}
+				for _, mode := range []string{"off", "classic", "scache"} {
+					var mu sync.Mutex
+					var records []journal.Record
+					workloadSession(b, delay, mode, w.opts, scache.WithJournal(func(e scache.JournalEntry) {
+						mu.Lock()
+						defer mu.Unlock()
+						records = append(records, journal.FromEntry(e))
+					}))
+					liveWait[mode] = debuggerWait(records)
+					if mode == "off" {
+						capture = records
+					}
 				}
-				tr := replay.Trace{Name: w.name, Records: records}
-				predicted := map[string]time.Duration{}
-				for _, mode := range replay.Modes {
-					res, err := replay.Run(tr, mode, replay.Config{RTT: 2 * delay})
-					require.NoError(b, err, "%s", mode)
-					predicted[string(mode)] = res.Wait[2*delay]
-					b.ReportMetric(float64(res.CaptureRTT.Microseconds())/1000, "capture_rtt_ms")
-				}
-				for _, mode := range []string{"classic", "scache"} {
-					livesaved := live["off"] - live[mode]
-					b.ReportMetric(float64(predicted["off"]-predicted[mode])/float64(livesaved), "predicted/live_saved_"+mode)
+				captures := map[string][]journal.Record{"far": capture, "near": recordNearVM(b, delay, w.opts)}
+				for side, records := range captures {
+					tr := replay.Trace{Name: w.name, Records: records}
+					for _, mode := range replay.Modes {
+						res, err := replay.Run(tr, mode, replay.Config{RTT: 2 * delay})
+						require.NoError(b, err, "%s", mode)
+						b.ReportMetric(float64(res.Wait[2*delay])/float64(liveWait[string(mode)]),
+							"predicted/live_wait_"+side+"_"+string(mode))
+						b.ReportMetric(float64(res.CaptureRTT.Microseconds())/1000, "capture_rtt_ms_"+side)
+					}
 				}
 			}
 		})
 	}
+}
+
+// recordNearVM records the workload through a pass-through proxy next to
+// the VM, the link between the debugger and the proxy, and returns the
+// proxy's journal: a capture made next to the VM.
+func recordNearVM(b *testing.B, delay time.Duration, o jvmtest.DriverOptions) []journal.Record {
+	vm := jvmtest.Start(b, "Debuggee", fmt.Sprint(o.Stops))
+	var mu sync.Mutex
+	var records []journal.Record
+	ended := make(chan struct{}, 1)
+	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", vm.Addr)
+	}, scache.PassThrough(), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		scache.WithSessionEnded(func(scache.Stats, error) { ended <- struct{}{} }),
+		scache.WithJournal(func(e scache.JournalEntry) {
+			mu.Lock()
+			defer mu.Unlock()
+			records = append(records, journal.FromEntry(e))
+		}))
+	require.NoError(b, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(b, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	link, err := latency.Listen(ln.Addr().String(), delay)
+	require.NoError(b, err)
+	jvmtest.RunDriver(b, link.Addr, o)
+	<-ended
+	link.Close()
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	return records
+}
+
+// debuggerWait measures, from a journal taken next to the debugger, how long
+// some debugger command awaited its reply: the union of the intervals from
+// each command to its reply (as the replay defines the wait).
+func debuggerWait(records []journal.Record) time.Duration {
+	asked := map[uint32]time.Time{}
+	type span struct{ a, b time.Time }
+	var spans []span
+	for _, r := range records {
+		h, err := jdwp.ParseHeader(r.Packet)
+		if err != nil || scache.IsSyntheticID(h.ID) {
+			continue
+		}
+		switch {
+		case r.Direction == scache.Upstream && !h.IsReply():
+			asked[h.ID] = r.Time
+		case r.Direction == scache.Downstream && h.IsReply():
+			if at, ok := asked[h.ID]; ok {
+				spans = append(spans, span{at, r.Time})
+				delete(asked, h.ID)
+			}
+		}
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i].a.Before(spans[j].a) })
+	var total time.Duration
+	var end time.Time
+	for _, s := range spans {
+		if s.b.After(end) {
+			start := s.a
+			if end.After(start) {
+				start = end
+			}
+			total += s.b.Sub(start)
+			end = s.b
+		}
+	}
+	return total
 }

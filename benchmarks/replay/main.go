@@ -31,14 +31,15 @@ func main() {
 }
 
 type options struct {
-	json       bool
-	modes      []replay.Mode
-	rtt        time.Duration
-	rtts       []time.Duration
-	timeline   string
-	chart      string
-	captureRTT time.Duration
-	files      []string
+	json        bool
+	modes       []replay.Mode
+	rtt         time.Duration
+	rtts        []time.Duration
+	timeline    string
+	chart       string
+	captureRTT  time.Duration
+	debuggerRTT time.Duration
+	files       []string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -52,10 +53,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	chart := fs.String("chart", "", "draw the simulated wait against RTT for each mode (.svg or .png)")
 	captureRTT := fs.Duration("capture-rtt", 0, "the round trip between where the traces were captured and the VM "+
 		"(a journal recorded by a proxy over a slow link); 0: estimated from each trace, -1ns: next to the VM")
+	debuggerRTT := fs.Duration("debugger-rtt", 0, "the round trip between where the traces were captured and the "+
+		"debugger (a capture made next to the VM); 0: estimated from each trace, -1ns: next to the debugger")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	o := options{json: *asJSON, rtt: *rtt, timeline: *timeline, chart: *chart, captureRTT: *captureRTT, files: fs.Args()}
+	o := options{json: *asJSON, rtt: *rtt, timeline: *timeline, chart: *chart, captureRTT: *captureRTT, debuggerRTT: *debuggerRTT, files: fs.Args()}
 	if *mode == "all" {
 		o.modes = replay.Modes
 	} else {
@@ -114,7 +117,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		var results []replay.Result
 		for _, m := range o.modes {
-			cfg := replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT}
+			cfg := replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT, DebuggerRTT: o.debuggerRTT}
 			if o.timeline != "" {
 				timeline = timeline[:0]
 				cfg.Journal = func(r journal.Record) { timeline = append(timeline, r) }
@@ -132,7 +135,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		baseline := baselineOf(results)
 		if baseline == nil {
 			// Speedups are against off: replay it too, without printing it.
-			if res, err := replay.Run(tr, replay.ModeOff, replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT}); err == nil {
+			if res, err := replay.Run(tr, replay.ModeOff, replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT, DebuggerRTT: o.debuggerRTT}); err == nil {
 				baseline = &res
 			}
 		}

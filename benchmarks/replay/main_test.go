@@ -31,7 +31,7 @@ func TestJSONFields(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(lines[0]), &m))
 	for _, f := range []string{"trace", "mode", "packets", "debugger_cmds", "keyable_cmds", "hits", "belayed", "misses",
 		"synthetic_cmds", "synthetic_used", "unanswered_synthetic", "wasted", "bytes_speculated", "round_trips_saved", "hit_rate",
-		"wait_ms_off", "wait_ms", "speedup", "capture_rtt_ms",
+		"wait_ms_off", "wait_ms", "speedup", "capture_rtt_ms", "debugger_rtt_ms",
 		"stop_round_trips"} {
 		require.Contains(t, m, f)
 	}

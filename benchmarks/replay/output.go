@@ -33,9 +33,12 @@ type result struct {
 	// CaptureRTTMs: the round trip between the capture point and the VM,
 	// taken out of the trace's timing (given with -capture-rtt, or estimated).
 	CaptureRTTMs float64 `json:"capture_rtt_ms"`
-	WaitMsOff    float64 `json:"wait_ms_off"`
-	WaitMs       float64 `json:"wait_ms"`
-	Speedup      float64 `json:"speedup"`
+	// DebuggerRTTMs: the round trip between the capture point and the
+	// debugger, taken out of its think times (-debugger-rtt, or estimated).
+	DebuggerRTTMs float64 `json:"debugger_rtt_ms"`
+	WaitMsOff     float64 `json:"wait_ms_off"`
+	WaitMs        float64 `json:"wait_ms"`
+	Speedup       float64 `json:"speedup"`
 	// StopRoundTrips: the median round trips on the debugger's critical path
 	// per stop, in the later half of the session (at rtt_ms).
 	StopRoundTrips float64 `json:"stop_round_trips"`
@@ -48,7 +51,7 @@ func jsonResult(r replay.Result, off *replay.Result, rtt time.Duration) result {
 	out := result{Trace: r.Trace, Mode: string(r.Mode), Packets: r.Packets, DebuggerCmds: r.DebuggerCmds,
 		KeyableCmds: r.KeyableCmds, Hits: r.Hits, Belayed: r.Belayed, Misses: r.Misses, SyntheticCmds: r.SyntheticCmds,
 		SyntheticUsed: r.SyntheticUsed, UnansweredSynthetic: r.UnansweredSynthetic, Wasted: r.Wasted, BytesSpeculated: r.BytesSpeculated, RoundTripsSaved: r.RoundTripsSaved, HitRate: r.HitRate,
-		RTTMs: ms(rtt), CaptureRTTMs: ms(r.CaptureRTT), WaitMs: ms(r.Wait[rtt]), StopRoundTrips: r.SteadyStopRoundTrips, Mismatches: len(r.Mismatches)}
+		RTTMs: ms(rtt), CaptureRTTMs: ms(r.CaptureRTT), DebuggerRTTMs: ms(r.DebuggerRTT), WaitMs: ms(r.Wait[rtt]), StopRoundTrips: r.SteadyStopRoundTrips, Mismatches: len(r.Mismatches)}
 	if off != nil {
 		out.WaitMsOff = ms(off.Wait[rtt])
 		out.Speedup = speedup(off.Wait[rtt], r.Wait[rtt])
@@ -68,6 +71,10 @@ func printTable(w io.Writer, tr replay.Trace, results []replay.Result, off *repl
 	if len(results) > 0 && results[0].CaptureRTT > 0 {
 		fmt.Fprintf(w, "captured %v (round trip) away from the VM: taken out of its service times\n",
 			results[0].CaptureRTT.Round(10*time.Microsecond))
+	}
+	if len(results) > 0 && results[0].DebuggerRTT > 0 {
+		fmt.Fprintf(w, "captured %v (round trip) away from the debugger: taken out of its think times\n",
+			results[0].DebuggerRTT.Round(10*time.Microsecond))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	header := []string{"mode", "packets", "debugger cmds", "keyable", "hits", "belayed", "misses", "synthetic",

@@ -1,11 +1,13 @@
 package replay_test
 
 import (
+	"sort"
 	"testing"
 	"time"
 
 	"github.com/jdwpscache/scache/internal/journal"
 	"github.com/jdwpscache/scache/internal/replay"
+	"github.com/jdwpscache/scache/scache"
 	"github.com/stretchr/testify/require"
 )
 
@@ -39,6 +41,24 @@ func TestCaptureOverALinkPredictsLikeOneNextToTheVM(t *testing.T) {
 					"without taking the link out, the prediction is far off (%s)", mode)
 				t.Logf("%s: far/near prediction %.3f (without estimation %.3f), estimated round trip %v",
 					mode, ratio, float64(naive.Wait[link])/float64(near.Wait[link]), got.CaptureRTT)
+				require.Zero(t, got.DebuggerRTT, "captured next to the debugger")
+
+				// The same session captured next to the VM: commands half a
+				// round trip later, packets from the VM half a round trip earlier.
+				var atVM []journal.Record
+				for _, r := range far {
+					if r.Direction == scache.Upstream {
+						r.Time = r.Time.Add(link / 2)
+					} else {
+						r.Time = r.Time.Add(-link / 2)
+					}
+					atVM = append(atVM, r)
+				}
+				sort.SliceStable(atVM, func(i, j int) bool { return atVM[i].Time.Before(atVM[j].Time) })
+				nearVM, err := replay.Run(replay.Trace{Name: tr.Name + " at the VM", Records: atVM}, mode, replay.Config{RTT: link})
+				require.NoError(t, err, "%s", mode)
+				require.InDelta(t, link.Seconds(), nearVM.DebuggerRTT.Seconds(), 0.001, "the debugger's round trip (%s)", mode)
+				require.InDelta(t, 1, float64(nearVM.Wait[link])/float64(near.Wait[link]), 0.10, "%s from the capture at the VM", mode)
 			}
 		})
 	}

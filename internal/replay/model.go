@@ -85,9 +85,12 @@ type answer struct {
 
 // prepare reads a trace captured captureRTT away from the VM (the round trip
 // of the link between the capture point and the VM; 0 for a capture next to
-// it): the VM got each command captureRTT/2 after it was captured and sent
-// each reply captureRTT/2 before.
-func prepare(t Trace, captureRTT time.Duration) *session {
+// it) and debuggerRTT away from the debugger: the VM got each command
+// captureRTT/2 after it was captured and sent each reply captureRTT/2
+// before; the debugger saw each packet from the VM debuggerRTT/2 after it
+// was captured and its next command was captured debuggerRTT/2 after it
+// sent it, so its think times are debuggerRTT shorter than recorded.
+func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 	s := &session{answers: map[scache.Key][]answer{}, service: map[jdwp.Command]time.Duration{}, packets: len(t.Records),
 		sizes: jdwp.DefaultIDSizes}
 	byID := map[uint32]int{} // debugger command id → index, until answered
@@ -111,7 +114,7 @@ func prepare(t Trace, captureRTT time.Duration) *session {
 			c := command{packet: r.Packet, id: h.ID, cmd: h.Cmd(), sent: r.Time, dep: last, epoch: epoch,
 				gen: gens.of(key, s.sizes)}
 			if last.kind != depNone {
-				c.think = nonNegative(r.Time.Sub(lastAt))
+				c.think = nonNegative(r.Time.Sub(lastAt) - debuggerRTT)
 			} else {
 				c.think = nonNegative(r.Time.Sub(start))
 			}
@@ -261,4 +264,34 @@ func estimateCaptureRTT(t Trace) time.Duration {
 		return 0
 	}
 	return best
+}
+
+// estimateDebuggerRTT estimates the round trip between the capture point and
+// the debugger: a debugger answers what it gets within a fraction of a
+// millisecond, so when even the quick tenth of its commands come at least
+// linkRTTFloor after the packet from the VM before them, that is the link;
+// else 0.
+func estimateDebuggerRTT(t Trace) time.Duration {
+	var gaps []time.Duration
+	var lastDown time.Time
+	for _, r := range t.Records {
+		h, err := jdwp.ParseHeader(r.Packet)
+		if err != nil || scache.IsSyntheticID(h.ID) {
+			continue
+		}
+		switch {
+		case r.Direction == scache.Downstream:
+			lastDown = r.Time
+		case !h.IsReply() && !lastDown.IsZero():
+			gaps = append(gaps, r.Time.Sub(lastDown))
+		}
+	}
+	if len(gaps) < 10 {
+		return 0
+	}
+	sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
+	if g := gaps[len(gaps)/10]; g >= linkRTTFloor {
+		return g
+	}
+	return 0
 }

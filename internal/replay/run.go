@@ -31,6 +31,8 @@ type Result struct {
 	// CaptureRTT is the round trip between the capture point and the VM
 	// that was taken out of the trace's timing (given or estimated).
 	CaptureRTT time.Duration
+	// DebuggerRTT likewise between the capture point and the debugger.
+	DebuggerRTT time.Duration
 	// SyntheticUsed counts the synthetic commands whose reply answered the
 	// debugger; UnansweredSynthetic those the trace holds no answer for:
 	// they get a placeholder reply, never count as used, and any speculation
@@ -65,6 +67,11 @@ type Config struct {
 	// out of the VM's recorded service times. 0: estimated from the trace; a
 	// negative value: captured next to the VM.
 	CaptureRTT time.Duration
+	// DebuggerRTT is the round trip between where the trace was captured and
+	// the debugger (a capture made next to the VM of a session over a slow
+	// link): it is taken out of the debugger's think times. 0: estimated
+	// from the trace; a negative value: captured next to the debugger.
+	DebuggerRTT time.Duration
 	// Journal, if set, receives the journal of the run at RTT, stamped with
 	// simulated time from the trace's first record.
 	Journal func(journal.Record)
@@ -86,11 +93,18 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 	case captureRTT < 0:
 		captureRTT = 0
 	}
-	s := prepare(t, captureRTT)
+	debuggerRTT := cfg.DebuggerRTT
+	switch {
+	case debuggerRTT == 0:
+		debuggerRTT = estimateDebuggerRTT(t)
+	case debuggerRTT < 0:
+		debuggerRTT = 0
+	}
+	s := prepare(t, captureRTT, debuggerRTT)
 	if len(s.cmds) == 0 {
 		return Result{}, fmt.Errorf("replay: %s has no debugger commands", t.Name)
 	}
-	res := Result{Trace: t.Name, Mode: mode, RTT: rtt, CaptureRTT: captureRTT, Packets: s.packets, DebuggerCmds: len(s.cmds),
+	res := Result{Trace: t.Name, Mode: mode, RTT: rtt, CaptureRTT: captureRTT, DebuggerRTT: debuggerRTT, Packets: s.packets, DebuggerCmds: len(s.cmds),
 		KeyableCmds: s.keyable, Wait: map[time.Duration]time.Duration{}}
 	all := append([]time.Duration{rtt}, rtts...)
 	for i, d := range all {
