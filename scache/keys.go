@@ -241,7 +241,7 @@ func Keyable(cmd jdwp.Command) bool {
 // lets threads run or changes what state replies say (resumes, suspends,
 // invokes, PopFrames, hot swap, …). Replies about suspended threads read
 // before it are not served after it.
-func EndsEpoch(cmd jdwp.Command) bool { return epochEnders[cmd] }
+func EndsEpoch(cmd jdwp.Command) bool { return endsEpoch(cmd) }
 
 // ChangesValues reports whether a debugger command changes values (the
 // SetValues commands): the replies of ValueCommand commands read before it

@@ -44,25 +44,18 @@ type unsettled struct {
 	thread jdwp.ObjectID // with threadSuspended
 }
 
-// epochEnders are the debugger's commands that let threads run or change
-// what state replies say. Resume-like ones also end the suspension.
+// epochEnders are the debugger's commands, besides those that let threads
+// run (letRun), that end a suspension epoch: what state replies say may
+// change. Resume-like ones also end the suspension.
 var epochEnders = map[jdwp.Command]bool{
-	jdwp.CmdVirtualMachineResume:            true,
-	jdwp.CmdThreadReferenceResume:           true,
-	jdwp.CmdVirtualMachineSuspend:           true,
-	jdwp.CmdThreadReferenceSuspend:          true,
-	jdwp.CmdClassTypeInvokeMethod:           true,
-	jdwp.CmdClassTypeNewInstance:            true,
-	jdwp.CmdObjectReferenceInvokeMethod:     true,
-	jdwp.CmdInterfaceTypeInvokeMethod:       true,
-	jdwp.CmdStackFramePopFrames:             true,
-	jdwp.CmdThreadReferenceForceEarlyReturn: true,
-	jdwp.CmdThreadReferenceStop:             true,
-	jdwp.CmdThreadReferenceInterrupt:        true,
-	jdwp.CmdVirtualMachineRedefineClasses:   true,
-	jdwp.CmdArrayTypeNewInstance:            true,
-	jdwp.CmdVirtualMachineCreateString:      true,
+	jdwp.CmdVirtualMachineSuspend:      true,
+	jdwp.CmdThreadReferenceSuspend:     true,
+	jdwp.CmdArrayTypeNewInstance:       true,
+	jdwp.CmdVirtualMachineCreateString: true,
 }
+
+// endsEpoch reports whether a debugger command ends the suspension epoch.
+func endsEpoch(cmd jdwp.Command) bool { return letRun[cmd] || epochEnders[cmd] }
 
 // valueChangers are the debugger's commands that change values: locals,
 // fields, statics, array elements. They end the values' sub-epoch only:
@@ -101,7 +94,7 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, id uint32, data []byte) (t
 		s.endValues()
 		return false, nil
 	}
-	if !epochEnders[cmd] {
+	if !endsEpoch(cmd) {
 		return false, nil
 	}
 	known := s.susp.kind

@@ -86,20 +86,8 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	captureRTT := cfg.CaptureRTT
-	switch {
-	case captureRTT == 0:
-		captureRTT = estimateCaptureRTT(t)
-	case captureRTT < 0:
-		captureRTT = 0
-	}
-	debuggerRTT := cfg.DebuggerRTT
-	switch {
-	case debuggerRTT == 0:
-		debuggerRTT = estimateDebuggerRTT(t)
-	case debuggerRTT < 0:
-		debuggerRTT = 0
-	}
+	captureRTT := resolveRTT(cfg.CaptureRTT, t, estimateCaptureRTT)
+	debuggerRTT := resolveRTT(cfg.DebuggerRTT, t, estimateDebuggerRTT)
 	s := prepare(t, captureRTT, debuggerRTT)
 	if len(s.cmds) == 0 {
 		return Result{}, fmt.Errorf("replay: %s has no debugger commands", t.Name)
@@ -154,4 +142,16 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 		return res, fmt.Errorf("%w: %s: %s", ErrMismatch, t.Name, strings.Join(res.Mismatches[:min(3, len(res.Mismatches))], "; "))
 	}
 	return res, nil
+}
+
+// resolveRTT returns a round trip of the capture point as configured: given
+// (positive), estimated from the trace (0), or none (negative).
+func resolveRTT(given time.Duration, t Trace, estimate func(Trace) time.Duration) time.Duration {
+	switch {
+	case given == 0:
+		return estimate(t)
+	case given < 0:
+		return 0
+	}
+	return given
 }
