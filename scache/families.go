@@ -44,7 +44,7 @@ var families = []*family{
 	{
 		flag: FamilyStop, life: lifetimeSuspension,
 		onStop: (*Speculator).speculateStop,
-		sends:  []jdwp.Command{jdwp.CmdThreadReferenceFrames, jdwp.CmdThreadReferenceFrameCount, jdwp.CmdThreadReferenceName},
+		sends:  []jdwp.Command{jdwp.CmdThreadReferenceFrames, jdwp.CmdThreadReferenceName},
 	},
 	{
 		flag: FamilyTopFrame, life: lifetimeSuspension,

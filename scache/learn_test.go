@@ -27,23 +27,23 @@ func syntheticAtStop(t *testing.T, h *harness, cmd jdwp.Command, asked ...jdwp.C
 	return after - before
 }
 
-// A debugger that never asks a thread's depth stops getting it speculated
+// A debugger that never asks a thread's name stops getting it speculated
 // after two stops, gets it again now and then, and at once once it asks.
 func TestUnusedSpeculationIsPausedAndResumedWhenAsked(t *testing.T) {
 	h := running(t, scache.WithFamilies(scache.FamilyStop)) // the threads view would ask every depth
 	frames := &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1}
-	require.Equal(t, 1, syntheticAtStop(t, h, jdwp.CmdThreadReferenceFrameCount, frames))
-	require.Equal(t, 1, syntheticAtStop(t, h, jdwp.CmdThreadReferenceFrameCount, frames))
+	require.Equal(t, 1, syntheticAtStop(t, h, jdwp.CmdThreadReferenceName, frames))
+	require.Equal(t, 1, syntheticAtStop(t, h, jdwp.CmdThreadReferenceName, frames))
 	sent := 0
 	for i := 0; i < 7; i++ { // stops 3 to 9: paused but for one probe (the 8th stop)
-		sent += syntheticAtStop(t, h, jdwp.CmdThreadReferenceFrameCount, frames)
+		sent += syntheticAtStop(t, h, jdwp.CmdThreadReferenceName, frames)
 	}
 	require.Equal(t, 1, sent, "paused, probed once")
-	// The debugger asks for the depth itself (a miss at this stop) ...
-	syntheticAtStop(t, h, jdwp.CmdThreadReferenceFrameCount, frames, &jdwp.ThreadFrameCountCommand{Thread: 1})
+	// The debugger asks for the name itself (a miss at this stop) ...
+	syntheticAtStop(t, h, jdwp.CmdThreadReferenceName, frames, &jdwp.ThreadNameCommand{Thread: 1})
 	// ... and from the next stop on it is speculated again, and used.
 	hits := h.s.Stats().Hits
-	require.Equal(t, 1, syntheticAtStop(t, h, jdwp.CmdThreadReferenceFrameCount, frames, &jdwp.ThreadFrameCountCommand{Thread: 1}))
+	require.Equal(t, 1, syntheticAtStop(t, h, jdwp.CmdThreadReferenceName, frames, &jdwp.ThreadNameCommand{Thread: 1}))
 	require.Greater(t, h.s.Stats().Hits, hits)
 }
 

@@ -318,10 +318,8 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		s.debug("belay", h.ID, cmd)
 		return *r
 	}
-	if asked, isFrames := params.(*jdwp.ThreadFramesCommand); isFrames && s.cfg.cacheState {
-		if done := s.partOfFrames(r, h.ID, packet, asked); done {
-			return *r
-		}
+	if s.cfg.cacheState && s.derived(r, h.ID, packet, params) {
+		return *r
 	}
 	s.stats.Misses++
 	switch spec.life { // the debugger asks it: speculate it

@@ -25,14 +25,14 @@ type topFrame struct {
 
 // speculateStop asks, at a stop of thread t, for what a debugger asks first:
 // the thread's frames (after a step, its top frame alone first: debuggers
-// that ask frame(0) then), its depth and (all threads suspended) its name.
+// that ask frame(0) then; its depth follows from them) and (all threads
+// suspended) its name.
 func (s *Speculator) speculateStop(stop stopEvent) {
 	t := stop.thread
 	if stop.step {
 		s.enqueueState(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, true)
 	}
 	s.enqueueState(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}, true)
-	s.enqueueState(&jdwp.ThreadFrameCountCommand{Thread: t}, true)
 	if s.susp.kind == allSuspended {
 		s.enqueueState(&jdwp.ThreadNameCommand{Thread: t}, true)
 	}
@@ -277,6 +277,45 @@ func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
 		s.enqueueState(&jdwp.ThreadNameCommand{Thread: t}, false)
 	}
 	return nil
+}
+
+// derived answers a debugger command from a cached reply it is a function
+// of: part of a stack, or its depth, from the whole stack of the same thread
+// in the same epoch. It reports whether it answered.
+func (s *Speculator) derived(r *Response, id uint32, packet []byte, params jdwp.CommandMessage) bool {
+	switch m := params.(type) {
+	case *jdwp.ThreadFramesCommand:
+		return s.partOfFrames(r, id, packet, m)
+	case *jdwp.ThreadFrameCountCommand:
+		whole := s.newKey(&jdwp.ThreadFramesCommand{Thread: m.Thread, StartFrame: 0, Length: -1})
+		e, ok := s.cache.get(whole)
+		if !ok {
+			return false
+		}
+		b, ok := frameCount(e.reply, s.sizes, id)
+		if !ok {
+			return false
+		}
+		s.stats.Hits++
+		s.use(whole, e)
+		s.answerHit(r, packet, b)
+		return true
+	}
+	return false
+}
+
+// frameCount builds the reply to FrameCount with the given id from a
+// successful reply for the whole stack: its number of frames.
+func frameCount(whole []byte, sizes jdwp.IDSizes, id uint32) ([]byte, bool) {
+	h, err := jdwp.ParseHeader(whole)
+	if err != nil || h.ErrorCode != jdwp.ErrNone {
+		return nil, false
+	}
+	var all jdwp.ThreadFramesReply
+	if jdwp.Unmarshal(jdwp.Data(whole), sizes, &all) != nil {
+		return nil, false
+	}
+	return jdwp.AppendReplyPacket(nil, id, &jdwp.IntReply{Value: int32(len(all.Frames))}, sizes), true
 }
 
 // partOfFrames answers a Frames command for part of a stack from the cached
