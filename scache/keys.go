@@ -230,8 +230,10 @@ var (
 )
 
 // Keyable reports whether the default policy caches replies to cmd: class
-// metadata commands, valid until their class is unloaded or redefined, and
-// state commands (frames, locals, threads), valid while threads stay suspended.
+// metadata commands, valid until their class is unloaded or redefined; state
+// commands (frames, locals, threads), valid while threads stay suspended; an
+// object's type and a string's value, valid until the id is disposed; and
+// the VM's version and capabilities, valid for the session.
 func Keyable(cmd jdwp.Command) bool {
 	_, ok := keyable[cmd]
 	return ok
