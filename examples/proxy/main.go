@@ -1,11 +1,12 @@
 // Command proxy puts the Speculator between a debugger and a Java VM.
 //
 //	go run ./examples/proxy -listen 127.0.0.1:8700 -vm 127.0.0.1:5005 [-mode scache|classic|off]
-//	                        [-stats FILE] [-journal FILE] [-timeline FILE.json] [-share]
+//	                        [-stats FILE] [-journal FILE] [-timeline FILE.json] [-share] [-v]
 //
 // Point the debugger at the listen address instead of the VM. The proxy
 // serves one debugger at a time, as a VM does, and logs a summary after each
-// session; -stats writes the session's counters as JSON, -journal appends
+// session; -stats writes the session's counters and each stop as JSON, -v
+// logs a line per stop, -journal appends
 // every session's journal to a trace file (replay it with
 // go run ./benchmarks/replay FILE), and -timeline writes the last session as a
 // Chrome trace-event timeline (open it in Perfetto or chrome://tracing).
@@ -27,7 +28,9 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"time"
 
+	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 )
 
@@ -39,6 +42,7 @@ func main() {
 	journalFile := flag.String("journal", "", "write the journal of every session to this file: pcapng for a name ending in .pcapng (Wireshark reads it), else the trace format (.sctrace)")
 	timelineFile := flag.String("timeline", "", "write the last session's timeline (Chrome trace-event JSON) to this file")
 	shared := flag.Bool("share", false, "let several debuggers and tools attach at once, on one VM connection")
+	verbose := flag.Bool("v", false, "log one line per stop: where, how long the debugger waited, what speculation answered")
 	flag.Parse()
 
 	err := func() error {
@@ -53,7 +57,7 @@ func main() {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
 		return serve(ctx, ln, config{vmAddr: *vmAddr, mode: *mode, statsFile: *statsFile,
-			journalFile: *journalFile, timelineFile: *timelineFile, share: *shared})
+			journalFile: *journalFile, timelineFile: *timelineFile, share: *shared, verbose: *verbose})
 	}()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "proxy:", err)
@@ -65,7 +69,7 @@ func main() {
 type config struct {
 	vmAddr, mode                         string
 	statsFile, journalFile, timelineFile string
-	share                                bool
+	share, verbose                       bool
 }
 
 // serve runs the proxy on ln until ctx ends.
@@ -84,9 +88,25 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 	if timelineFile != "" {
 		tl = &timeline{}
 	}
+	var stops *scache.StopLog
+	if statsFile != "" || cfg.verbose {
+		stops = &scache.StopLog{}
+		if cfg.verbose {
+			stops.Done = func(s scache.StopRecord) {
+				slog.Info("stop", "thread", fmt.Sprintf("%#x", s.Thread), "location", location(s.Location), "step", s.Step,
+					"wait", s.End.Sub(s.Start).Round(time.Millisecond), "asked", s.Asked, "answered", s.Answered,
+					"round_trips", fmt.Sprintf("%.1f", s.RoundTrips))
+			}
+		}
+	}
 	opts = append(opts, scache.WithSessionEnded(func(st scache.Stats, err error) {
+		var recs []scache.StopRecord
+		if stops != nil {
+			recs = stops.Stops()
+			stops.Reset()
+		}
 		if statsFile != "" {
-			if werr := writeStats(statsFile, st); werr != nil {
+			if werr := writeStats(statsFile, st, recs); werr != nil {
 				slog.Error("writing stats", "err", werr)
 			}
 		}
@@ -108,6 +128,9 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 	}
 	if tl != nil {
 		sinks = append(sinks, tl.add)
+	}
+	if stops != nil {
+		sinks = append(sinks, stops.Add)
 	}
 	if len(sinks) > 0 {
 		opts = append(opts, scache.WithJournal(func(e scache.JournalEntry) {
@@ -137,12 +160,38 @@ type sessionStats struct {
 	Misses      int64 `json:"misses"`
 	Wasted      int64 `json:"wasted"`
 	CacheBytes  int64 `json:"cache_bytes"`
+	Used        int64 `json:"synthetic_used"`
+	// Stops lists each stop of the session, from its event to the resume.
+	Stops []stopStats `json:"stops"`
 }
 
-func writeStats(path string, st scache.Stats) error {
-	b, err := json.MarshalIndent(sessionStats{PacketsUp: st.PacketsUp, PacketsDown: st.PacketsDown,
+// stopStats is the JSON form of a stop.
+type stopStats struct {
+	Thread     string  `json:"thread"`
+	Location   string  `json:"location"`
+	Step       bool    `json:"step"`
+	StopMs     float64 `json:"stop_ms"`     // from the event to the debugger's resume
+	WaitMs     float64 `json:"wait_ms"`     // some inspection command awaited a reply
+	Asked      int     `json:"asked"`       // inspection commands (event requests aside)
+	Answered   int     `json:"answered"`    // of them, from speculation
+	RoundTrips float64 `json:"round_trips"` // the wait in round trips to the VM
+}
+
+// location names a code location by its ids.
+func location(l jdwp.Location) string {
+	return fmt.Sprintf("class %#x method %#x index %d", uint64(l.Class), uint64(l.Method), l.Index)
+}
+
+func writeStats(path string, st scache.Stats, stops []scache.StopRecord) error {
+	out := sessionStats{PacketsUp: st.PacketsUp, PacketsDown: st.PacketsDown,
 		Synthetic: st.Synthetic, Hits: st.Hits, Belayed: st.Belayed, Misses: st.Misses, Wasted: st.Wasted,
-		CacheBytes: st.CacheBytes}, "", "  ")
+		CacheBytes: st.CacheBytes, Used: st.SyntheticUsed, Stops: []stopStats{}}
+	for _, s := range stops {
+		out.Stops = append(out.Stops, stopStats{Thread: fmt.Sprintf("%#x", uint64(s.Thread)), Location: location(s.Location),
+			Step: s.Step, StopMs: float64(s.End.Sub(s.Start).Microseconds()) / 1000,
+			WaitMs: float64(s.Wait.Microseconds()) / 1000, Asked: s.Asked, Answered: s.Answered, RoundTrips: s.RoundTrips})
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func TestProxyWithARealDebugger(t *testing.T) {
 	vm := jvmtest.Start(t, "Debuggee", "2")
 	dir := t.TempDir()
 	cfg := config{vmAddr: vm.Addr, mode: "scache", statsFile: filepath.Join(dir, "stats.json"),
-		journalFile: filepath.Join(dir, "session.sctrace"), timelineFile: filepath.Join(dir, "timeline.json")}
+		journalFile: filepath.Join(dir, "session.sctrace"), timelineFile: filepath.Join(dir, "timeline.json"), verbose: true}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -43,7 +43,21 @@ func TestProxyWithARealDebugger(t *testing.T) {
 	var stats map[string]int64
 	b, err := os.ReadFile(cfg.statsFile)
 	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &stats))
+	var withStops struct {
+		Stops []struct {
+			Location string `json:"location"`
+			Asked    int    `json:"asked"`
+			Answered int    `json:"answered"`
+		} `json:"stops"`
+	}
+	require.NoError(t, json.Unmarshal(b, &withStops))
+	require.Len(t, withStops.Stops, 8, "2 breakpoints and 3 steps after each, in the stats")
+	for _, s := range withStops.Stops {
+		require.Positive(t, s.Asked, "%+v", s)
+		require.Contains(t, s.Location, "class 0x")
+	}
+	stopless := string(b[:strings.Index(string(b), `"stops"`)]) + "\"end\": 0}"
+	require.NoError(t, json.Unmarshal([]byte(stopless), &stats))
 	for _, k := range []string{"packets_up", "packets_down", "synthetic", "hits", "belayed", "misses", "wasted", "cache_bytes"} {
 		require.Contains(t, stats, k)
 	}

@@ -30,7 +30,7 @@ func serveShared(ctx context.Context, ln net.Listener, cfg config, opts []scache
 	slog.Info("shared session ended", "clients", len(per), "synthetic", total.Synthetic, "hits", total.Hits,
 		"belayed", total.Belayed, "misses", total.Misses)
 	if cfg.statsFile != "" {
-		if werr := writeStats(cfg.statsFile, total); werr != nil {
+		if werr := writeStats(cfg.statsFile, total, nil); werr != nil {
 			slog.Error("writing stats", "err", werr)
 		}
 	}

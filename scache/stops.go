@@ -1,0 +1,166 @@
+package scache
+
+import (
+	"sort"
+	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// A StopRecord is one stop as the debugger lived it: from the event that
+// stopped a thread at a location (with a suspend policy) to the debugger's
+// resume (or Dispose, or Exit).
+type StopRecord struct {
+	Thread   jdwp.ThreadID
+	Location jdwp.Location
+	Step     bool      // the stop ended a single step
+	Start    time.Time // the event reached the debugger
+	End      time.Time // the debugger resumed
+	// Asked counts the debugger's commands during the stop, event requests
+	// aside (they set up the next stop: no speculation saves them);
+	// Answered those answered from speculation (the cache, a reply in flight).
+	Asked, Answered int
+	// Wait is how long some of them awaited a reply; RoundTrips is Wait in
+	// round trips to the VM (measured as the quickest reply to a forwarded
+	// command), 0 below a millisecond's round trip.
+	Wait       time.Duration
+	RoundTrips float64
+}
+
+// A StopLog turns a session's journal into StopRecords: give it every journal
+// entry in order (as a Relay's or Proxy's WithJournal function does). Done,
+// if set, is called with each stop as it ends. It is not safe for concurrent
+// use: a Relay calls its journal one entry at a time.
+type StopLog struct {
+	Done func(StopRecord)
+
+	sizes   jdwp.IDSizes
+	idSizes uint32 // the id of the debugger's IDSizes command, to learn the sizes
+	stops   []StopRecord
+	cur     *StopRecord
+	asked   map[uint32]askedAt // the current stop's commands awaiting a reply
+	spans   [][2]time.Time
+	rtt     time.Duration // quickest reply to a forwarded command
+}
+
+type askedAt struct {
+	at        time.Time
+	forwarded bool
+}
+
+// Add takes the next journal entry; its packet is not kept.
+func (l *StopLog) Add(e JournalEntry) {
+	h, err := jdwp.ParseHeader(e.Packet)
+	if err != nil || e.Synthetic {
+		return
+	}
+	if l.sizes == (jdwp.IDSizes{}) {
+		l.sizes = jdwp.DefaultIDSizes
+	}
+	switch {
+	case e.Direction == Upstream && !h.IsReply():
+		l.command(e, h)
+	case e.Direction == Downstream && h.IsReply():
+		l.reply(e, h)
+	case e.Direction == Downstream && h.Cmd() == jdwp.CmdEventComposite:
+		l.event(e)
+	}
+}
+
+func (l *StopLog) command(e JournalEntry, h jdwp.Header) {
+	if h.Cmd() == jdwp.CmdVirtualMachineIDSizes {
+		l.idSizes = h.ID
+	}
+	if l.cur == nil {
+		return
+	}
+	switch h.Cmd() {
+	case jdwp.CmdVirtualMachineResume, jdwp.CmdThreadReferenceResume,
+		jdwp.CmdVirtualMachineDispose, jdwp.CmdVirtualMachineExit:
+		l.end(e.Time)
+		return
+	}
+	if h.Cmd().Set == jdwp.SetEventRequest {
+		return
+	}
+	l.cur.Asked++
+	if l.asked == nil {
+		l.asked = make(map[uint32]askedAt)
+	}
+	l.asked[h.ID] = askedAt{at: e.Time, forwarded: !e.Hit && !e.Held}
+	if e.Hit || e.Held {
+		l.cur.Answered++
+	}
+}
+
+func (l *StopLog) reply(e JournalEntry, h jdwp.Header) {
+	if h.ID == l.idSizes && h.ErrorCode == jdwp.ErrNone {
+		var m jdwp.VMIDSizesReply
+		if jdwp.Unmarshal(jdwp.Data(e.Packet), jdwp.DefaultIDSizes, &m) == nil && m.Sizes.Validate() == nil {
+			l.sizes = m.Sizes
+		}
+	}
+	a, ok := l.asked[h.ID]
+	if !ok {
+		return
+	}
+	delete(l.asked, h.ID)
+	if d := e.Time.Sub(a.at); a.forwarded && (l.rtt == 0 || d < l.rtt) {
+		l.rtt = d
+	}
+	l.spans = append(l.spans, [2]time.Time{a.at, e.Time})
+}
+
+func (l *StopLog) event(e JournalEntry) {
+	var c jdwp.Composite
+	if jdwp.Unmarshal(jdwp.Data(e.Packet), l.sizes, &c) != nil || c.SuspendPolicy == jdwp.SuspendPolicyNone {
+		return
+	}
+	for _, ev := range c.Events {
+		loc, ok := jdwp.EventLocation(ev)
+		t, ok2 := jdwp.EventThread(ev)
+		if ok && ok2 {
+			if l.cur != nil {
+				l.end(e.Time) // an event while stopped: the previous stop ends
+			}
+			l.cur = &StopRecord{Thread: t, Location: loc, Step: ev.Kind() == jdwp.EventSingleStep, Start: e.Time}
+			return
+		}
+	}
+}
+
+// end closes the current stop at t.
+func (l *StopLog) end(t time.Time) {
+	st := l.cur
+	l.cur = nil
+	st.End = t
+	sort.Slice(l.spans, func(i, j int) bool { return l.spans[i][0].Before(l.spans[j][0]) })
+	var until time.Time
+	for _, s := range l.spans {
+		a, b := s[0], s[1]
+		if b.After(t) {
+			b = t
+		}
+		if until.After(a) {
+			a = until
+		}
+		if b.After(a) {
+			st.Wait += b.Sub(a)
+			until = b
+		}
+	}
+	if l.rtt >= time.Millisecond {
+		st.RoundTrips = float64(st.Wait) / float64(l.rtt)
+	}
+	l.spans, l.asked = l.spans[:0], nil
+	l.stops = append(l.stops, *st)
+	if l.Done != nil {
+		l.Done(*st)
+	}
+}
+
+// Stops returns the stops that ended so far.
+func (l *StopLog) Stops() []StopRecord { return append([]StopRecord(nil), l.stops...) }
+
+// Reset forgets everything, for the next session.
+func (l *StopLog) Reset() { *l = StopLog{Done: l.Done} }

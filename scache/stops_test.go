@@ -1,0 +1,48 @@
+package scache_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/require"
+)
+
+// A stop from its event to the resume: what the debugger asked, what
+// speculation answered, how long it waited, in round trips.
+func TestStopLogRecordsEachStop(t *testing.T) {
+	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	loc := jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: 0x100, Method: 0x1001, Index: 7}
+	event := jdwp.AppendCommandPacket(nil, 9, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyAll, Events: []jdwp.Event{
+		&jdwp.LocationEvent{EventKind: jdwp.EventBreakpoint, RequestID: 3, Thread: 1, Location: loc}}}, sizes8)
+	cmd := func(id uint32, c jdwp.Command) []byte { return jdwp.AppendCommand(nil, id, c, nil) }
+	reply := func(id uint32) []byte { return jdwp.AppendReply(nil, id, jdwp.ErrNone, nil) }
+	var done []scache.StopRecord
+	log := &scache.StopLog{Done: func(s scache.StopRecord) { done = append(done, s) }}
+	for _, e := range []scache.JournalEntry{
+		{Time: at(0), Direction: scache.Downstream, Packet: event},
+		{Time: at(1), Direction: scache.Upstream, Packet: cmd(1, jdwp.CmdThreadReferenceFrames)},
+		{Time: at(2), Direction: scache.Upstream, Packet: cmd(scache.FirstSyntheticID, jdwp.CmdStackFrameGetValues), Synthetic: true},
+		{Time: at(21), Direction: scache.Downstream, Packet: reply(1)},
+		{Time: at(22), Direction: scache.Upstream, Packet: cmd(2, jdwp.CmdStackFrameThisObject), Hit: true},
+		{Time: at(22), Direction: scache.Downstream, Packet: reply(2), Hit: true},
+		{Time: at(23), Direction: scache.Upstream, Packet: cmd(3, jdwp.CmdStackFrameGetValues), Held: true},
+		{Time: at(30), Direction: scache.Downstream, Packet: reply(3)},
+		{Time: at(31), Direction: scache.Upstream, Packet: cmd(4, jdwp.CmdEventRequestSet)},
+		{Time: at(40), Direction: scache.Upstream, Packet: cmd(5, jdwp.CmdVirtualMachineResume)},
+	} {
+		log.Add(e)
+	}
+	require.Len(t, done, 1)
+	st := done[0]
+	require.Equal(t, log.Stops(), done)
+	require.Equal(t, jdwp.ThreadID(1), st.Thread)
+	require.Equal(t, loc, st.Location)
+	require.Equal(t, 3, st.Asked, "the event request aside")
+	require.Equal(t, 2, st.Answered)
+	require.Equal(t, 27*time.Millisecond, st.Wait)
+	require.InDelta(t, 1.35, st.RoundTrips, 1e-9, "27 ms at a 20 ms round trip")
+	require.Equal(t, at(40), st.End)
+}
