@@ -94,7 +94,8 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 		if cfg.verbose {
 			stops.Done = func(s scache.StopRecord) {
 				slog.Info("stop", "thread", fmt.Sprintf("%#x", s.Thread), "location", location(s.Location), "step", s.Step,
-					"wait", s.End.Sub(s.Start).Round(time.Millisecond), "asked", s.Asked, "answered", s.Answered,
+					"lasted", s.End.Sub(s.Start).Round(time.Millisecond), "waited", s.Wait.Round(time.Millisecond),
+					"asked", s.Asked, "answered", s.Answered,
 					"round_trips", fmt.Sprintf("%.1f", s.RoundTrips))
 			}
 		}
