@@ -63,9 +63,12 @@ var keyable = map[jdwp.Command]keySpec{
 }
 
 // keySpecOf returns the key spec of a command under the policy.
-func (s *Speculator) keySpecOf(cmd jdwp.Command) (keySpec, bool) {
-	k, ok := keyable[cmd]
-	if !ok || (s.cfg.classic && !k.classic) || ((k.life == lifetimeSuspension || k.life == lifetimeObject) && !s.cfg.cacheState) {
+func (s *Speculator) keySpecOf(cmd jdwp.Command) (keySpec, bool) { return s.specOf(commandTraits[cmd]) }
+
+// specOf returns the key spec of a command's traits under the policy.
+func (s *Speculator) specOf(tr traits) (keySpec, bool) {
+	k := tr.spec
+	if !tr.keyable || (s.cfg.classic && !k.classic) || ((k.life == lifetimeSuspension || k.life == lifetimeObject) && !s.cfg.cacheState) {
 		return keySpec{}, false
 	}
 	return k, true
@@ -243,12 +246,12 @@ func Keyable(cmd jdwp.Command) bool {
 // lets threads run or changes what state replies say (resumes, suspends,
 // invokes, PopFrames, hot swap, …). Replies about suspended threads read
 // before it are not served after it.
-func EndsEpoch(cmd jdwp.Command) bool { return endsEpoch(cmd) }
+func EndsEpoch(cmd jdwp.Command) bool { return commandTraits[cmd].endsEpoch }
 
 // ChangesValues reports whether a debugger command changes values (the
 // SetValues commands): the replies of ValueCommand commands read before it
 // are not served after it; other state replies still are.
-func ChangesValues(cmd jdwp.Command) bool { return valueChangers[cmd] }
+func ChangesValues(cmd jdwp.Command) bool { return commandTraits[cmd].changesValues }
 
 // ValueCommand reports whether cmd reads values that ChangesValues commands
 // change (StackFrame.GetValues, ObjectReference.GetValues).

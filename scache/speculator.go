@@ -274,19 +274,20 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	case jdwp.CmdVirtualMachineExit:
 		s.end()
 	}
-	if stateTrack, err := s.onStateCommand(cmd, h.ID, jdwp.Data(packet)); err != nil {
+	tr := commandTraits[cmd]
+	if stateTrack, err := s.onStateCommand(cmd, tr, h.ID, jdwp.Data(packet)); err != nil {
 		s.disable(r, err)
 		return s.forwardUp(r, packet)
 	} else if stateTrack {
 		track = true
 	}
-	if valueChangers[cmd] {
+	if tr.changesValues {
 		// The values asked again go right behind the command that changes them.
 		s.forwardUp(r, packet)
 		s.pump(r, &s.up)
 		return *r
 	}
-	spec, ok := s.keySpecOf(cmd)
+	spec, ok := s.specOf(tr)
 	var params jdwp.CommandMessage
 	if ok {
 		m, err := s.decodeParams(cmd, jdwp.Data(packet))

@@ -54,9 +54,6 @@ var epochEnders = map[jdwp.Command]bool{
 	jdwp.CmdVirtualMachineCreateString: true,
 }
 
-// endsEpoch reports whether a debugger command ends the suspension epoch.
-func endsEpoch(cmd jdwp.Command) bool { return letRun[cmd] || epochEnders[cmd] }
-
 // valueChangers are the debugger's commands that change values: locals,
 // fields, statics, array elements. They end the values' sub-epoch only:
 // frames, this, threads and object types stay true.
@@ -89,12 +86,12 @@ var letRun = map[jdwp.Command]bool{
 // onStateCommand updates the suspension for a debugger command sent
 // upstream with id, and reports whether its reply must be tracked (Suspend).
 // It fails when a debugger has more unsettled commands than any would.
-func (s *Speculator) onStateCommand(cmd jdwp.Command, id uint32, data []byte) (track bool, err error) {
-	if valueChangers[cmd] {
+func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data []byte) (track bool, err error) {
+	if tr.changesValues {
 		s.endValues()
 		return false, nil
 	}
-	if !endsEpoch(cmd) {
+	if !tr.endsEpoch {
 		return false, nil
 	}
 	known := s.susp.kind
@@ -102,7 +99,7 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, id uint32, data []byte) (t
 		known = running
 	}
 	s.endEpoch()
-	if letRun[cmd] {
+	if tr.letRun {
 		if s.susp.unsettled == nil {
 			s.susp.unsettled = make(map[uint32]unsettled)
 		}
