@@ -134,11 +134,7 @@ func (s *Speculator) send(r *Response, sc *scratch, list []queued) []queued {
 		s.byKey[q.key] = p
 		s.synthetic++
 		s.stats.Synthetic++
-		if q.life == lifetimeClass {
-			s.learn.classSent(q.key.Command())
-		} else {
-			s.learnSite(q.key, q.life, (*learner).sent)
-		}
+		s.learnOf(q.key, q.life, s.susp.epoch, false)
 		packet := q.key.AppendCommand(sc.buf(jdwp.HeaderSize+len(q.key)), id)
 		sc.keep(packet)
 		r.Edict.Upstream = append(r.Edict.Upstream, packet)

@@ -341,20 +341,24 @@ func (s *Speculator) use(key Key, e *entry) {
 		s.stats.SyntheticUsed++
 	}
 	e.used = true
-	if e.life == lifetimeClass {
-		s.learn.classUsed(key.Command())
-	} else if e.epoch == s.susp.epoch {
-		s.learnSite(key, e.life, (*learner).used)
-	}
+	s.learnOf(key, e.life, e.epoch, true)
 }
 
-// learnSite tells the learner about a suspension command of the current stop.
-func (s *Speculator) learnSite(key Key, life lifetime, note func(*learner, jdwp.CommandMessage)) {
-	if life != lifetimeSuspension || !s.learn.inStop {
-		return
-	}
-	if m, err := key.Message(s.sizes); err == nil {
-		note(&s.learn, m)
+// learnOf tells the learner that a command with key, of lifetime life,
+// was sent (used false) or answered the debugger (used true): class
+// metadata for the session, state of the epoch only while its stop goes on.
+func (s *Speculator) learnOf(key Key, life lifetime, epoch uint64, used bool) {
+	switch {
+	case life == lifetimeClass && used:
+		s.learn.classUsed(key.Command())
+	case life == lifetimeClass:
+		s.learn.classSent(key.Command())
+	case life == lifetimeSuspension && epoch == s.susp.epoch && s.learn.inStop:
+		if m, err := key.Message(s.sizes); err == nil && used {
+			s.learn.used(m)
+		} else if err == nil {
+			s.learn.sent(m)
+		}
 	}
 }
 
@@ -418,11 +422,7 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	s.answerWaiters(r, p, packet)
 	if p.synthetic && len(p.waiters) > 0 {
 		s.stats.SyntheticUsed++
-		if p.life == lifetimeClass {
-			s.learn.classUsed(p.cmd)
-		} else if p.epoch == s.susp.epoch {
-			s.learnSite(p.key, p.life, (*learner).used)
-		}
+		s.learnOf(p.key, p.life, p.epoch, true)
 	}
 	if !s.enabled {
 		return *r
