@@ -1,6 +1,7 @@
 package share
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -102,7 +103,7 @@ func (w *clientWriter) stop() {
 	<-w.done
 }
 
-var errStopped = fmt.Errorf("share: client left")
+var errStopped = errors.New("share: client left")
 
 func (w *clientWriter) run() {
 	defer close(w.done)
