@@ -32,6 +32,9 @@ type config struct {
 	logger        *slog.Logger
 	maxQueued     int // synthetic commands waiting for an in-flight slot
 	maxOrganicIDs int // organic commands awaiting a reply before the table is considered runaway
+	// follower: the far half of a split proxy. It sends nothing of its own:
+	// the near half's speculation reaches it through adopt.
+	follower bool
 }
 
 func defaultConfig() config {
@@ -96,6 +99,7 @@ type settings struct {
 	handshakeTimeout                time.Duration
 	sessionEnded                    func(Stats, error)
 	speculator                      *Speculator
+	split                           Half
 }
 
 type optional[T any] struct {
@@ -364,6 +368,19 @@ func WithSessionEnded(fn func(Stats, error)) Option {
 			return errors.New("a nil function")
 		}
 		st.sessionEnded = fn
+		return nil
+	})
+}
+
+// WithSplit makes a Relay or a Proxy one half of a split proxy: NearHalf
+// next to the VM, FarHalf next to the debugger, with a tunnel between them
+// (see Near and Far). Give both halves the same Speculator options.
+func WithSplit(h Half) Option {
+	return option("WithSplit", forSessions, func(st *settings) error {
+		if h != NearHalf && h != FarHalf {
+			return fmt.Errorf("scache: WithSplit(%d): NearHalf or FarHalf", h)
+		}
+		st.split = h
 		return nil
 	})
 }

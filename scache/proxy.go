@@ -21,8 +21,13 @@ import (
 // session. A debugger that completes its handshake while a session runs is
 // closed at once, and logged.
 //
+// With WithSplit the Proxy serves one half of a split proxy: the near half
+// accepts the far half's tunnel (its hello in place of the JDWP handshake)
+// and dials the VM; the far half accepts debuggers and dials the near half.
+//
 // JDWP gives whoever connects code execution in the VM: listen on loopback
-// (127.0.0.1) unless the network between debugger and proxy is trusted.
+// (127.0.0.1) unless the network between debugger and proxy is trusted. The
+// tunnel carries JDWP too: the same holds for the near half's address.
 type Proxy struct {
 	dialVM func(ctx context.Context) (net.Conn, error)
 	st     *settings
@@ -84,14 +89,23 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 		timeout = jdwp.HandshakeTimeout
 	}
 	_ = conn.SetDeadline(time.Now().Add(timeout))
-	err := jdwp.ReadHandshake(conn, "debugger")
+	var err error
+	hello, peer := jdwp.HandshakeBytes, "a JDWP debugger"
+	if p.st.split == NearHalf {
+		hello, peer = farHello(), "the far half of a split proxy"
+		if err = readFarHello(conn); err != nil {
+			refuseFar(conn, err)
+		}
+	} else {
+		err = jdwp.ReadHandshake(conn, "debugger")
+	}
 	_ = conn.SetDeadline(time.Time{})
 	if !stop() {
 		conn.Close()
 		return // shutting down
 	}
 	if err != nil {
-		log.Info("scache: closing a connection that is not a JDWP debugger", "remote", conn.RemoteAddr().String(), "err", err)
+		log.Info("scache: closing a connection that is not "+peer, "remote", conn.RemoteAddr().String(), "err", err)
 		conn.Close()
 		return
 	}
@@ -111,7 +125,7 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 		p.mu.Unlock()
 	}()
 	// The relay passes the handshake on: it reads it again from here.
-	p.session(ctx, &handshakeRead{Conn: conn, pending: jdwp.HandshakeBytes}, log)
+	p.session(ctx, &handshakeRead{Conn: conn, pending: hello}, log)
 }
 
 // handshakeRead is a debugger connection whose handshake the proxy has
@@ -149,10 +163,14 @@ func (p *Proxy) session(ctx context.Context, debugger net.Conn, log *slog.Logger
 		}
 		return
 	}
-	spec := newSpeculator(p.st.config())
-	r := p.st.relay(spec)
+	var r *Relay
+	if p.st.split != Whole {
+		r = p.st.relay(nil)
+	} else {
+		r = p.st.relay(newSpeculator(p.st.config()))
+	}
 	err = r.Run(ctx, debugger, vm)
-	st := spec.Stats()
+	st := r.Stats()
 	level := slog.LevelInfo
 	if err != nil && ctx.Err() == nil {
 		level = slog.LevelWarn // the session ended on an error, not a clean close or shutdown
@@ -160,6 +178,9 @@ func (p *Proxy) session(ctx context.Context, debugger net.Conn, log *slog.Logger
 	log.Log(ctx, level, "scache: session ended", "duration", time.Since(start).Round(time.Millisecond),
 		"packets_up", st.PacketsUp, "packets_down", st.PacketsDown, "synthetic", st.Synthetic,
 		"hits", st.Hits, "belayed", st.Belayed, "misses", st.Misses, "wasted", st.Wasted, "err", err)
+	if errors.Is(err, ErrTunnelLost) || errors.Is(err, ErrTunnel) {
+		log.Error("scache: the split proxy's tunnel failed; the debugger's session ended", "half", p.st.split.String(), "err", err)
+	}
 	if p.st.sessionEnded != nil {
 		p.st.sessionEnded(st, err)
 	}

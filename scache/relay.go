@@ -54,6 +54,9 @@ type Relay struct {
 	journal          func(JournalEntry)
 	maxPacketSize    int
 	handshakeTimeout time.Duration
+	// splitHalf and split: a half of a split proxy (split_relay.go).
+	splitHalf Half
+	split     splitHalf
 
 	journalMu sync.Mutex
 }
@@ -67,7 +70,13 @@ func NewRelay(opts ...Option) (*Relay, error) {
 		return nil, err
 	}
 	spec := st.speculator
+	if spec != nil && st.split != Whole {
+		return nil, errors.New("scache: WithSpeculator and WithSplit conflict: a half makes its own Speculator")
+	}
 	if spec == nil {
+		if st.split != Whole {
+			return st.relay(nil), nil
+		}
 		spec = newSpeculator(st.config())
 	} else if st.speculatorOptions() {
 		return nil, errors.New("scache: WithSpeculator and Speculator options conflict: give the options to New")
@@ -75,20 +84,54 @@ func NewRelay(opts ...Option) (*Relay, error) {
 	return st.relay(spec), nil
 }
 
-// relay returns a Relay with the settings' relay options.
+// relay returns a Relay with the settings' relay options, around spec or,
+// for a half of a split proxy (spec nil), a new half.
 func (st *settings) relay(spec *Speculator) *Relay {
-	return &Relay{spec: spec, journal: st.journal, maxPacketSize: st.maxPacketSize, handshakeTimeout: st.handshakeTimeout}
+	r := &Relay{spec: spec, journal: st.journal, maxPacketSize: st.maxPacketSize, handshakeTimeout: st.handshakeTimeout,
+		splitHalf: st.split}
+	switch st.split {
+	case NearHalf:
+		n := &Near{spec: newSpeculator(st.config()), journal: st.journal}
+		r.spec, r.split = n.spec, &nearHalf{n}
+	case FarHalf:
+		f := newFar(st.config())
+		f.journal = st.journal
+		r.spec, r.split = f.spec, &farHalf{f}
+	}
+	return r
 }
 
-// Speculator returns the Relay's Speculator. Run closes it when the session ends.
+// Speculator returns the Relay's Speculator (a half's, in split mode). Run
+// closes it when the session ends.
 func (r *Relay) Speculator() *Speculator { return r.spec }
+
+// Stats returns the counters of the Relay's Speculator, and in split mode
+// the half's tunnel counters.
+func (r *Relay) Stats() Stats {
+	if r.split != nil {
+		return r.split.stats()
+	}
+	return r.spec.Stats()
+}
+
+// Half returns which half of a split proxy the Relay is, or Whole.
+func (r *Relay) Half() Half { return r.splitHalf }
 
 // Run relays between debugger and vm until either side closes, a read or
 // write fails, or ctx is cancelled. It closes both connections and returns the
 // first real error: a clean close of either side at a packet boundary is not
 // an error, but debugger commands still held at the end are
 // (ErrHeldCommands). No goroutine outlives Run.
+//
+// A half of a split proxy (WithSplit) takes the sides as they face it: the
+// near half's debugger side is the tunnel from the far half, the far half's
+// VM side the tunnel to the near half. Either half ends the session when
+// its debugger or VM closes, after the other half has written what it read
+// before; a tunnel that ends otherwise is ErrTunnelLost.
 func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error {
+	if r.split != nil {
+		return r.runSplit(ctx, debugger, vm)
+	}
 	var closeOnce sync.Once
 	closeBoth := func() {
 		closeOnce.Do(func() {

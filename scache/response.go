@@ -62,6 +62,12 @@ type Response struct {
 	Outcome Outcome
 	Edict   Traffic
 	Journal Traffic
+
+	// speculated holds the synthetic commands of Edict.Upstream, and used
+	// the keys whose cached or belayed replies answered the debugger: what
+	// the halves of a split proxy tell each other (split.go).
+	speculated [][]byte
+	used       []Key
 }
 
 // JournalEntries calls fn with each packet of the journal of a Response to a
@@ -101,5 +107,11 @@ type Stats struct {
 	// FramesPredicted counts stops whose top frame id was predicted at the
 	// event; FramesMispredicted those the Frames reply proved wrong.
 	FramesPredicted, FramesMispredicted int64
-	Enabled                             bool
+	// Split mode only (see Near and Far). TunnelBytes: bytes this half sent
+	// on the tunnel. The near half's PushedBytes: bytes of synthetic
+	// commands and replies it pushed to the far half; PushedUsed and
+	// PushedUsedBytes: those replies that answered the debugger there. The
+	// far half's PushedDropped: replies to commands it did not adopt.
+	TunnelBytes, PushedBytes, PushedUsed, PushedUsedBytes, PushedDropped int64
+	Enabled                                                              bool
 }

@@ -79,7 +79,7 @@ func (s *Speculator) enqueueObject(m jdwp.CommandMessage, urgent bool) {
 // already queued. Urgent commands (the state of a stop, which the debugger
 // asks first) go before the others.
 func (s *Speculator) enqueue(m jdwp.CommandMessage, sub subject, urgent bool) {
-	if s.over || len(s.queue)+len(s.urgent) >= s.cfg.maxQueued {
+	if s.over || s.cfg.follower || len(s.queue)+len(s.urgent) >= s.cfg.maxQueued {
 		return
 	}
 	key := s.newKey(m)
@@ -139,6 +139,7 @@ func (s *Speculator) send(r *Response, sc *scratch, list []queued) []queued {
 		sc.keep(packet)
 		r.Edict.Upstream = append(r.Edict.Upstream, packet)
 		r.Journal.Upstream = append(r.Journal.Upstream, packet)
+		r.speculated = append(r.speculated, packet)
 	}
 	n := copy(list, list[sent:])
 	for i := n; i < len(list); i++ {

@@ -124,6 +124,8 @@ func (sc *scratch) reset() *Response {
 	r.Edict.Downstream = r.Edict.Downstream[:0]
 	r.Journal.Upstream = r.Journal.Upstream[:0]
 	r.Journal.Downstream = r.Journal.Downstream[:0]
+	r.speculated = r.speculated[:0]
+	r.used = r.used[:0]
 	sc.used = 0
 	return r
 }
@@ -309,7 +311,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	key := keyOf(h, packet)
 	if e, ok := s.cache.get(key); ok {
 		s.stats.Hits++
-		s.use(key, e)
+		s.use(r, key, e)
 		s.answerHit(r, packet, s.retag(&s.up, e.reply, h.ID))
 		s.debug("hit", h.ID, cmd)
 		return *r
@@ -335,12 +337,14 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	return s.forwardUp(r, packet)
 }
 
-// use marks the cache entry of key as having answered a debugger command.
-func (s *Speculator) use(key Key, e *entry) {
+// use marks the cache entry of key as having answered a debugger command
+// in the Response r.
+func (s *Speculator) use(r *Response, key Key, e *entry) {
 	if e.synthetic && !e.used {
 		s.stats.SyntheticUsed++
 	}
 	e.used = true
+	r.used = append(r.used, key)
 	s.learnOf(key, e.life, e.epoch, true)
 }
 
@@ -423,6 +427,7 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	if p.synthetic && len(p.waiters) > 0 {
 		s.stats.SyntheticUsed++
 		s.learnOf(p.key, p.life, p.epoch, true)
+		r.used = append(r.used, p.key)
 	}
 	if !s.enabled {
 		return *r

@@ -297,7 +297,7 @@ func (s *Speculator) derived(r *Response, id uint32, packet []byte, params jdwp.
 			return false
 		}
 		s.stats.Hits++
-		s.use(whole, e)
+		s.use(r, whole, e)
 		s.answerHit(r, packet, b)
 		return true
 	}
@@ -339,7 +339,7 @@ func (s *Speculator) partOfFrames(r *Response, id uint32, packet []byte, asked *
 		return false
 	}
 	s.stats.Hits++
-	s.use(whole, e)
+	s.use(r, whole, e)
 	s.answerHit(r, packet, b)
 	return true
 }

@@ -1,0 +1,310 @@
+package scache
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// Split mode: a Speculator next to the VM (the near half) and one next to
+// the debugger (the far half), with a slow link between them. The near half
+// speculates at the VM's latency and streams to the far half, through the
+// tunnel (tunnel.go), the VM's packets, the synthetic commands it sends and
+// their replies. The far half runs the same state machine as a follower
+// (follower.go): it adopts each announced command as its own, so what it
+// caches, belays and invalidates follows the same rules, applied to the same
+// packets in the same order. A stop's answers cross the link right behind
+// its event; the debugger's commands about it find them at the far half.
+//
+// Near and Far are the halves without I/O, as the Speculator is: each takes
+// one packet or frame and returns what to send where. A Relay made with
+// WithSplit runs one over two connections; a Proxy made with WithSplit
+// serves a half's sessions.
+
+// Half says which half of a split proxy a Relay or Proxy is.
+type Half uint8
+
+const (
+	// Whole: not split; the one proxy between debugger and VM.
+	Whole Half = iota
+	// NearHalf runs next to the VM: it accepts the far half's tunnel and
+	// dials the VM.
+	NearHalf
+	// FarHalf runs next to the debugger: it accepts debuggers and dials
+	// the near half.
+	FarHalf
+)
+
+// String returns "near", "far" or "whole".
+func (h Half) String() string {
+	switch h {
+	case NearHalf:
+		return "near"
+	case FarHalf:
+		return "far"
+	}
+	return "whole"
+}
+
+// ParseHalf returns the Half named "near" or "far".
+func ParseHalf(name string) (Half, error) {
+	switch name {
+	case "near":
+		return NearHalf, nil
+	case "far":
+		return FarHalf, nil
+	}
+	return Whole, fmt.Errorf("scache: %q is not a half of a split proxy: near or far", name)
+}
+
+// A Near is the half of a split proxy next to the VM. Its calls must be
+// made one at a time, in the order the packets and frames arrive: the order
+// of its outputs is what keeps the halves consistent. Each call's Traffic
+// holds, upstream, JDWP packets for the VM and, downstream, tunnel frames
+// for the far half; both are the caller's to keep.
+type Near struct {
+	spec    *Speculator
+	journal func(JournalEntry) // the VM's side of the conversation
+	read uint64 // 'P' frames read from the far half
+	push pushStats
+}
+
+// pushStats counts what a near half pushed and how much of it was used.
+type pushStats struct {
+	tunnelBytes, pushedBytes, pushedUsed, pushedUsedBytes atomic.Int64
+}
+
+// NewNear returns a near half with its own Speculator, made with opts
+// (Speculator options).
+func NewNear(opts ...Option) (*Near, error) {
+	s, err := New(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Near{spec: s}, nil
+}
+
+// Speculator returns the near half's Speculator.
+func (n *Near) Speculator() *Speculator { return n.spec }
+
+// FromFar takes one tunnel frame from the far half. An error is about the
+// tunnel (a malformed frame, one the far half never sends): the session
+// cannot go on.
+func (n *Near) FromFar(b []byte) (Traffic, error) {
+	f, err := parseFrame(b)
+	if err != nil {
+		return Traffic{}, err
+	}
+	switch f.typ {
+	case framePacket:
+		n.read++
+		resp := n.spec.OnUpstream(f.payload)
+		n.record(&resp, Upstream)
+		return n.out(&resp), nil
+	case frameUsed:
+		if size, speculated := n.spec.usedRemotely(Key(f.payload)); speculated {
+			n.push.pushedUsed.Add(1)
+			n.push.pushedUsedBytes.Add(int64(size))
+		}
+		return Traffic{}, nil
+	}
+	return Traffic{}, tunnelErrorf("the near half got a %q frame from the far half", f.typ)
+}
+
+// FromVM takes one JDWP packet from the VM.
+func (n *Near) FromVM(packet []byte) Traffic {
+	resp := n.spec.OnDownstream(packet)
+	n.record(&resp, Downstream)
+	return n.out(&resp)
+}
+
+func (n *Near) record(resp *Response, dir Direction) {
+	if n.journal != nil {
+		resp.JournalEntries(dir, time.Now(), n.journal)
+	}
+}
+
+// out turns a Response into packets for the VM and frames for the far
+// half, in the order the far half must apply them: the reply absorbed, what
+// goes to the debugger, then the commands speculated after them.
+func (n *Near) out(resp *Response) Traffic {
+	var t Traffic
+	push := func(f []byte, pushed bool) {
+		t.Downstream = append(t.Downstream, f)
+		n.push.tunnelBytes.Add(int64(len(f)))
+		if pushed {
+			n.push.pushedBytes.Add(int64(len(f)))
+		}
+	}
+	if resp.Outcome == Absorbed {
+		push(newFrame(frameSynthetic, resp.Journal.Downstream[0]), true)
+	}
+	for _, p := range resp.Edict.Downstream {
+		push(newFrame(framePacket, p), false)
+	}
+	for _, p := range resp.speculated {
+		push(announceFrame(n.read, p), true)
+	}
+	for _, p := range resp.Edict.Upstream {
+		t.Upstream = append(t.Upstream, clone(p))
+	}
+	return t
+}
+
+// Stats returns the near half's counters: its Speculator's, with what it
+// pushed to the far half and how much of that answered the debugger.
+func (n *Near) Stats() Stats {
+	st := n.spec.Stats()
+	st.TunnelBytes = n.push.tunnelBytes.Load()
+	st.PushedBytes = n.push.pushedBytes.Load()
+	st.PushedUsed = n.push.pushedUsed.Load()
+	st.PushedUsedBytes = n.push.pushedUsedBytes.Load()
+	return st
+}
+
+// A Far is the half of a split proxy next to the debugger: a follower
+// Speculator that answers the debugger from what the near half pushes. Its
+// calls must be made one at a time, in the order the packets and frames
+// arrive. Each call's Traffic holds, upstream, tunnel frames for the near
+// half and, downstream, JDWP packets for the debugger; both are the
+// caller's to keep.
+type Far struct {
+	spec    *Speculator
+	journal func(JournalEntry) // the debugger's side of the conversation
+	sent uint64 // 'P' frames sent to the near half
+	// changed is the number of the last 'P' frame sent that may change
+	// what a cached reply says (see follower.go).
+	changed     uint64
+	tunnelBytes atomic.Int64
+	dropped     atomic.Int64 // synthetic replies to commands not adopted
+}
+
+// NewFar returns a far half whose Speculator follows the near half's, made
+// with opts (Speculator options: give both halves the same).
+func NewFar(opts ...Option) (*Far, error) {
+	st, err := collect(forSpeculator, opts)
+	if err != nil {
+		return nil, err
+	}
+	return newFar(st.config()), nil
+}
+
+func newFar(cfg config) *Far {
+	cfg.follower = true
+	return &Far{spec: newSpeculator(cfg)}
+}
+
+// Speculator returns the far half's Speculator.
+func (f *Far) Speculator() *Speculator { return f.spec }
+
+// FromDebugger takes one JDWP packet from the debugger.
+func (f *Far) FromDebugger(packet []byte) Traffic {
+	resp := f.spec.OnUpstream(packet)
+	f.record(&resp, Upstream)
+	return f.out(&resp)
+}
+
+func (f *Far) record(resp *Response, dir Direction) {
+	if f.journal != nil {
+		resp.JournalEntries(dir, time.Now(), f.journal)
+	}
+}
+
+// FromNear takes one tunnel frame from the near half. An error is about
+// the tunnel: the session cannot go on.
+func (f *Far) FromNear(b []byte) (Traffic, error) {
+	fr, err := parseFrame(b)
+	if err != nil {
+		return Traffic{}, err
+	}
+	switch fr.typ {
+	case framePacket:
+		resp := f.spec.OnDownstream(fr.payload)
+		f.record(&resp, Downstream)
+		return f.out(&resp), nil
+	case frameAnnounce:
+		if err := f.spec.adopt(fr.payload, f.changed > fr.seq); err != nil {
+			// The near half announces what it should not: follow no more.
+			var r Response
+			f.spec.mu.Lock()
+			f.spec.disable(&r, err)
+			f.spec.mu.Unlock()
+			return f.out(&r), nil
+		}
+		return Traffic{}, nil
+	case frameSynthetic:
+		if !f.spec.absorbs(jdwp.PacketID(fr.payload)) {
+			f.dropped.Add(1)
+			return Traffic{}, nil
+		}
+		resp := f.spec.OnDownstream(fr.payload)
+		f.record(&resp, Downstream)
+		return f.out(&resp), nil
+	}
+	return Traffic{}, tunnelErrorf("the far half got a %q frame from the near half", fr.typ)
+}
+
+// out turns a Response into frames for the near half (the debugger's
+// commands forwarded, then the keys of the replies that answered the
+// debugger here) and packets for the debugger.
+func (f *Far) out(resp *Response) Traffic {
+	var t Traffic
+	for _, p := range resp.Edict.Upstream {
+		f.sent++
+		if !readsOnly(p) {
+			f.changed = f.sent
+		}
+		t.Upstream = append(t.Upstream, newFrame(framePacket, p))
+	}
+	for _, k := range resp.used {
+		t.Upstream = append(t.Upstream, newFrame(frameUsed, []byte(k)))
+	}
+	for _, b := range t.Upstream {
+		f.tunnelBytes.Add(int64(len(b)))
+	}
+	for _, p := range resp.Edict.Downstream {
+		t.Downstream = append(t.Downstream, clone(p))
+	}
+	return t
+}
+
+// Stats returns the far half's counters: its Speculator's (hits and
+// belayed commands are the debugger's commands it answered), with the bytes
+// it sent on the tunnel.
+func (f *Far) Stats() Stats {
+	st := f.spec.Stats()
+	st.TunnelBytes = f.tunnelBytes.Load()
+	st.PushedDropped = f.dropped.Load()
+	return st
+}
+
+func clone(p []byte) []byte { return append([]byte(nil), p...) }
+
+// A splitHalf is a Near or a Far as the relay runs it: fromDown takes what
+// arrives from the debugger's side, fromUp what arrives from the VM's.
+type splitHalf interface {
+	fromDown(b []byte) (Traffic, error)
+	fromUp(b []byte) (Traffic, error)
+	stats() Stats
+	speculator() *Speculator
+}
+
+type nearHalf struct {
+	*Near
+}
+
+func (h *nearHalf) fromDown(b []byte) (Traffic, error) { return h.FromFar(b) }
+func (h *nearHalf) fromUp(b []byte) (Traffic, error)   { return h.FromVM(b), nil }
+func (h *nearHalf) stats() Stats                       { return h.Stats() }
+func (h *nearHalf) speculator() *Speculator            { return h.spec }
+
+type farHalf struct {
+	*Far
+}
+
+func (h *farHalf) fromDown(b []byte) (Traffic, error) { return h.FromDebugger(b), nil }
+func (h *farHalf) fromUp(b []byte) (Traffic, error)   { return h.FromNear(b) }
+func (h *farHalf) stats() Stats                       { return h.Stats() }
+func (h *farHalf) speculator() *Speculator            { return h.spec }

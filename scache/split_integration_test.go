@@ -1,0 +1,92 @@
+package scache_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/internal/latency"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/require"
+)
+
+// startSplit runs a near half in front of vmAddr and a far half in front of
+// it, with a latency link of the given one-way delay between them (none
+// when 0), until the test ends. It returns the far half's address and each
+// half's session stats.
+func startSplit(t testing.TB, vmAddr, mode string, delay time.Duration) (addr string, near, far <-chan scache.Stats) {
+	nearAddr, nearStats := startHalf(t, scache.NearHalf, vmAddr, mode)
+	if delay > 0 {
+		link, err := latency.Listen(nearAddr, delay)
+		require.NoError(t, err)
+		t.Cleanup(func() { link.Close() })
+		nearAddr = link.Addr
+	}
+	farAddr, farStats := startHalf(t, scache.FarHalf, nearAddr, mode)
+	return farAddr, nearStats, farStats
+}
+
+// startHalf runs one half of a split proxy that dials target, until the
+// test ends.
+func startHalf(t testing.TB, half scache.Half, target, mode string) (string, <-chan scache.Stats) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	stats := make(chan scache.Stats, 4)
+	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", target)
+	}, append(modeOptions[mode], scache.WithSplit(half), scache.WithSessionEnded(func(st scache.Stats, err error) {
+		if err != nil {
+			t.Errorf("session through the %s half (%s): %v", half, mode, err)
+		}
+		stats <- st
+	}), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))...)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	return ln.Addr().String(), stats
+}
+
+// TestTranscriptThroughSplitEqualsDirect debugs real HotSpot VMs with a real
+// JDI debugger directly and through a far and a near half with a latency
+// link between them, and compares the transcripts.
+func TestTranscriptThroughSplitEqualsDirect(t *testing.T) {
+	workloads := map[string]jvmtest.DriverOptions{
+		"plain":        {Stops: 3},
+		"hot swap":     {Stops: 3, HotSwap: true},
+		"setValue":     {Stops: 2, SetValue: true},
+		"event thread": {Stops: 3, EventThread: true},
+	}
+	for name, opts := range workloads {
+		t.Run(name, func(t *testing.T) {
+			vm := jvmtest.Start(t, "Debuggee", "3")
+			direct, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+			require.Contains(t, direct, "disposed after")
+			for _, mode := range []string{"off", "scache"} {
+				vm := jvmtest.Start(t, "Debuggee", "3")
+				addr, nearStats, farStats := startSplit(t, vm.Addr, mode, 2*time.Millisecond)
+				got, _ := jvmtest.RunDriver(t, addr, opts)
+				require.Equal(t, direct, got, "transcript through the split proxy (%s)", mode)
+				near, far := <-nearStats, <-farStats
+				if mode == "off" {
+					require.Zero(t, near.Synthetic)
+					require.Zero(t, near.PushedBytes)
+				} else {
+					require.Positive(t, near.Synthetic, "the near half speculated")
+					require.Positive(t, near.PushedBytes, "the near half pushed")
+					require.Positive(t, far.Hits+far.Belayed, "the far half answered from what was pushed")
+					require.Positive(t, near.PushedUsed, "the near half heard of what was used")
+				}
+			}
+		})
+	}
+}
