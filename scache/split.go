@@ -67,8 +67,8 @@ func ParseHalf(name string) (Half, error) {
 type Near struct {
 	spec    *Speculator
 	journal func(JournalEntry) // the VM's side of the conversation
-	read uint64 // 'P' frames read from the far half
-	push pushStats
+	read    uint64             // 'P' frames read from the far half
+	push    pushStats
 }
 
 // pushStats counts what a near half pushed and how much of it was used.
@@ -173,7 +173,7 @@ func (n *Near) Stats() Stats {
 type Far struct {
 	spec    *Speculator
 	journal func(JournalEntry) // the debugger's side of the conversation
-	sent uint64 // 'P' frames sent to the near half
+	sent    uint64             // 'P' frames sent to the near half
 	// changed is the number of the last 'P' frame sent that may change
 	// what a cached reply says (see follower.go).
 	changed     uint64
