@@ -29,31 +29,16 @@ const relayStops = 3
 // session and its transcript.
 func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions, extra ...scache.Option) (time.Duration, string, scache.Stats) {
 	vm := jvmtest.Start(b, "Debuggee", fmt.Sprint(o.Stops))
+	if mode == "split" {
+		return splitSession(b, vm.Addr, delay, o, extra...)
+	}
 	stats := make(chan scache.Stats, 1)
 	link, err := latency.Listen(vm.Addr, delay)
 	require.NoError(b, err)
 	defer link.Close()
 	addr := link.Addr
 	if mode != "direct" {
-		opts, err := replay.Mode(mode).Options()
-		require.NoError(b, err)
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(b, err)
-		opts = append(append(opts, extra...), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-			scache.WithSessionEnded(func(st scache.Stats, _ error) { stats <- st }))
-		p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "tcp", link.Addr)
-		}, opts...)
-		require.NoError(b, err)
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- p.Serve(ctx, ln) }()
-		defer func() {
-			cancel()
-			<-done
-		}()
-		addr = ln.Addr().String()
+		addr = serveProxy(b, link.Addr, mode, stats, extra...)
 	}
 	transcript, elapsed := jvmtest.RunDriver(b, addr, o)
 	var st scache.Stats
@@ -63,20 +48,71 @@ func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.D
 	return elapsed, transcript, st
 }
 
+// splitSession runs the JDI driver with workload o through a split proxy:
+// the near half next to the VM at vmAddr, the latency link between the
+// halves, the far half next to the debugger. Its stats are the near half's
+// (what was speculated, pushed and used) with the far half's hits and
+// belayed commands.
+func splitSession(b *testing.B, vmAddr string, delay time.Duration, o jvmtest.DriverOptions, extra ...scache.Option) (time.Duration, string, scache.Stats) {
+	nearStats, farStats := make(chan scache.Stats, 1), make(chan scache.Stats, 1)
+	near := serveProxy(b, vmAddr, "scache", nearStats, append(extra, scache.WithSplit(scache.NearHalf))...)
+	link, err := latency.Listen(near, delay)
+	require.NoError(b, err)
+	defer link.Close()
+	far := serveProxy(b, link.Addr, "scache", farStats, append(extra, scache.WithSplit(scache.FarHalf))...)
+	transcript, elapsed := jvmtest.RunDriver(b, far, o)
+	st, fst := <-nearStats, <-farStats
+	st.Hits, st.Belayed, st.Misses = fst.Hits, fst.Belayed, fst.Misses
+	st.PacketsUp = fst.PacketsUp
+	return elapsed, transcript, st
+}
+
+// serveProxy serves a proxy in mode (with extra options) in front of
+// target until the benchmark ends; each session's stats go to stats.
+func serveProxy(b *testing.B, target, mode string, stats chan<- scache.Stats, extra ...scache.Option) string {
+	opts, err := replay.Mode(mode).Options()
+	require.NoError(b, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(b, err)
+	opts = append(append(opts, extra...), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		scache.WithSessionEnded(func(st scache.Stats, err error) {
+			if err != nil {
+				b.Errorf("session through the %s proxy: %v", mode, err)
+			}
+			stats <- st
+		}))
+	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", target)
+	}, opts...)
+	require.NoError(b, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	b.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return ln.Addr().String()
+}
+
 // compareModes runs a workload b.N times in each mode (the first is the
 // reference: every other transcript must equal its), reports each mode's
 // mean wall time and the share of scache's synthetic commands that answered
 // the debugger, and returns the totals.
 func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.DriverOptions) map[string]time.Duration {
 	total := map[string]time.Duration{}
-	var sent, used int64
+	var sent, used, pushed, pushedUsed int64
 	for i := 0; i < b.N; i++ {
 		var want string
 		for _, mode := range modes {
 			d, transcript, st := workloadSession(b, delay, mode, o)
 			total[mode] += d
-			if mode == "scache" {
+			if mode == "scache" || mode == "split" {
 				sent, used = sent+st.Synthetic, used+st.SyntheticUsed
+			}
+			if mode == "split" {
+				pushed, pushedUsed = pushed+st.PushedBytes, pushedUsed+st.PushedUsedBytes
 			}
 			if mode == modes[0] {
 				want = transcript
@@ -90,6 +126,10 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 	}
 	if sent > 0 {
 		b.ReportMetric(float64(used)/float64(sent), "used/speculated")
+	}
+	if pushed > 0 {
+		b.ReportMetric(float64(pushed)/float64(b.N*o.Stops), "pushedB/stop")
+		b.ReportMetric(float64(pushedUsed)/float64(pushed), "pushed_used_bytes/pushed")
 	}
 	return total
 }
@@ -129,6 +169,29 @@ func BenchmarkRelayWorkloads(b *testing.B) {
 			b.ReportMetric(float64(total["classic"])/float64(total["off"]), "classic/off")
 			b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
 		})
+	}
+}
+
+// BenchmarkSplitWorkloads measures the JDI driver's wall time for each
+// workload with 20 ms RTT between the debugger's end and the VM's: through
+// one proxy next to the debugger (off, scache) and through a split proxy
+// whose halves the link separates. It reports each ratio to off, the bytes
+// the near half pushed per stop and the share of them that answered the
+// debugger. Run it with -benchtime 1x or 2x.
+func BenchmarkSplitWorkloads(b *testing.B) {
+	var all = map[string]time.Duration{}
+	for _, w := range relayWorkloads {
+		b.Run(w.name, func(b *testing.B) {
+			total := compareModes(b, 10*time.Millisecond, []string{"off", "scache", "split"}, w.opts)
+			b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
+			b.ReportMetric(float64(total["split"])/float64(total["off"]), "split/off")
+			for m, d := range total {
+				all[m] += d
+			}
+		})
+	}
+	if all["off"] > 0 {
+		b.ReportMetric(float64(all["split"])/float64(all["off"]), "all_split/off")
 	}
 }
 
