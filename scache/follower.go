@@ -17,9 +17,8 @@ import (
 // difference is left: the debugger's commands reach the far half before the
 // near one. An announcement says how many of them the near half had seen;
 // if one the near half had not seen could change what the command reads
-// (anything but a pure read), the far half adopts the command poisoned: its
-// reply answers no one but commands already held on it... and there are
-// none, since nothing is held on a poisoned command.
+// (anything but a pure read), the far half adopts the command poisoned:
+// nothing is held on it and its reply is not cached.
 
 // adopt registers a synthetic command the near half sent, as the far
 // half's own. poisoned says a debugger command the near half had not seen
@@ -89,14 +88,16 @@ func readsOnly(packet []byte) bool {
 
 // usedRemotely takes note that the far half answered a debugger command
 // from the entry of key: the learner hears of it as of a hit here. It
-// returns the size of the reply if that entry was speculated here.
-func (s *Speculator) usedRemotely(key Key) (bytes int, speculated bool) {
+// reports the size of the reply when that entry was speculated here and
+// this is its first use.
+func (s *Speculator) usedRemotely(key Key) (bytes int, firstUse bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.cache.get(key); ok {
+		first := e.synthetic && !e.used
 		var r Response
 		s.use(&r, key, e)
-		return len(e.reply), e.synthetic
+		return len(e.reply), first
 	}
 	if spec, ok := s.keySpecOf(key.Command()); ok {
 		s.learnOf(key, spec.life, s.susp.epoch, true)

@@ -26,7 +26,7 @@ import (
 type raceSession struct {
 	*script
 	t  *rapid.T
-	s  *scache.Speculator
+	m  middle
 	vm *scachetest.ModelVM
 	up [][]byte // Speculator → VM, not yet read by the VM
 	dn [][]byte // VM → Speculator, not yet presented
@@ -48,24 +48,60 @@ type askedCommand struct {
 }
 
 func newRaceSession(t *rapid.T, opts []scache.Option) *raceSession {
+	return newRaceSessionThrough(t, func(s *raceSession) middle { return &oneSpeculator{s: newSpeculator(t, opts...), sess: s} })
+}
+
+// newRaceSessionThrough starts a race session through the middle that
+// newMiddle makes.
+func newRaceSessionThrough(t *rapid.T, newMiddle func(*raceSession) middle) *raceSession {
 	vm, d := newWorld(t)
-	s := &raceSession{script: d, t: t, s: newSpeculator(t, opts...), vm: vm,
+	s := &raceSession{script: d, t: t, vm: vm,
 		asked: map[uint32]*askedCommand{}, answered: map[uint32][]byte{}}
+	s.m = newMiddle(s)
 	s.view = vm
 	s.states = []*scachetest.ModelVM{vm.Clone()}
 	s.emit = s.command
 	// A debugger starts with the id sizes, then lets the VM run.
 	s.send(&jdwp.VMIDSizesCommand{})
 	s.send(&jdwp.VMResumeCommand{})
-	for s.vmAnswers() || s.deliver() {
-	}
+	s.drain()
 	return s
+}
+
+// drain lets everything on the wires arrive.
+func (s *raceSession) drain() {
+	for s.vmAnswers() || s.deliver() || s.m.tunnelStep() {
+	}
+}
+
+// middle is what stands between the debugger and the VM in a race session:
+// one Speculator, or the two halves of a split proxy and their tunnel.
+type middle interface {
+	fromDebugger(p []byte)
+	fromVM(p []byte)
+	// tunnelStep lets one frame cross the tunnel; false when none waits.
+	tunnelStep() bool
+	// stats returns the counters of each Speculator, and why any disabled itself.
+	stats() ([]scache.Stats, []error)
+}
+
+// oneSpeculator is a middle of one Speculator.
+type oneSpeculator struct {
+	s    *scache.Speculator
+	sess *raceSession
+}
+
+func (m *oneSpeculator) fromDebugger(p []byte) { m.sess.apply(m.s.OnUpstream(p)) }
+func (m *oneSpeculator) fromVM(p []byte)       { m.sess.apply(m.s.OnDownstream(p)) }
+func (m *oneSpeculator) tunnelStep() bool      { return false }
+func (m *oneSpeculator) stats() ([]scache.Stats, []error) {
+	return []scache.Stats{m.s.Stats()}, []error{m.s.DisabledReason()}
 }
 
 // command presents a debugger command to the Speculator.
 func (s *raceSession) command(p []byte) {
 	s.asked[jdwp.PacketID(p)] = &askedCommand{packet: p, state: len(s.states) - 1}
-	s.apply(s.s.OnUpstream(p))
+	s.m.fromDebugger(p)
 }
 
 func (s *raceSession) apply(r scache.Response) {
@@ -163,7 +199,7 @@ func (s *raceSession) deliver() bool {
 	}
 	p := s.dn[0]
 	s.dn = s.dn[1:]
-	s.apply(s.s.OnDownstream(p))
+	s.m.fromVM(p)
 	return true
 }
 
@@ -219,6 +255,7 @@ func (s *raceSession) run() {
 		rapid.IntRange(1, 8).Draw(s.t, "vmPace"),
 		rapid.IntRange(1, 8).Draw(s.t, "wirePace"),
 		rapid.IntRange(0, 8).Draw(s.t, "threadsPace"),
+		rapid.IntRange(1, 8).Draw(s.t, "tunnelPace"),
 	}
 	total := 0
 	for _, w := range weights {
@@ -233,12 +270,13 @@ func (s *raceSession) run() {
 			s.vmAnswers()
 		case who < weights[0]+weights[1]+weights[2]:
 			s.deliver()
-		default:
+		case who < weights[0]+weights[1]+weights[2]+weights[3]:
 			s.vmActs()
+		default:
+			s.m.tunnelStep()
 		}
 	}
-	for s.vmAnswers() || s.deliver() {
-	}
+	s.drain()
 }
 
 // debuggerActs sends the next command of the debugger's reaction to the
@@ -274,11 +312,13 @@ func (s *raceSession) check() {
 		require.Equal(s.t, 1, a.replies, "replies to id %d", id)
 	}
 	require.Equal(s.t, s.events, s.received, "every event reaches the debugger once")
-	st := s.s.Stats()
-	require.True(s.t, st.Enabled, "valid traffic never disables: %v", s.s.DisabledReason())
-	require.Zero(s.t, st.Held)
-	require.Zero(s.t, st.InFlight)
-	require.LessOrEqual(s.t, st.SyntheticUsed+st.Wasted, st.Synthetic, "used and wasted are apart")
+	stats, why := s.m.stats()
+	for i, st := range stats {
+		require.True(s.t, st.Enabled, "valid traffic never disables: %v", why[i])
+		require.Zero(s.t, st.Held)
+		require.Zero(s.t, st.InFlight)
+		require.LessOrEqual(s.t, st.SyntheticUsed+st.Wasted, st.Synthetic, "used and wasted are apart")
+	}
 }
 
 // TestNeverStaleUnderRaces holds the Speculator to the transparency promise

@@ -104,7 +104,7 @@ func (n *Near) FromFar(b []byte) (Traffic, error) {
 		n.record(&resp, Upstream)
 		return n.out(&resp), nil
 	case frameUsed:
-		if size, speculated := n.spec.usedRemotely(Key(f.payload)); speculated {
+		if size, first := n.spec.usedRemotely(Key(f.payload)); first {
 			n.push.pushedUsed.Add(1)
 			n.push.pushedUsedBytes.Add(int64(size))
 		}

@@ -1,0 +1,94 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// throughSplit is a middle of a split proxy: a far half next to the
+// debugger, a near half next to the VM, and the tunnel between them, a wire
+// each way that holds frames in order for as long as the session draws.
+type throughSplit struct {
+	near   *scache.Near
+	far    *scache.Far
+	sess   *raceSession
+	toNear [][]byte // tunnel frames the far half sent, not yet read
+	toFar  [][]byte // tunnel frames the near half sent, not yet read
+}
+
+func newThroughSplit(t *rapid.T, opts []scache.Option) func(*raceSession) middle {
+	return func(s *raceSession) middle {
+		near, err := scache.NewNear(opts...)
+		require.NoError(t, err)
+		far, err := scache.NewFar(opts...)
+		require.NoError(t, err)
+		return &throughSplit{near: near, far: far, sess: s}
+	}
+}
+
+func (m *throughSplit) fromDebugger(p []byte) {
+	out := m.far.FromDebugger(p)
+	m.toNear = append(m.toNear, out.Upstream...)
+	for _, p := range out.Downstream {
+		m.sess.toDebugger(p)
+	}
+}
+
+func (m *throughSplit) fromVM(p []byte) {
+	out := m.near.FromVM(p)
+	m.sess.up = append(m.sess.up, out.Upstream...)
+	m.toFar = append(m.toFar, out.Downstream...)
+}
+
+// tunnelStep lets the next frame of one direction (drawn) arrive.
+func (m *throughSplit) tunnelStep() bool {
+	if len(m.toNear) == 0 && len(m.toFar) == 0 {
+		return false
+	}
+	if len(m.toFar) == 0 || (len(m.toNear) > 0 && rapid.Bool().Draw(m.sess.t, "tunnelUp")) {
+		f := m.toNear[0]
+		m.toNear = m.toNear[1:]
+		out, err := m.near.FromFar(f)
+		require.NoError(m.sess.t, err)
+		m.sess.up = append(m.sess.up, out.Upstream...)
+		m.toFar = append(m.toFar, out.Downstream...)
+		return true
+	}
+	f := m.toFar[0]
+	m.toFar = m.toFar[1:]
+	out, err := m.far.FromNear(f)
+	require.NoError(m.sess.t, err)
+	m.toNear = append(m.toNear, out.Upstream...)
+	for _, p := range out.Downstream {
+		m.sess.toDebugger(p)
+	}
+	return true
+}
+
+func (m *throughSplit) stats() ([]scache.Stats, []error) {
+	return []scache.Stats{m.near.Stats(), m.far.Stats()},
+		[]error{m.near.Speculator().DisabledReason(), m.far.Speculator().DisabledReason()}
+}
+
+// TestNeverStaleThroughSplit holds a split proxy to the transparency
+// promise: the race sessions of TestNeverStaleUnderRaces, with the far half
+// next to the debugger, the near half next to the VM and a tunnel between
+// them that delays each frame as long as the session draws. Every reply the
+// debugger gets equals what the VM answered in some state between the
+// command reaching the far half and the reply leaving it.
+func TestNeverStaleThroughSplit(t *testing.T) {
+	for name, opts := range propertyModes {
+		t.Run(name, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				s := newRaceSessionThrough(t, newThroughSplit(t, opts))
+				s.run()
+				s.check()
+				near := s.m.(*throughSplit).near.Stats()
+				require.LessOrEqual(t, near.PushedUsed, near.Synthetic, "what the far half used was pushed")
+			})
+		})
+	}
+}
