@@ -69,8 +69,8 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 	<-s.downW.done
 	<-s.upW.done
 	held := r.split.speculator().Close()
-	if ctx.Err() != nil && s.first == nil {
-		return ctx.Err()
+	if ctx.Err() != nil {
+		return ctx.Err() // the connections were closed here
 	}
 	if s.first == nil && !s.ending.Load() {
 		return held

@@ -58,8 +58,9 @@ const (
 )
 
 // notATunnelMessage is what a JDWP debugger that connects to the near half
-// reads in place of the handshake.
-const notATunnelMessage = "scache: this is the near half of a split proxy: connect the far half here (proxy -split far), and the debugger to the far half\n"
+// reads in place of the handshake. A debugger shows the 14 bytes it read
+// in place of "JDWP-Handshake": they say what to do.
+const notATunnelMessage = "use -split far: this is the near half of a split proxy (scache); connect a far half (proxy -split far) here and the debugger to the far half\n"
 
 // ErrTunnel marks errors about the tunnel between the halves of a split
 // proxy: a peer that is not the other half, another version, a malformed
