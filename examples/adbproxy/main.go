@@ -8,6 +8,11 @@
 // on the device through the adb server (ANDROID_ADB_SERVER_PORT, or 5037).
 // -list prints the device's debuggable pids (track-jdwp) and exits.
 //
+// With -split near it is the near half of a split proxy, beside the adb
+// server the device is attached to: a far half (go run ./examples/proxy
+// -split far -vm THIS_ADDR) next to the debugger connects to -listen, and the
+// whole inspection of each stop runs at the device's latency.
+//
 // JDWP gives whoever connects code execution in the app: the proxy listens on
 // loopback unless -listen names another address.
 package main
@@ -45,7 +50,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	list := fs.Bool("list", false, "print the device's debuggable pids and exit")
 	server := fs.String("adb", "", "the adb server's address (default 127.0.0.1:$ANDROID_ADB_SERVER_PORT or :5037)")
 	journalFile := fs.String("journal", "", "write the journal of every session to this file: pcapng for a name ending in .pcapng, else the trace format")
+	split := fs.String("split", "", "near: be the near half of a split proxy; a far half (proxy -split far) connects to -listen")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *split != "" && *split != "near" {
+		fmt.Fprintln(stderr, "adbproxy: -split takes near only: the far half runs next to the debugger (proxy -split far)")
 		return 2
 	}
 	client := &adb.Client{Addr: *server}
@@ -68,6 +78,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	if err != nil {
 		fmt.Fprintln(stderr, "adbproxy:", err)
 		return 2
+	}
+	if *split == "near" {
+		opts = append(opts, scache.WithSplit(scache.NearHalf))
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {

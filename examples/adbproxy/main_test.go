@@ -3,19 +3,58 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"log/slog"
+	"net"
 	"testing"
 	"time"
 
 	"github.com/jdwpscache/scache/adb/adbtest"
 	"github.com/jdwpscache/scache/internal/adbservertest"
 	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/scache"
 	"github.com/stretchr/testify/require"
 )
+
+// serveFar serves a far half in front of the near half at near until the
+// test ends, and returns its address and its sessions' stats.
+func serveFar(t *testing.T, near string) (string, chan scache.Stats) {
+	stats := make(chan scache.Stats, 1)
+	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", near)
+	}, scache.WithSplit(scache.FarHalf), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		scache.WithSessionEnded(func(st scache.Stats, err error) {
+			if err != nil {
+				t.Errorf("the far half's session: %v", err)
+			}
+			stats <- st
+		}))
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	return ln.Addr().String(), stats
+}
 
 // TestFullChain debugs a real VM with the JDI driver through the whole
 // chain: the Speculator's proxy, a real adb server, an emulated device, the
 // JVM. The transcript equals a direct one.
 func TestFullChain(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		t.Run(map[bool]string{false: "one proxy", true: "near half"}[split], func(t *testing.T) { fullChain(t, split) })
+	}
+}
+
+// fullChain runs the chain with adbproxy as the one proxy, or as the near
+// half of a split proxy whose far half the test runs.
+func fullChain(t *testing.T, split bool) {
 	opts := jvmtest.DriverOptions{Stops: 2}
 	direct, _ := jvmtest.RunDriver(t, jvmtest.Start(t, "Debuggee", "2").Addr, opts)
 
@@ -39,12 +78,21 @@ func TestFullChain(t *testing.T) {
 	ready := make(chan string, 1)
 	done := make(chan int, 1)
 	var errOut bytes.Buffer
-	go func() {
-		done <- run(ctx, []string{"-adb", server, "-serial", dev.Addr, "-pid", "777", "-listen", "127.0.0.1:0"},
-			&bytes.Buffer{}, &errOut, ready)
-	}()
+	args := []string{"-adb", server, "-serial", dev.Addr, "-pid", "777", "-listen", "127.0.0.1:0"}
+	if split {
+		args = append(args, "-split", "near")
+	}
+	go func() { done <- run(ctx, args, &bytes.Buffer{}, &errOut, ready) }()
 	addr := <-ready
+	var farStats chan scache.Stats
+	if split {
+		addr, farStats = serveFar(t, addr)
+	}
 	got, _ := jvmtest.RunDriver(t, addr, opts)
+	if split {
+		st := <-farStats
+		require.Positive(t, st.Hits+st.Belayed, "the far half answered from what the near half pushed")
+	}
 	require.Equal(t, direct, got)
 	cancel()
 	require.Equal(t, 0, <-done, errOut.String())

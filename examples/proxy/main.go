@@ -2,6 +2,7 @@
 //
 //	go run ./examples/proxy -listen 127.0.0.1:8700 -vm 127.0.0.1:5005 [-mode scache|classic|off]
 //	                        [-stats FILE] [-journal FILE] [-timeline FILE.json] [-share] [-v]
+//	                        [-split near|far]
 //
 // Point the debugger at the listen address instead of the VM. The proxy
 // serves one debugger at a time, as a VM does, and logs a summary after each
@@ -14,6 +15,19 @@
 // With -share, several debuggers and tools may attach at once: the proxy
 // holds one connection to the VM and multiplexes them on it (package share);
 // -stats is then written when the VM connection ends.
+//
+// With -split, the proxy is one half of a split proxy, for a slow link
+// between the debugger's machine and the VM's: run
+//
+//	proxy -split near -listen 127.0.0.1:8701 -vm VMADDR      (next to the VM)
+//	proxy -split far  -listen 127.0.0.1:8700 -vm NEARADDR    (next to the debugger)
+//
+// and point the debugger at the far half. The near half speculates at the
+// VM's latency and pushes the answers to the far half with each stop; the
+// link between them (ssh -L, kubectl port-forward, adb forward) carries one
+// TCP connection per session. Both halves take -mode, -stats, -journal,
+// -timeline and -v: the far half's describe what the debugger saw, the near
+// half's what the VM saw and what was pushed.
 //
 // JDWP gives whoever connects code execution in the VM, so the proxy listens
 // on loopback unless -listen names another address.
@@ -43,6 +57,7 @@ func main() {
 	timelineFile := flag.String("timeline", "", "write the last session's timeline (Chrome trace-event JSON) to this file")
 	shared := flag.Bool("share", false, "let several debuggers and tools attach at once, on one VM connection")
 	verbose := flag.Bool("v", false, "log one line per stop: where, how long the debugger waited, what speculation answered")
+	split := flag.String("split", "", "be one half of a split proxy: near (next to the VM; -vm is the VM) or far (next to the debugger; -vm is the near half)")
 	flag.Parse()
 
 	err := func() error {
@@ -53,11 +68,11 @@ func main() {
 		if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
 			slog.Warn("listening beyond loopback: anyone who can connect can run code in the VM", "addr", ln.Addr().String())
 		}
-		slog.Info("proxy ready", "listen", ln.Addr().String(), "vm", *vmAddr, "mode", *mode)
+		slog.Info("proxy ready", "listen", ln.Addr().String(), "vm", *vmAddr, "mode", *mode, "split", *split)
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
 		return serve(ctx, ln, config{vmAddr: *vmAddr, mode: *mode, statsFile: *statsFile,
-			journalFile: *journalFile, timelineFile: *timelineFile, share: *shared, verbose: *verbose})
+			journalFile: *journalFile, timelineFile: *timelineFile, share: *shared, verbose: *verbose, split: *split})
 	}()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "proxy:", err)
@@ -70,6 +85,7 @@ type config struct {
 	vmAddr, mode                         string
 	statsFile, journalFile, timelineFile string
 	share, verbose                       bool
+	split                                string // "", near or far
 }
 
 // serve runs the proxy on ln until ctx ends.
@@ -79,6 +95,17 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 	if err != nil {
 		ln.Close()
 		return err
+	}
+	if cfg.split != "" {
+		half, err := scache.ParseHalf(cfg.split)
+		if err == nil && cfg.share {
+			err = fmt.Errorf("-share and -split: share a VM with the far half's debuggers is not supported; run -share at the near half's VM without -split")
+		}
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		opts = append(opts, scache.WithSplit(half))
 	}
 	if cfg.share {
 		return serveShared(ctx, ln, cfg, opts)
@@ -162,6 +189,13 @@ type sessionStats struct {
 	Wasted      int64 `json:"wasted"`
 	CacheBytes  int64 `json:"cache_bytes"`
 	Used        int64 `json:"synthetic_used"`
+	// Split mode: bytes this half sent on the tunnel; the near half's bytes
+	// of speculation pushed to the far half, and the replies (and their
+	// bytes) that answered the debugger there.
+	TunnelBytes     int64 `json:"tunnel_bytes,omitempty"`
+	PushedBytes     int64 `json:"pushed_bytes,omitempty"`
+	PushedUsed      int64 `json:"pushed_used,omitempty"`
+	PushedUsedBytes int64 `json:"pushed_used_bytes,omitempty"`
 	// Stops lists each stop of the session, from its event to the resume.
 	Stops []stopStats `json:"stops"`
 }
@@ -186,7 +220,8 @@ func location(l jdwp.Location) string {
 func writeStats(path string, st scache.Stats, stops []scache.StopRecord) error {
 	out := sessionStats{PacketsUp: st.PacketsUp, PacketsDown: st.PacketsDown,
 		Synthetic: st.Synthetic, Hits: st.Hits, Belayed: st.Belayed, Misses: st.Misses, Wasted: st.Wasted,
-		CacheBytes: st.CacheBytes, Used: st.SyntheticUsed, Stops: []stopStats{}}
+		CacheBytes: st.CacheBytes, Used: st.SyntheticUsed, Stops: []stopStats{},
+		TunnelBytes: st.TunnelBytes, PushedBytes: st.PushedBytes, PushedUsed: st.PushedUsed, PushedUsedBytes: st.PushedUsedBytes}
 	for _, s := range stops {
 		out.Stops = append(out.Stops, stopStats{Thread: fmt.Sprintf("%#x", uint64(s.Thread)), Location: location(s.Location),
 			Step: s.Step, StopMs: float64(s.End.Sub(s.Start).Microseconds()) / 1000,

@@ -127,3 +127,71 @@ func TestPcapngJournal(t *testing.T) {
 	require.Len(t, sessions, 1)
 	require.Greater(t, len(sessions[0].Records), 20)
 }
+
+// TestSplitHalvesWithARealDebugger runs the example as both halves of a
+// split proxy between a real VM and the JDI driver: the transcript equals
+// a direct one, the far half's stats list the stops answered at the far
+// end, and the near half's say what it pushed and how much was used.
+func TestSplitHalvesWithARealDebugger(t *testing.T) {
+	opts := jvmtest.DriverOptions{Stops: 2}
+	direct, _ := jvmtest.RunDriver(t, jvmtest.Start(t, "Debuggee", "2").Addr, opts)
+
+	vm := jvmtest.Start(t, "Debuggee", "2")
+	dir := t.TempDir()
+	start := func(cfg config) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- serve(ctx, ln, cfg) }()
+		t.Cleanup(func() {
+			cancel()
+			require.NoError(t, <-done)
+		})
+		return ln.Addr().String()
+	}
+	nearStats, farStats := filepath.Join(dir, "near.json"), filepath.Join(dir, "far.json")
+	near := start(config{vmAddr: vm.Addr, mode: "scache", split: "near", statsFile: nearStats})
+	far := start(config{vmAddr: near, mode: "scache", split: "far", statsFile: farStats, verbose: true})
+	got, _ := jvmtest.RunDriver(t, far, opts)
+	require.Equal(t, direct, got)
+	for _, f := range []string{nearStats, farStats} {
+		require.Eventually(t, func() bool { _, err := os.Stat(f); return err == nil }, 30*time.Second, time.Millisecond)
+	}
+	var n, f struct {
+		Synthetic   int64 `json:"synthetic"`
+		Hits        int64 `json:"hits"`
+		Belayed     int64 `json:"belayed"`
+		PushedBytes int64 `json:"pushed_bytes"`
+		PushedUsed  int64 `json:"pushed_used"`
+		TunnelBytes int64 `json:"tunnel_bytes"`
+		Stops       []struct {
+			Asked    int `json:"asked"`
+			Answered int `json:"answered"`
+		} `json:"stops"`
+	}
+	b, err := os.ReadFile(nearStats)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &n))
+	b, err = os.ReadFile(farStats)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &f))
+	require.Positive(t, n.Synthetic)
+	require.Positive(t, n.PushedBytes)
+	require.Positive(t, n.PushedUsed)
+	require.Positive(t, f.Hits+f.Belayed, "the far half answered the debugger")
+	require.Positive(t, f.TunnelBytes)
+	require.Len(t, f.Stops, 8, "2 breakpoints and 3 steps after each, seen at the far half")
+	answered := 0
+	for _, s := range f.Stops {
+		answered += s.Answered
+	}
+	require.Positive(t, answered)
+}
+
+func TestSplitNeedsAHalf(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	err = serve(context.Background(), ln, config{mode: "scache", split: "middle"})
+	require.ErrorContains(t, err, "near or far")
+}
