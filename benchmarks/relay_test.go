@@ -28,9 +28,21 @@ const relayStops = 3
 // (or directly for "direct"), and returns the driver's wall time for the
 // session and its transcript.
 func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions, extra ...scache.Option) (time.Duration, string, scache.Stats) {
+	d, transcript, st, _ := workloadStops(b, delay, mode, o, extra...)
+	return d, transcript, st
+}
+
+// workloadStops is workloadSession, with the stops as the debugger lived
+// them (a StopLog on the journal of the proxy next to it; none direct).
+func workloadStops(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions, extra ...scache.Option) (time.Duration, string, scache.Stats, []scache.StopRecord) {
 	vm := jvmtest.Start(b, "Debuggee", fmt.Sprint(o.Stops))
+	stops := &scache.StopLog{}
 	if mode == "split" {
-		return splitSession(b, vm.Addr, delay, o, extra...)
+		d, transcript, st := splitSession(b, vm.Addr, delay, o, stops, extra...)
+		return d, transcript, st, stops.Stops()
+	}
+	if mode != "direct" {
+		extra = append(extra, scache.WithJournal(stops.Add))
 	}
 	stats := make(chan scache.Stats, 1)
 	link, err := latency.Listen(vm.Addr, delay)
@@ -45,7 +57,7 @@ func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.D
 	if mode != "direct" {
 		st = <-stats
 	}
-	return elapsed, transcript, st
+	return elapsed, transcript, st, stops.Stops()
 }
 
 // splitSession runs the JDI driver with workload o through a split proxy:
@@ -53,13 +65,13 @@ func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.D
 // halves, the far half next to the debugger. Its stats are the near half's
 // (what was speculated, pushed and used) with the far half's hits and
 // belayed commands.
-func splitSession(b *testing.B, vmAddr string, delay time.Duration, o jvmtest.DriverOptions, extra ...scache.Option) (time.Duration, string, scache.Stats) {
+func splitSession(b *testing.B, vmAddr string, delay time.Duration, o jvmtest.DriverOptions, stops *scache.StopLog, extra ...scache.Option) (time.Duration, string, scache.Stats) {
 	nearStats, farStats := make(chan scache.Stats, 1), make(chan scache.Stats, 1)
 	near := serveProxy(b, vmAddr, "scache", nearStats, append(extra, scache.WithSplit(scache.NearHalf))...)
 	link, err := latency.Listen(near, delay)
 	require.NoError(b, err)
 	defer link.Close()
-	far := serveProxy(b, link.Addr, "scache", farStats, append(extra, scache.WithSplit(scache.FarHalf))...)
+	far := serveProxy(b, link.Addr, "scache", farStats, append(extra, scache.WithSplit(scache.FarHalf), scache.WithJournal(stops.Add))...)
 	transcript, elapsed := jvmtest.RunDriver(b, far, o)
 	st, fst := <-nearStats, <-farStats
 	st.Hits, st.Belayed, st.Misses = fst.Hits, fst.Belayed, fst.Misses
@@ -103,10 +115,14 @@ func serveProxy(b *testing.B, target, mode string, stats chan<- scache.Stats, ex
 func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.DriverOptions) map[string]time.Duration {
 	total := map[string]time.Duration{}
 	var sent, used, pushed, pushedUsed int64
+	roundTrips := map[string][]float64{}
 	for i := 0; i < b.N; i++ {
 		var want string
 		for _, mode := range modes {
-			d, transcript, st := workloadSession(b, delay, mode, o)
+			d, transcript, st, stops := workloadStops(b, delay, mode, o)
+			for _, s := range stops {
+				roundTrips[mode] = append(roundTrips[mode], s.RoundTrips)
+			}
 			total[mode] += d
 			if mode == "scache" || mode == "split" {
 				sent, used = sent+st.Synthetic, used+st.SyntheticUsed
@@ -126,6 +142,12 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 	}
 	if sent > 0 {
 		b.ReportMetric(float64(used)/float64(sent), "used/speculated")
+	}
+	for mode, rts := range roundTrips {
+		if mode != "off" && len(rts) > 0 {
+			sort.Float64s(rts)
+			b.ReportMetric(rts[len(rts)/2], "rt/stop_median_"+mode)
+		}
 	}
 	if pushed > 0 {
 		b.ReportMetric(float64(pushed)/float64(b.N*o.Stops), "pushedB/stop")
