@@ -87,4 +87,23 @@
 //     tests cover it.
 //
 // [Relay] wires a Speculator between two real connections.
+//
+// # Split mode
+//
+// Across a slow link, a proxy next to the debugger learns of a stop only when
+// the event has crossed it. Split mode puts the link between two halves: a
+// [Near] next to the VM, a [Far] next to the debugger, and a tunnel of one
+// TCP connection between them (tunnel.go: its handshake and frames). The
+// near half is a Speculator that speculates at the VM's latency; it forwards
+// the VM's packets and announces each synthetic command it sends, then its
+// reply. The far half is the same state machine as a follower
+// (follower.go): it sends nothing of its own, adopts each announced command
+// as if it had sent it at that point of the stream, and answers the
+// debugger from the replies and its own belay, so what it caches and
+// invalidates follows the same rules applied to the same packets in the
+// same order. Each announcement carries how many of the debugger's commands
+// the near half had read; one the near half had not seen that may change
+// what the command reads (anything but a pure read) makes the far half
+// adopt it poisoned. The far half tells the near one which replies it
+// used, for the learner. WithSplit makes a Relay or a Proxy one half.
 package scache

@@ -60,9 +60,9 @@ func startKillableSplit(t *testing.T, vmAddr string) *splitSessionParts {
 
 // TestKillingEitherHalfEndsTheDebuggersSession kills the near or the far
 // half at several points of a real session (a HotSpot VM, stopped and
-// inspected): the debugger's connection ends, its waiting command fails,
-// the other half's Run returns, naming a lost tunnel, and no goroutine is
-// left behind.
+// inspected): the debugger's connection ends, then its commands fail, the
+// other half's Run returns an error (the far half's names the lost tunnel),
+// and no goroutine is left behind.
 func TestKillingEitherHalfEndsTheDebuggersSession(t *testing.T) {
 	jvmtest.Require(t)
 	for _, half := range []string{"near", "far"} {
@@ -111,8 +111,11 @@ func TestKillingEitherHalfEndsTheDebuggersSession(t *testing.T) {
 				err := <-otherDone
 				if half == "near" {
 					require.True(t, errors.Is(err, scache.ErrTunnelLost), "the far half's Run: %v", err)
-				} else {
-					require.False(t, errors.Is(err, scache.ErrTunnelLost), "the near half saw the far half end: %v", err)
+				} else if err != nil {
+					// The near half saw the tunnel end without the far
+					// half's end frame (a far half shut down by its context
+					// may still get it out: then Run ends cleanly).
+					require.True(t, errors.Is(err, scache.ErrTunnelLost), "the near half's Run: %v", err)
 				}
 				if half == "near" {
 					require.ErrorIs(t, <-s.nearDone, context.Canceled)
