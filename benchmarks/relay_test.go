@@ -157,14 +157,16 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 }
 
 // BenchmarkRelayLatency measures the JDI driver's wall time for a session of
-// relayStops stops, directly and through the proxy in each mode, at one-way
+// relayStops stops, directly and through the proxy in each mode (split: the
+// delay between the halves of a split proxy), at one-way
 // delays of 0, 2.5, 10 and 25 ms (RTT 0, 5, 20, 50 ms), all in one run, and
 // reports the ratios. Run it with -benchtime 1x: each iteration starts VMs.
 func BenchmarkRelayLatency(b *testing.B) {
 	for _, delay := range []time.Duration{0, 2500 * time.Microsecond, 10 * time.Millisecond, 25 * time.Millisecond} {
 		b.Run(fmt.Sprintf("rtt=%v", 2*delay), func(b *testing.B) {
-			total := compareModes(b, delay, []string{"direct", "off", "classic", "scache"}, jvmtest.DriverOptions{Stops: relayStops})
+			total := compareModes(b, delay, []string{"direct", "off", "classic", "scache", "split"}, jvmtest.DriverOptions{Stops: relayStops})
 			b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
+			b.ReportMetric(float64(total["split"])/float64(total["off"]), "split/off")
 			b.ReportMetric(float64(total["scache"])/float64(total["classic"]), "scache/classic")
 		})
 	}

@@ -23,15 +23,22 @@ var modeOptions = map[string][]scache.Option{
 // startProxy runs a Proxy in front of vmAddr in the given mode until the test
 // ends, and returns its address and the stats of its sessions.
 func startProxy(t testing.TB, vmAddr, mode string) (string, <-chan scache.Stats) {
+	return serveProxyFor(t, vmAddr, "the "+mode+" proxy", modeOptions[mode]...)
+}
+
+// serveProxyFor runs a Proxy with opts that dials target, until the test
+// ends; name says what it is in failures. It returns the Proxy's address
+// and the stats of its sessions.
+func serveProxyFor(t testing.TB, target, name string, opts ...scache.Option) (string, <-chan scache.Stats) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	stats := make(chan scache.Stats, 4)
 	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
-		return d.DialContext(ctx, "tcp", vmAddr)
-	}, append(modeOptions[mode], scache.WithSessionEnded(func(st scache.Stats, err error) {
+		return d.DialContext(ctx, "tcp", target)
+	}, append(opts, scache.WithSessionEnded(func(st scache.Stats, err error) {
 		if err != nil {
-			t.Errorf("session through the %s proxy: %v", mode, err)
+			t.Errorf("session through %s: %v", name, err)
 		}
 		stats <- st
 	}), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))...)

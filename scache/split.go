@@ -120,9 +120,12 @@ func (n *Near) FromVM(packet []byte) Traffic {
 	return n.out(&resp)
 }
 
-func (n *Near) record(resp *Response, dir Direction) {
-	if n.journal != nil {
-		resp.JournalEntries(dir, time.Now(), n.journal)
+func (n *Near) record(resp *Response, dir Direction) { record(n.journal, resp, dir) }
+
+// record gives journal, if set, the entries of a Response.
+func record(journal func(JournalEntry), resp *Response, dir Direction) {
+	if journal != nil {
+		resp.JournalEntries(dir, time.Now(), journal)
 	}
 }
 
@@ -206,11 +209,7 @@ func (f *Far) FromDebugger(packet []byte) Traffic {
 	return f.out(&resp)
 }
 
-func (f *Far) record(resp *Response, dir Direction) {
-	if f.journal != nil {
-		resp.JournalEntries(dir, time.Now(), f.journal)
-	}
-}
+func (f *Far) record(resp *Response, dir Direction) { record(f.journal, resp, dir) }
 
 // FromNear takes one tunnel frame from the near half. An error is about
 // the tunnel: the session cannot go on.

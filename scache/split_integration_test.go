@@ -1,10 +1,6 @@
 package scache_test
 
 import (
-	"context"
-	"io"
-	"log/slog"
-	"net"
 	"testing"
 	"time"
 
@@ -33,27 +29,8 @@ func startSplit(t testing.TB, vmAddr, mode string, delay time.Duration) (addr st
 // startHalf runs one half of a split proxy that dials target, until the
 // test ends.
 func startHalf(t testing.TB, half scache.Half, target, mode string) (string, <-chan scache.Stats) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	stats := make(chan scache.Stats, 4)
-	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", target)
-	}, append(modeOptions[mode], scache.WithSplit(half), scache.WithSessionEnded(func(st scache.Stats, err error) {
-		if err != nil {
-			t.Errorf("session through the %s half (%s): %v", half, mode, err)
-		}
-		stats <- st
-	}), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))...)
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
-	return ln.Addr().String(), stats
+	opts := append(append([]scache.Option(nil), modeOptions[mode]...), scache.WithSplit(half))
+	return serveProxyFor(t, target, "the "+half.String()+" half ("+mode+")", opts...)
 }
 
 // TestTranscriptThroughSplitEqualsDirect debugs real HotSpot VMs with a real
