@@ -23,10 +23,21 @@ import (
 // adopt registers a synthetic command the near half sent, as the far
 // half's own. poisoned says a debugger command the near half had not seen
 // when it sent it may change what it reads. Its reply, when it comes, goes
-// through OnDownstream (see absorbs).
-func (s *Speculator) adopt(packet []byte, poisoned bool) error {
+// through OnDownstream (see absorbs). A command the near half should not
+// have announced switches speculation off (disable): the debugger commands
+// it releases are in the Response.
+func (s *Speculator) adopt(packet []byte, poisoned bool) Response {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var r Response
+	if err := s.register(packet, poisoned); err != nil {
+		s.disable(&r, err)
+	}
+	return r
+}
+
+// register is adopt's bookkeeping; mu is held.
+func (s *Speculator) register(packet []byte, poisoned bool) error {
 	var h jdwp.Header
 	if err := h.Parse(packet); err != nil {
 		return fmt.Errorf("announced command: %w", err)

@@ -195,15 +195,7 @@ func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error 
 }
 
 func (r *Relay) handshake(debugger, vm io.ReadWriter) error {
-	timeout := r.handshakeTimeout
-	if timeout <= 0 {
-		timeout = jdwp.HandshakeTimeout
-	}
-	deadline := time.Now().Add(timeout)
-	setDeadline(debugger, deadline)
-	setDeadline(vm, deadline)
-	defer setDeadline(debugger, time.Time{})
-	defer setDeadline(vm, time.Time{})
+	defer r.handshakeDeadline(debugger, vm)()
 	if err := jdwp.ReadHandshake(debugger, "debugger"); err != nil {
 		return err
 	}
@@ -219,6 +211,22 @@ func (r *Relay) handshake(debugger, vm io.ReadWriter) error {
 		return fmt.Errorf("scache: answering the debugger's handshake: %w", err)
 	}
 	return nil
+}
+
+// handshakeDeadline sets the handshake's deadline on both connections (those
+// that have deadlines) and returns the function that clears it.
+func (r *Relay) handshakeDeadline(a, b any) (clear func()) {
+	timeout := r.handshakeTimeout
+	if timeout <= 0 {
+		timeout = jdwp.HandshakeTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	setDeadline(a, deadline)
+	setDeadline(b, deadline)
+	return func() {
+		setDeadline(a, time.Time{})
+		setDeadline(b, time.Time{})
+	}
 }
 
 func setDeadline(rw any, t time.Time) {

@@ -224,15 +224,8 @@ func (f *Far) FromNear(b []byte) (Traffic, error) {
 		f.record(&resp, Downstream)
 		return f.out(&resp), nil
 	case frameAnnounce:
-		if err := f.spec.adopt(fr.payload, f.changed > fr.seq); err != nil {
-			// The near half announces what it should not: follow no more.
-			var r Response
-			f.spec.mu.Lock()
-			f.spec.disable(&r, err)
-			f.spec.mu.Unlock()
-			return f.out(&r), nil
-		}
-		return Traffic{}, nil
+		resp := f.spec.adopt(fr.payload, f.changed > fr.seq)
+		return f.out(&resp), nil
 	case frameSynthetic:
 		if !f.spec.absorbs(jdwp.PacketID(fr.payload)) {
 			f.dropped.Add(1)
@@ -287,7 +280,6 @@ type splitHalf interface {
 	fromDown(b []byte) (Traffic, error)
 	fromUp(b []byte) (Traffic, error)
 	stats() Stats
-	speculator() *Speculator
 }
 
 type nearHalf struct {
@@ -297,7 +289,6 @@ type nearHalf struct {
 func (h *nearHalf) fromDown(b []byte) (Traffic, error) { return h.FromFar(b) }
 func (h *nearHalf) fromUp(b []byte) (Traffic, error)   { return h.FromVM(b), nil }
 func (h *nearHalf) stats() Stats                       { return h.Stats() }
-func (h *nearHalf) speculator() *Speculator            { return h.spec }
 
 type farHalf struct {
 	*Far
@@ -306,4 +297,3 @@ type farHalf struct {
 func (h *farHalf) fromDown(b []byte) (Traffic, error) { return h.FromDebugger(b), nil }
 func (h *farHalf) fromUp(b []byte) (Traffic, error)   { return h.FromNear(b) }
 func (h *farHalf) stats() Stats                       { return h.Stats() }
-func (h *farHalf) speculator() *Speculator            { return h.spec }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
 )
@@ -23,20 +22,24 @@ var ErrTunnelLost = errors.New("scache: the tunnel between the halves of the spl
 
 // splitRun is one session of a split relay: a half between its two
 // connections, down (the far half's debugger, or the near half's tunnel)
-// and up (the far half's tunnel, or the near half's VM).
+// and up (the far half's tunnel, or the near half's VM). The tunnel side
+// and the JDWP side are resolved once, at the start.
 type splitRun struct {
 	r        *Relay
 	half     splitHalf
 	down, up io.ReadWriteCloser
 	tunnelUp bool // the tunnel is up (far half) or down (near half)
 
-	mu           sync.Mutex // the order of the half's calls and of what they put
-	downW, upW   *queueWriter
-	ending       atomic.Bool // an end frame was sent or received
-	closeOnce    sync.Once
-	errMu        sync.Mutex
-	first        error
-	peerEndedWhy string
+	tunnel, jdwpConn io.ReadWriteCloser
+	jdwpPeer         string // "debugger" or "VM": who is at the JDWP side
+
+	mu             sync.Mutex // the order of the half's calls and of what they put
+	downW, upW     *queueWriter
+	tunnelW, jdwpW *queueWriter // the same two writers, by side
+	ending         atomic.Bool  // an end frame was sent or received
+	closeOnce      sync.Once
+	errMu          sync.Mutex
+	first          error
 }
 
 func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error {
@@ -56,19 +59,24 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 		}
 		return err
 	}
-	s.downW = newQueueWriter(down, r.queueBytes())
-	s.upW = newQueueWriter(up, r.queueBytes())
+	s.downW = newQueueWriter(down, DefaultTunnelQueueBytes)
+	s.upW = newQueueWriter(up, DefaultTunnelQueueBytes)
+	if s.tunnelUp {
+		s.tunnel, s.tunnelW, s.jdwpConn, s.jdwpW, s.jdwpPeer = up, s.upW, down, s.downW, "debugger"
+	} else {
+		s.tunnel, s.tunnelW, s.jdwpConn, s.jdwpW, s.jdwpPeer = down, s.downW, up, s.upW, "VM"
+	}
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); s.readSide(false) }()
-	go func() { defer wg.Done(); s.readSide(true) }()
+	go func() { defer wg.Done(); s.readTunnel() }()
+	go func() { defer wg.Done(); s.readJDWP() }()
 	wg.Wait()
 	s.closeBoth()
 	s.downW.abort(io.ErrClosedPipe)
 	s.upW.abort(io.ErrClosedPipe)
 	<-s.downW.done
 	<-s.upW.done
-	held := r.split.speculator().Close()
+	held := r.spec.Close()
 	if ctx.Err() != nil {
 		return ctx.Err() // the connections were closed here
 	}
@@ -76,10 +84,6 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 		return held
 	}
 	return s.first
-}
-
-func (r *Relay) queueBytes() int {
-	return DefaultTunnelQueueBytes
 }
 
 func (s *splitRun) closeBoth() {
@@ -99,61 +103,33 @@ func (s *splitRun) fail(err error) {
 	s.closeBoth()
 }
 
-// readSide reads one connection until it ends, presenting each packet or
-// frame to the half.
-func (s *splitRun) readSide(up bool) {
-	conn, name := s.down, "debugger"
-	if up {
-		conn, name = s.up, "VM"
-	}
-	if s.tunnelUp == up {
-		s.readTunnel(conn)
-		return
-	}
-	if s.tunnelUp {
-		name = "debugger"
-	} else {
-		name = "VM"
-	}
-	f := jdwp.NewFramer(nil, conn)
+// readJDWP reads the debugger's or the VM's packets until its connection
+// ends, presenting each to the half.
+func (s *splitRun) readJDWP() {
+	f := jdwp.NewFramer(nil, s.jdwpConn)
 	if s.r.maxPacketSize > 0 {
 		f.SetMaxPacketSize(s.r.maxPacketSize)
 	}
-	err := f.ReadEach(func(p []byte) error { return s.present(p, up) })
+	err := f.ReadEach(func(p []byte) error { return s.present(p, !s.tunnelUp) })
 	if err != nil {
 		if !s.ending.Load() {
-			s.fail(fmt.Errorf("scache: reading from the %s: %w", name, err))
+			s.fail(fmt.Errorf("scache: reading from the %s: %w", s.jdwpPeer, err))
 		}
 		return
 	}
 	// The debugger or the VM closed its connection: the other half ends the
 	// session once it has everything read so far.
 	s.mu.Lock()
-	s.tunnelWriter().put([][]byte{newFrame(frameEnd, []byte("the "+name+" closed the connection"))})
+	s.tunnelW.put([][]byte{newFrame(frameEnd, []byte("the "+s.jdwpPeer+" closed the connection"))})
 	s.ending.Store(true)
 	s.mu.Unlock()
-	tunnel := s.tunnelConn()
-	s.tunnelWriter().finish(func() { jdwp.CloseAfterDrain(tunnel) })
-}
-
-func (s *splitRun) tunnelConn() io.ReadWriteCloser {
-	if s.tunnelUp {
-		return s.up
-	}
-	return s.down
-}
-
-func (s *splitRun) tunnelWriter() *queueWriter {
-	if s.tunnelUp {
-		return s.upW
-	}
-	return s.downW
+	s.tunnelW.finish(func() { jdwp.CloseAfterDrain(s.tunnel) })
 }
 
 // readTunnel reads frames from the other half until its end frame or the
 // tunnel's end.
-func (s *splitRun) readTunnel(conn io.Reader) {
-	fr := newFrameReader(conn, s.r.maxPacketSize)
+func (s *splitRun) readTunnel() {
+	fr := newFrameReader(s.tunnel, s.r.maxPacketSize)
 	for {
 		b, err := fr.read()
 		if err != nil {
@@ -166,8 +142,11 @@ func (s *splitRun) readTunnel(conn io.Reader) {
 			}
 			return
 		}
-		if len(b) > 0 && b[0] == frameEnd {
-			s.peerEnded(b)
+		if b[0] == frameEnd {
+			// The other half ended the session: what is queued for the
+			// debugger or the VM is written, then its connection closes.
+			s.ending.Store(true)
+			s.jdwpW.finish(func() { jdwp.CloseAfterDrain(s.jdwpConn) })
 			return
 		}
 		if err := s.present(b, s.tunnelUp); err != nil {
@@ -175,21 +154,6 @@ func (s *splitRun) readTunnel(conn io.Reader) {
 			return
 		}
 	}
-}
-
-// peerEnded ends the session at the other half's end frame: what is queued
-// for the debugger or the VM is written, then its connection closes.
-func (s *splitRun) peerEnded(b []byte) {
-	f, err := parseFrame(b)
-	if err == nil {
-		s.peerEndedWhy = string(f.payload)
-	}
-	s.ending.Store(true)
-	w, conn := s.downW, s.down
-	if !s.tunnelUp {
-		w, conn = s.upW, s.up
-	}
-	w.finish(func() { jdwp.CloseAfterDrain(conn) })
 }
 
 // present gives the half one packet or frame and queues what it returns;
@@ -225,11 +189,7 @@ func (s *splitRun) present(b []byte, up bool) error {
 // farHandshake takes the debugger's JDWP handshake, opens the tunnel with
 // the near half (which reaches the VM) and answers the debugger.
 func (r *Relay) farHandshake(debugger, tunnel io.ReadWriter) error {
-	deadline := time.Now().Add(r.handshakeTimeoutOrDefault())
-	setDeadline(debugger, deadline)
-	setDeadline(tunnel, deadline)
-	defer setDeadline(debugger, time.Time{})
-	defer setDeadline(tunnel, time.Time{})
+	defer r.handshakeDeadline(debugger, tunnel)()
 	if err := jdwp.ReadHandshake(debugger, "debugger"); err != nil {
 		return err
 	}
@@ -248,11 +208,7 @@ func (r *Relay) farHandshake(debugger, tunnel io.ReadWriter) error {
 // nearHandshake takes the far half's hello, does the JDWP handshake with
 // the VM and answers the far half.
 func (r *Relay) nearHandshake(tunnel, vm io.ReadWriter) error {
-	deadline := time.Now().Add(r.handshakeTimeoutOrDefault())
-	setDeadline(tunnel, deadline)
-	setDeadline(vm, deadline)
-	defer setDeadline(tunnel, time.Time{})
-	defer setDeadline(vm, time.Time{})
+	defer r.handshakeDeadline(tunnel, vm)()
 	if err := readFarHello(tunnel); err != nil {
 		refuseFar(tunnel, err)
 		return err
@@ -281,11 +237,4 @@ func refuseFar(tunnel io.Writer, err error) {
 	case errors.As(err, new(*versionError)):
 		_, _ = tunnel.Write(nearHello(1, err.Error()))
 	}
-}
-
-func (r *Relay) handshakeTimeoutOrDefault() time.Duration {
-	if r.handshakeTimeout > 0 {
-		return r.handshakeTimeout
-	}
-	return jdwp.HandshakeTimeout
 }

@@ -140,17 +140,14 @@ func (e *versionError) Unwrap() error { return ErrTunnel }
 // session is not on.
 func readNearHello(r io.Reader) error {
 	b := make([]byte, len(tunnelMagic)+5)
-	if n, err := io.ReadFull(r, b); err != nil {
-		if n >= len(jdwp.HandshakeBytes) && bytes.HasPrefix(b, jdwp.HandshakeBytes) {
-			return tunnelErrorf("the peer is a JDWP VM, not the near half of a split proxy: give the far half the near half's address")
-		}
-		if n == 0 && err == io.EOF {
-			return tunnelErrorf("the near half closed the tunnel without answering")
-		}
-		return tunnelErrorf("reading the near half's answer: %d of its %d bytes arrived: %v", n, len(b), err)
-	}
-	if bytes.HasPrefix(b, jdwp.HandshakeBytes) {
+	n, err := io.ReadFull(r, b)
+	switch {
+	case bytes.HasPrefix(b[:n], jdwp.HandshakeBytes):
 		return tunnelErrorf("the peer is a JDWP VM, not the near half of a split proxy: give the far half the near half's address")
+	case n == 0 && err == io.EOF:
+		return tunnelErrorf("the near half closed the tunnel without answering")
+	case err != nil:
+		return tunnelErrorf("reading the near half's answer: %d of its %d bytes arrived: %v", n, len(b), err)
 	}
 	if string(b[:len(tunnelMagic)]) != tunnelMagic {
 		return tunnelErrorf("the peer is not the near half of a split proxy: it sent %q", b)
@@ -170,28 +167,20 @@ func readNearHello(r io.Reader) error {
 	return nil
 }
 
-// appendFrame appends a frame of type typ whose payload is the
-// concatenation of parts.
-func appendFrame(b []byte, typ byte, parts ...[]byte) []byte {
+// newFrame returns a frame of type typ whose payload is the concatenation
+// of parts, in a buffer of its own.
+func newFrame(typ byte, parts ...[]byte) []byte {
 	n := 0
 	for _, p := range parts {
 		n += len(p)
 	}
-	b = append(b, typ, 0, 0, 0, 0)
-	binary.BigEndian.PutUint32(b[len(b)-4:], uint32(n))
+	b := make([]byte, frameHeaderSize, frameHeaderSize+n)
+	b[0] = typ
+	binary.BigEndian.PutUint32(b[1:], uint32(n))
 	for _, p := range parts {
 		b = append(b, p...)
 	}
 	return b
-}
-
-// newFrame returns a frame of its own.
-func newFrame(typ byte, parts ...[]byte) []byte {
-	n := frameHeaderSize
-	for _, p := range parts {
-		n += len(p)
-	}
-	return appendFrame(make([]byte, 0, n), typ, parts...)
 }
 
 // announceFrame returns the 'A' frame of a synthetic command sent when the
