@@ -281,32 +281,50 @@ func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
 
 // derived answers a debugger command from a cached reply it is a function
 // of: part of a stack, or its depth, from the whole stack of the same thread
-// in the same epoch. It reports whether it answered.
+// in the same epoch. The VM numbers frames by depth within a suspension, so
+// a part is byte for byte what it would answer. It reports whether it
+// answered. (It does not wait for a whole-stack reply in flight: if the part
+// turned out not to be in it, the command would reach the VM later than the
+// debugger sent it.)
 func (s *Speculator) derived(r *Response, id uint32, packet []byte, params jdwp.CommandMessage) bool {
 	switch m := params.(type) {
 	case *jdwp.ThreadFramesCommand:
-		return s.partOfFrames(r, id, packet, m)
+		start, length := m.StartFrame, m.Length
+		if start < 0 || (length < 1 && length != -1) || (start == 0 && length == -1) {
+			return false
+		}
+		return s.fromWholeStack(r, packet, m.Thread, func(whole []byte) ([]byte, bool) {
+			return framesPart(whole, s.sizes, start, length, id)
+		})
 	case *jdwp.ThreadFrameCountCommand:
-		whole := s.newKey(&jdwp.ThreadFramesCommand{Thread: m.Thread, StartFrame: 0, Length: -1})
-		e, ok := s.cache.get(whole)
-		if !ok {
-			return false
-		}
-		b, ok := frameCount(e.reply, s.sizes, id)
-		if !ok {
-			return false
-		}
-		s.stats.Hits++
-		s.use(r, whole, e)
-		s.answerHit(r, packet, b)
-		return true
+		return s.fromWholeStack(r, packet, m.Thread, func(whole []byte) ([]byte, bool) {
+			return frameCount(whole, s.sizes, id)
+		})
 	}
 	return false
 }
 
-// frameCount builds the reply to FrameCount with the given id from a
-// successful reply for the whole stack: its number of frames.
-func frameCount(whole []byte, sizes jdwp.IDSizes, id uint32) ([]byte, bool) {
+// fromWholeStack answers the debugger's command packet with what build
+// makes of the cached reply for thread's whole stack, if there is one and
+// build can.
+func (s *Speculator) fromWholeStack(r *Response, packet []byte, thread jdwp.ThreadID, build func(whole []byte) ([]byte, bool)) bool {
+	key := s.newKey(&jdwp.ThreadFramesCommand{Thread: thread, StartFrame: 0, Length: -1})
+	e, ok := s.cache.get(key)
+	if !ok {
+		return false
+	}
+	b, ok := build(e.reply)
+	if !ok {
+		return false
+	}
+	s.stats.Hits++
+	s.use(r, key, e)
+	s.answerHit(r, packet, b)
+	return true
+}
+
+// wholeStack decodes a successful reply for a whole stack.
+func wholeStack(whole []byte, sizes jdwp.IDSizes) ([]jdwp.Frame, bool) {
 	h, err := jdwp.ParseHeader(whole)
 	if err != nil || h.ErrorCode != jdwp.ErrNone {
 		return nil, false
@@ -315,52 +333,32 @@ func frameCount(whole []byte, sizes jdwp.IDSizes, id uint32) ([]byte, bool) {
 	if jdwp.Unmarshal(jdwp.Data(whole), sizes, &all) != nil {
 		return nil, false
 	}
-	return jdwp.AppendReplyPacket(nil, id, &jdwp.IntReply{Value: int32(len(all.Frames))}, sizes), true
+	return all.Frames, true
 }
 
-// partOfFrames answers a Frames command for part of a stack from the cached
-// reply for the whole stack of the same thread in the same epoch. The VM
-// numbers frames by depth within a suspension, so the part is byte for byte
-// what it would answer. It reports whether it answered. (It does not wait for
-// a whole-stack reply in flight: if the part turned out not to be in it, the
-// command would reach the VM later than the debugger sent it.)
-func (s *Speculator) partOfFrames(r *Response, id uint32, packet []byte, asked *jdwp.ThreadFramesCommand) bool {
-	start, length := asked.StartFrame, asked.Length
-	if start < 0 || (length < 1 && length != -1) || (start == 0 && length == -1) {
-		return false
-	}
-	whole := s.newKey(&jdwp.ThreadFramesCommand{Thread: asked.Thread, StartFrame: 0, Length: -1})
-	e, ok := s.cache.get(whole)
+// frameCount builds the reply to FrameCount with the given id from a
+// successful reply for the whole stack: its number of frames.
+func frameCount(whole []byte, sizes jdwp.IDSizes, id uint32) ([]byte, bool) {
+	all, ok := wholeStack(whole, sizes)
 	if !ok {
-		return false
+		return nil, false
 	}
-	b, ok := framesPart(e.reply, s.sizes, start, length, id)
-	if !ok {
-		return false
-	}
-	s.stats.Hits++
-	s.use(r, whole, e)
-	s.answerHit(r, packet, b)
-	return true
+	return jdwp.AppendReplyPacket(nil, id, &jdwp.IntReply{Value: int32(len(all))}, sizes), true
 }
 
 // framesPart builds the reply to Frames(start, length) with the given id
 // from a successful reply for the whole stack, if the part is inside it.
 func framesPart(whole []byte, sizes jdwp.IDSizes, start, length int32, id uint32) ([]byte, bool) {
-	h, err := jdwp.ParseHeader(whole)
-	if err != nil || h.ErrorCode != jdwp.ErrNone {
+	all, ok := wholeStack(whole, sizes)
+	if !ok || int(start) >= len(all) {
 		return nil, false
 	}
-	var all jdwp.ThreadFramesReply
-	if jdwp.Unmarshal(jdwp.Data(whole), sizes, &all) != nil || int(start) >= len(all.Frames) {
-		return nil, false
-	}
-	end := len(all.Frames)
+	end := len(all)
 	if length != -1 {
 		end = int(start) + int(length)
 	}
-	if end > len(all.Frames) {
+	if end > len(all) {
 		return nil, false
 	}
-	return jdwp.AppendReplyPacket(nil, id, &jdwp.ThreadFramesReply{Frames: all.Frames[start:end]}, sizes), true
+	return jdwp.AppendReplyPacket(nil, id, &jdwp.ThreadFramesReply{Frames: all[start:end]}, sizes), true
 }
