@@ -30,10 +30,8 @@ func startProxy(t testing.TB, vmAddr, mode string) (string, <-chan scache.Stats)
 // ends; name says what it is in failures. It returns the Proxy's address
 // and the stats of its sessions.
 func serveProxyFor(t testing.TB, target, name string, opts ...scache.Option) (string, <-chan scache.Stats) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	stats := make(chan scache.Stats, 4)
-	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+	addr := serveProxy(t, func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", target)
 	}, append(opts, scache.WithSessionEnded(func(st scache.Stats, err error) {
@@ -41,7 +39,16 @@ func serveProxyFor(t testing.TB, target, name string, opts ...scache.Option) (st
 			t.Errorf("session through %s: %v", name, err)
 		}
 		stats <- st
-	}), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))...)
+	}))...)
+	return addr, stats
+}
+
+// serveProxy runs a Proxy with opts (and a silent logger) that dials the VM
+// with dial, on loopback until the test ends, and returns its address.
+func serveProxy(t testing.TB, dial func(context.Context) (net.Conn, error), opts ...scache.Option) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p, err := scache.NewProxy(dial, append(opts, scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))...)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -50,22 +57,25 @@ func serveProxyFor(t testing.TB, target, name string, opts ...scache.Option) (st
 		cancel()
 		require.NoError(t, <-done)
 	})
-	return ln.Addr().String(), stats
+	return ln.Addr().String()
+}
+
+// transcriptWorkloads are the JDI driver workloads whose transcripts through
+// a proxy must equal direct ones.
+var transcriptWorkloads = map[string]jvmtest.DriverOptions{
+	"plain":    {Stops: 3},
+	"hot swap": {Stops: 3, HotSwap: true},
+	"setValue": {Stops: 2, SetValue: true},
+	// Other threads keep running during stops: only the stopped thread's
+	// frames and locals, and immutable facts, may be cached.
+	"event thread": {Stops: 3, EventThread: true},
 }
 
 // TestTranscriptThroughProxyEqualsDirect debugs real HotSpot VMs with a real
 // JDI debugger, directly and through the proxy in each mode, and compares the
 // transcripts line for line: frames, sources, lines, variables, steps.
 func TestTranscriptThroughProxyEqualsDirect(t *testing.T) {
-	workloads := map[string]jvmtest.DriverOptions{
-		"plain":    {Stops: 3},
-		"hot swap": {Stops: 3, HotSwap: true},
-		"setValue": {Stops: 2, SetValue: true},
-		// Other threads keep running during stops: only the stopped thread's
-		// frames and locals, and immutable facts, may be cached.
-		"event thread": {Stops: 3, EventThread: true},
-	}
-	for name, opts := range workloads {
+	for name, opts := range transcriptWorkloads {
 		t.Run(name, func(t *testing.T) {
 			vm := jvmtest.Start(t, "Debuggee", "3")
 			direct, _ := jvmtest.RunDriver(t, vm.Addr, opts)

@@ -3,7 +3,6 @@ package scache_test
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net"
 	"sync/atomic"
 	"syscall"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
-	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/scachetest"
 	"github.com/stretchr/testify/require"
 )
@@ -33,22 +31,12 @@ func acceptingProxy(t *testing.T) (string, *atomic.Int32) {
 		}
 	}()
 	var dials atomic.Int32
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+	addr := serveProxy(t, func(ctx context.Context) (net.Conn, error) {
 		dials.Add(1)
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", vmLn.Addr().String())
-	}, scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
 	})
-	return ln.Addr().String(), &dials
+	return addr, &dials
 }
 
 // A connection that sends something other than the handshake is closed

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/binary"
 	"io"
-	"log/slog"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -20,21 +19,11 @@ import (
 // fails); it returns its address and the count.
 func serveNear(t *testing.T) (string, *atomic.Int32) {
 	var dials atomic.Int32
-	p, err := scache.NewProxy(func(context.Context) (net.Conn, error) {
+	addr := serveProxy(t, func(context.Context) (net.Conn, error) {
 		dials.Add(1)
 		return nil, io.EOF
-	}, scache.WithSplit(scache.NearHalf), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	require.NoError(t, err)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
-	return ln.Addr().String(), &dials
+	}, scache.WithSplit(scache.NearHalf))
+	return addr, &dials
 }
 
 func TestADebuggerAtTheNearHalfIsToldWhereToGo(t *testing.T) {

@@ -37,13 +37,7 @@ func startHalf(t testing.TB, half scache.Half, target, mode string) (string, <-c
 // JDI debugger directly and through a far and a near half with a latency
 // link between them, and compares the transcripts.
 func TestTranscriptThroughSplitEqualsDirect(t *testing.T) {
-	workloads := map[string]jvmtest.DriverOptions{
-		"plain":        {Stops: 3},
-		"hot swap":     {Stops: 3, HotSwap: true},
-		"setValue":     {Stops: 2, SetValue: true},
-		"event thread": {Stops: 3, EventThread: true},
-	}
-	for name, opts := range workloads {
+	for name, opts := range transcriptWorkloads {
 		t.Run(name, func(t *testing.T) {
 			vm := jvmtest.Start(t, "Debuggee", "3")
 			direct, _ := jvmtest.RunDriver(t, vm.Addr, opts)
