@@ -63,9 +63,10 @@ type Response struct {
 	Edict   Traffic
 	Journal Traffic
 
-	// speculated holds the synthetic commands of Edict.Upstream, and used
-	// the keys whose cached or belayed replies answered the debugger: what
-	// the halves of a split proxy tell each other (split.go).
+	// speculated holds the synthetic commands of Edict.Upstream, and (in
+	// a far half) used the keys whose cached or belayed replies answered
+	// the debugger: what the halves of a split proxy tell each other
+	// (split.go).
 	speculated [][]byte
 	used       []Key
 }

@@ -344,7 +344,9 @@ func (s *Speculator) use(r *Response, key Key, e *entry) {
 		s.stats.SyntheticUsed++
 	}
 	e.used = true
-	r.used = append(r.used, key)
+	if s.cfg.follower { // the far half tells the near one (split.go)
+		r.used = append(r.used, key)
+	}
 	s.learnOf(key, e.life, e.epoch, true)
 }
 
@@ -427,7 +429,9 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	if p.synthetic && len(p.waiters) > 0 {
 		s.stats.SyntheticUsed++
 		s.learnOf(p.key, p.life, p.epoch, true)
-		r.used = append(r.used, p.key)
+		if s.cfg.follower {
+			r.used = append(r.used, p.key)
+		}
 	}
 	if !s.enabled {
 		return *r
