@@ -1,6 +1,7 @@
 package scache
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -50,5 +51,91 @@ func TestDerivedAnswersEqualHotSpots(t *testing.T) {
 		}
 	}
 	require.Positive(t, compared)
+	ask(&jdwp.VMDisposeCommand{})
+}
+
+// The answers derived from the WithGeneric forms (Methods, Fields, Signature,
+// VariableTable, AllClasses) are byte for byte what a real HotSpot VM
+// answers to the plain commands: for the debuggee's classes (generic fields
+// and locals) and JDK classes (generic methods, no local variable tables).
+func TestPlainAnswersFromGenericOnesEqualHotSpots(t *testing.T) {
+	vm := jvmtest.Start(t, "Debuggee", "1")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := jdwp.Dial(ctx, vm.Addr)
+	require.NoError(t, err)
+	defer c.Close()
+	sizes := jdwp.DefaultIDSizes
+	ask := func(m jdwp.CommandMessage) []byte {
+		reply, err := c.Send(ctx, m.Command(), jdwp.Marshal(m, sizes))
+		require.NoError(t, err)
+		return reply
+	}
+	// Run until Debuggee is prepared, and stay suspended there.
+	ask(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyAll,
+		Modifiers: []jdwp.Modifier{&jdwp.ClassMatchModifier{Pattern: "Debuggee"}}})
+	ask(&jdwp.VMResumeCommand{})
+	for prepared := false; !prepared; {
+		select {
+		case e := <-c.Events():
+			var comp jdwp.Composite
+			require.NoError(t, jdwp.Unmarshal(jdwp.Data(e), sizes, &comp))
+			for _, ev := range comp.Events {
+				_, ok := ev.(*jdwp.ClassPrepareEvent)
+				prepared = prepared || ok
+			}
+		case <-ctx.Done():
+			t.Fatal("Debuggee was not prepared")
+		}
+	}
+
+	// same checks that the derived answer to plain equals the VM's own.
+	compared := map[jdwp.Command]int{}
+	var generics [][]byte
+	same := func(plain, generic jdwp.CommandMessage) {
+		t.Helper()
+		g, want := ask(generic), ask(plain)
+		generics = append(generics, g)
+		got, ok := plainFromGeneric(plain.Command(), g, sizes, jdwp.PacketID(want))
+		if h, _ := jdwp.ParseHeader(want); h.ErrorCode != jdwp.ErrNone {
+			require.False(t, ok, "%s answered %s: nothing is derived from an error", plain.Command(), h.ErrorCode)
+			return
+		}
+		require.True(t, ok, "%s", plain.Command())
+		require.Equal(t, want, got, "%s", plain.Command())
+		compared[plain.Command()]++
+	}
+	same(&jdwp.VMAllClassesCommand{}, &jdwp.VMAllClassesWithGenericCommand{})
+	var all jdwp.VMAllClassesWithGenericReply
+	require.NoError(t, jdwp.Unmarshal(jdwp.Data(ask(&jdwp.VMAllClassesWithGenericCommand{})), sizes, &all))
+	wanted := map[string]bool{"LDebuggee;": true, "LDebuggee$Square;": true, "Ljava/util/ArrayList;": true,
+		"Ljava/util/HashMap;": true, "Ljava/lang/String;": true, "Ljava/util/List;": true}
+	for _, class := range all.Classes {
+		if !wanted[class.Signature] {
+			continue
+		}
+		id := class.TypeID
+		same(&jdwp.RefTypeSignatureCommand{RefType: id}, &jdwp.RefTypeSignatureWithGenericCommand{RefType: id})
+		same(&jdwp.RefTypeFieldsCommand{RefType: id}, &jdwp.RefTypeFieldsWithGenericCommand{RefType: id})
+		same(&jdwp.RefTypeMethodsCommand{RefType: id}, &jdwp.RefTypeMethodsWithGenericCommand{RefType: id})
+		methods := jdwp.RefTypeMethodsReply{Generic: true}
+		require.NoError(t, jdwp.Unmarshal(jdwp.Data(ask(&jdwp.RefTypeMethodsWithGenericCommand{RefType: id})), sizes, &methods))
+		for _, m := range methods.Methods {
+			same(&jdwp.MethodVariableTableCommand{RefType: id, Method: m.Method},
+				&jdwp.MethodVariableTableWithGenericCommand{RefType: id, Method: m.Method})
+		}
+	}
+	for _, cmd := range []jdwp.Command{jdwp.CmdVirtualMachineAllClasses, jdwp.CmdReferenceTypeSignature,
+		jdwp.CmdReferenceTypeFields, jdwp.CmdReferenceTypeMethods, jdwp.CmdMethodVariableTable} {
+		require.Positive(t, compared[cmd], "no successful %s compared", cmd)
+	}
+	// Generic signatures were there to strip: a field's, a local's, a method's.
+	for _, sig := range []string{"Ljava/util/List<LDebuggee$Shape;>;", "Ljava/util/List<Ljava/lang/Thread;>;", "(I)TE;"} {
+		found := false
+		for _, g := range generics {
+			found = found || bytes.Contains(g, []byte(sig))
+		}
+		require.True(t, found, "no generic reply has %s", sig)
+	}
 	ask(&jdwp.VMDisposeCommand{})
 }

@@ -85,6 +85,15 @@
 //     command also goes in classOf, a thread-local state command in threadOf.
 //  3. Teach the model VM (scachetest) to answer it, so that the property
 //     tests cover it.
+//  4. If its reply is a function of another command's (as Methods is of
+//     MethodsWithGeneric), derive it in derived.go and compare the derived
+//     reply with a real VM's in derived_test.go.
+//
+// Derived answers (derived.go): a command whose reply is a deterministic
+// function of a cached reply is answered from it, byte for byte what the VM
+// would say: part of a stack and its depth from the whole stack of the same
+// epoch; Methods, Fields, Signature and VariableTable from their WithGeneric
+// forms; AllClasses from AllClassesWithGeneric of the same epoch.
 //
 // [Relay] wires a Speculator between two real connections.
 //

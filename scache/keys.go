@@ -60,6 +60,10 @@ var keyable = map[jdwp.Command]keySpec{
 	jdwp.CmdThreadReferenceStatus:        {life: lifetimeSuspension},
 	jdwp.CmdVirtualMachineAllThreads:     {life: lifetimeSuspension},
 	jdwp.CmdObjectReferenceGetValues:     {life: lifetimeSuspension, values: true},
+	// The loaded classes: any event (a class's preparation or unload among
+	// them) ends the epoch, and every thread is suspended.
+	jdwp.CmdVirtualMachineAllClasses:            {life: lifetimeSuspension},
+	jdwp.CmdVirtualMachineAllClassesWithGeneric: {life: lifetimeSuspension},
 }
 
 // keySpecOf returns the key spec of a command under the policy.
@@ -234,7 +238,8 @@ var (
 
 // Keyable reports whether the default policy caches replies to cmd: class
 // metadata commands, valid until their class is unloaded or redefined; state
-// commands (frames, locals, threads), valid while threads stay suspended; an
+// commands (frames, locals, threads, the loaded classes), valid while threads
+// stay suspended; an
 // object's type and a string's value, valid until the id is disposed; and
 // the VM's version and capabilities, valid for the session.
 func Keyable(cmd jdwp.Command) bool {

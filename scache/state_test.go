@@ -289,3 +289,42 @@ func TestStopOfAThreadThatWasSuspendedBeforeTheResumeIsTrusted(t *testing.T) {
 		require.Equal(t, hits+1, h.s.Stats().Hits, "answered from the speculation (%v)", policy)
 	}
 }
+
+// A plain command whose WithGeneric form is cached is answered from it,
+// byte for byte the model's answer, without reaching the VM; AllClasses only
+// within the epoch of its generic form.
+func TestPlainFormsFromTheirGenericForms(t *testing.T) {
+	h, top := stopped(t, jdwp.SuspendPolicyAll)
+	c, _ := h.vm.Class(top.Class)
+	pairs := [][2]jdwp.CommandMessage{
+		{&jdwp.RefTypeMethodsWithGenericCommand{RefType: c.ID}, &jdwp.RefTypeMethodsCommand{RefType: c.ID}},
+		{&jdwp.RefTypeFieldsWithGenericCommand{RefType: c.ID}, &jdwp.RefTypeFieldsCommand{RefType: c.ID}},
+		{&jdwp.RefTypeSignatureWithGenericCommand{RefType: c.ID}, &jdwp.RefTypeSignatureCommand{RefType: c.ID}},
+		{&jdwp.MethodVariableTableWithGenericCommand{RefType: c.ID, Method: top.Method},
+			&jdwp.MethodVariableTableCommand{RefType: c.ID, Method: top.Method}},
+		{&jdwp.VMAllClassesWithGenericCommand{}, &jdwp.VMAllClassesCommand{}},
+	}
+	for _, p := range pairs {
+		ask(h, p[0])
+		sent := len(h.toVM)
+		got, want := ask(h, p[1])
+		require.Equal(t, want, got, "%s", p[1].Command())
+		require.Equal(t, sent, len(h.toVM), "%s answered from %s", p[1].Command(), p[0].Command())
+	}
+	// A new epoch: the classes may have changed, the class metadata not.
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyAll)
+	require.True(t, ok)
+	h.event(ev)
+	h.drain()
+	sent := len(h.toVM)
+	got, want := ask(h, &jdwp.RefTypeMethodsCommand{RefType: c.ID})
+	require.Equal(t, want, got)
+	require.Equal(t, sent, len(h.toVM), "class metadata outlives the epoch")
+	before, _ := h.vmCommands(jdwp.CmdVirtualMachineAllClasses)
+	got, want = ask(h, &jdwp.VMAllClassesCommand{})
+	require.Equal(t, want, got)
+	after, _ := h.vmCommands(jdwp.CmdVirtualMachineAllClasses)
+	require.Equal(t, before+1, after, "AllClassesWithGeneric of an ended epoch answers nothing")
+}

@@ -322,13 +322,29 @@ func (vm *ModelVM) classAnswer(cmd jdwp.Command, method bool, r *jdwp.Reader, w 
 		if c.NoSource || cmd == jdwp.CmdReferenceTypeSourceDebugExtension && c.ID%0x20 == 0 {
 			return jdwp.ErrAbsentInformation, nil
 		}
-	case jdwp.CmdReferenceTypeMethodsWithGeneric:
-		reply := jdwp.RefTypeMethodsReply{Generic: true}
-		for _, x := range c.Methods {
+	case jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdReferenceTypeMethods:
+		// As a real VM: the plain forms are the generic ones without the
+		// generic signatures.
+		reply := jdwp.RefTypeMethodsReply{Generic: cmd == jdwp.CmdReferenceTypeMethodsWithGeneric}
+		for i, x := range c.Methods {
 			reply.Methods = append(reply.Methods, jdwp.MethodInfo{Method: x, Name: fmt.Sprintf("m%x_v%d", x, c.Version),
-				Signature: "()V", ModBits: ModelModBits(x)})
+				Signature: "()V", Generic: modelGeneric(i), ModBits: ModelModBits(x)})
 		}
 		reply.Encode(w)
+		return jdwp.ErrNone, w.Bytes()
+	case jdwp.CmdReferenceTypeFieldsWithGeneric, jdwp.CmdReferenceTypeFields:
+		reply := jdwp.RefTypeFieldsReply{Generic: cmd == jdwp.CmdReferenceTypeFieldsWithGeneric}
+		for i := 0; i < 3; i++ {
+			reply.Fields = append(reply.Fields, jdwp.FieldInfo{Field: jdwp.FieldID(uint64(id)<<4 | uint64(i)),
+				Name: fmt.Sprintf("f%d", i), Signature: "Ljava/util/List;", Generic: modelGeneric(i), ModBits: 2})
+		}
+		reply.Encode(w)
+		return jdwp.ErrNone, w.Bytes()
+	case jdwp.CmdReferenceTypeSignatureWithGeneric:
+		(&jdwp.RefTypeSignatureWithGenericReply{Signature: c.Signature, Generic: modelGeneric(int(c.ID))}).Encode(w)
+		return jdwp.ErrNone, w.Bytes()
+	case jdwp.CmdReferenceTypeSignature:
+		w.String(c.Signature)
 		return jdwp.ErrNone, w.Bytes()
 	}
 	if method {
@@ -339,11 +355,12 @@ func (vm *ModelVM) classAnswer(cmd jdwp.Command, method bool, r *jdwp.Reader, w 
 		if !found {
 			return jdwp.ErrInvalidMethodID, nil
 		}
-		if cmd == jdwp.CmdMethodVariableTableWithGeneric {
+		if cmd == jdwp.CmdMethodVariableTableWithGeneric || cmd == jdwp.CmdMethodVariableTable {
 			if c.NoSource {
 				return jdwp.ErrAbsentInformation, nil
 			}
 			vt := ModelVariableTable(m)
+			vt.Generic = cmd == jdwp.CmdMethodVariableTableWithGeneric
 			for i := range vt.Slots {
 				vt.Slots[i].Name += fmt.Sprintf("_v%d", c.Version)
 			}
@@ -353,6 +370,15 @@ func (vm *ModelVM) classAnswer(cmd jdwp.Command, method bool, r *jdwp.Reader, w 
 	}
 	w.String(fmt.Sprintf("%s %s m%x v%d", cmd, c.Signature, m, c.Version))
 	return jdwp.ErrNone, w.Bytes()
+}
+
+// modelGeneric returns the generic signature of the i-th member of a model
+// class: empty (not generic) for every other one.
+func modelGeneric(i int) string {
+	if i%2 == 0 {
+		return ""
+	}
+	return "Ljava/util/List<TT;>;"
 }
 
 // ModelModBits returns the modifiers of a model method: every third is static.

@@ -67,6 +67,9 @@ public class Debuggee {
         }, "worker");
         worker.setDaemon(true);
         worker.start();
+        // A local of a generic type, for the variable tables with generics.
+        List<Thread> started = new ArrayList<>();
+        started.add(worker);
         for (int round = 0; round < rounds; round++) {
             d.recurse(40);
         }
