@@ -2,6 +2,7 @@ package share_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -89,18 +90,21 @@ func TestAClientThatDoesNotReadStallsNobody(t *testing.T) {
 		require.NoError(t, other.Call(callCtx, &jdwp.VMIDSizesCommand{}, &sizes))
 	}
 
-	// The flooding client is dropped, and why is logged.
-	_ = flood.SetReadDeadline(time.Now().Add(time.Minute)) // a guard against a hang
-	buf := make([]byte, 64<<10)
-	for {
-		if _, err := flood.Read(buf); err != nil {
-			break
-		}
-	}
+	// The flooding client is dropped, and why is logged. (The log comes
+	// first: reading the flooding client before it is dropped would drain
+	// what waits for it below the bound.)
 	select {
 	case line := <-logs:
 		require.Contains(t, line, "fell behind")
 	case <-time.After(time.Minute): // a guard against a hang
 		t.Fatal("nothing logged about the flooding client")
 	}
+	_ = flood.SetReadDeadline(time.Now().Add(time.Minute)) // a guard against a hang
+	buf := make([]byte, 64<<10)
+	var readErr error
+	for readErr == nil {
+		_, readErr = flood.Read(buf)
+	}
+	var timeout net.Error
+	require.False(t, errors.As(readErr, &timeout) && timeout.Timeout(), "the flooding client's connection was not closed")
 }
