@@ -12,6 +12,7 @@ var fuzzCommands = []jdwp.Command{
 	jdwp.CmdVirtualMachineAllClassesWithGeneric, jdwp.CmdReferenceTypeSourceFile, jdwp.CmdMethodLineTable,
 	jdwp.CmdClassTypeSuperclass, jdwp.CmdVirtualMachineRedefineClasses, jdwp.CmdVirtualMachineDispose,
 	jdwp.CmdVirtualMachineVersion, jdwp.CmdReferenceTypeMethodsWithGeneric, {Set: 0xC7, Cmd: 1},
+	jdwp.CmdEventRequestClear,
 }
 
 // conservation checks, call by call, that every packet the debugger or the VM
@@ -21,6 +22,7 @@ type conservation struct {
 	s       *scache.Speculator
 	issued  map[uint32]bool // synthetic commands sent and not yet answered
 	organic []uint32        // ids of the debugger's commands
+	ahead   map[uint32]int  // commands answered ahead whose reply the VM owes
 	held    int64
 }
 
@@ -53,6 +55,18 @@ func (c *conservation) up(p []byte) {
 	held := c.s.Stats().Held
 	newlyHeld := held - c.held + int64(released)
 	c.held = held
+	if forwarded == 1 && len(r.Edict.Downstream) == 1 && newlyHeld == 0 {
+		// Answered ahead: forwarded, and answered with an empty success.
+		if h, err := jdwp.ParseHeader(r.Edict.Downstream[0]); err != nil || !h.IsReply() ||
+			h.ID != jdwp.PacketID(p) || h.ErrorCode != jdwp.ErrNone || h.Length != jdwp.HeaderSize {
+			c.t.Fatalf("a command forwarded and answered, not with its empty success: %x", r.Edict.Downstream[0])
+		}
+		if r.Outcome != scache.AnsweredAhead {
+			c.t.Fatalf("the Response says %v, the edict shows %v", r.Outcome, scache.AnsweredAhead)
+		}
+		c.ahead[jdwp.PacketID(p)]++
+		return
+	}
 	if n := forwarded + len(r.Edict.Downstream) + int(newlyHeld); n != 1 {
 		c.t.Fatalf("upstream packet forwarded %d, answered %d, held %d times", forwarded, len(r.Edict.Downstream), newlyHeld)
 	}
@@ -69,7 +83,10 @@ func (c *conservation) up(p []byte) {
 
 func (c *conservation) down(p []byte) {
 	wasSynthetic := false
-	if h, err := jdwp.ParseHeader(p); err == nil && h.IsReply() && c.issued[h.ID] {
+	if h, err := jdwp.ParseHeader(p); err == nil && h.IsReply() && c.ahead[h.ID] > 0 {
+		wasSynthetic = true // the reply to a command answered ahead is absorbed as well
+		c.ahead[h.ID]--
+	} else if err == nil && h.IsReply() && c.issued[h.ID] {
 		wasSynthetic = true
 		delete(c.issued, h.ID)
 	}
@@ -111,7 +128,7 @@ func (c *conservation) down(p []byte) {
 // exactly once.
 func FuzzSpeculator(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &conservation{t: t, s: newSpeculator(t, scache.WithMaxInFlight(3), scache.WithCacheBytes(2000)), issued: map[uint32]bool{}}
+		c := &conservation{t: t, s: newSpeculator(t, scache.WithMaxInFlight(3), scache.WithCacheBytes(2000), scache.WithAnswerAhead(true)), issued: map[uint32]bool{}, ahead: map[uint32]int{}}
 		nextID := uint32(1)
 		for len(data) > 0 {
 			op := data[0]

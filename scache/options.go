@@ -35,6 +35,10 @@ type config struct {
 	// follower: the far half of a split proxy. It sends nothing of its own:
 	// the near half's speculation reaches it through adopt.
 	follower bool
+	// answerAhead: answer the debugger's Clear of a step or breakpoint
+	// request at once (ahead.go). aheadByDefault: WithAnswerAhead was not
+	// given, so a far half turns it on (newFar).
+	answerAhead, aheadByDefault bool
 }
 
 func defaultConfig() config {
@@ -91,7 +95,7 @@ type settings struct {
 	preset                          preset
 	presets                         []string
 	cacheBytes, maxFrames, inFlight optional[int]
-	belay, stateCache               optional[bool]
+	belay, stateCache, answerAhead  optional[bool]
 	families                        optional[Family]
 	logger                          *slog.Logger
 	journal                         func(JournalEntry)
@@ -140,7 +144,7 @@ func collect(sc scope, opts []Option) (*settings, error) {
 // speculatorOptions reports whether options of a Speculator were given.
 func (st *settings) speculatorOptions() bool {
 	return len(st.presets) > 0 || st.cacheBytes.set || st.maxFrames.set || st.inFlight.set || st.belay.set ||
-		st.stateCache.set || st.families.set
+		st.stateCache.set || st.families.set || st.answerAhead.set
 }
 
 // config returns the Speculator configuration: the preset's, then the
@@ -176,6 +180,7 @@ func (st *settings) config() config {
 	if st.families.set {
 		c.families = st.families.v
 	}
+	c.answerAhead, c.aheadByDefault = st.answerAhead.v, !st.answerAhead.set && st.preset == presetDefault
 	if st.logger != nil {
 		c.logger = st.logger
 	}
@@ -242,6 +247,20 @@ func WithLogger(l *slog.Logger) Option {
 func WithBelay(on bool) Option {
 	return option(fmt.Sprintf("WithBelay(%v)", on), forAll, func(st *settings) error {
 		st.belay.put(on)
+		return nil
+	})
+}
+
+// WithAnswerAhead turns on or off answering the debugger's
+// EventRequest.Clear of a step or breakpoint request at once, before the
+// VM's reply (ahead.go). Default: on in the far half of a split proxy,
+// where a stop's answers arrive with its event and the Clear's round trip
+// is all the debugger waits for; off otherwise: next to the debugger, a
+// proxy's speculation at a step overlaps that round trip, and answering it
+// ahead only moves the wait. A near half never answers ahead.
+func WithAnswerAhead(on bool) Option {
+	return option(fmt.Sprintf("WithAnswerAhead(%v)", on), forAll, func(st *settings) error {
+		st.answerAhead.put(on)
 		return nil
 	})
 }

@@ -175,7 +175,7 @@ func (s *session) check() {
 
 // propertyModes are the Speculator configurations the property tests run:
 // every policy that caches, with belay off, a small cache, no bound on
-// commands in flight and one command in flight.
+// commands in flight, one command in flight, and answering ahead.
 var propertyModes = map[string][]scache.Option{
 	"default":     nil,
 	"classic":     {scache.Classic()},
@@ -183,6 +183,7 @@ var propertyModes = map[string][]scache.Option{
 	"no belay":    {scache.WithBelay(false)},
 	"unbounded":   {scache.WithMaxInFlight(0), scache.WithMaxFrames(2)},
 	"one at once": {scache.WithMaxInFlight(1)},
+	"ahead":       {scache.WithAnswerAhead(true)},
 }
 
 // TestTransparency is the core promise: whatever the debugger does, it gets

@@ -36,7 +36,7 @@ type JournalEntry struct {
 	Time      time.Time
 	Direction Direction
 	Packet    []byte
-	Synthetic bool // a synthetic command or the reply to one
+	Synthetic bool // a synthetic command, the reply to one, or a reply absorbed (kept from the debugger)
 	// Hit marks a debugger command answered from the cache, and that answer.
 	Hit bool
 	// Held marks a debugger command held (belayed) until a reply in flight answers it.
@@ -91,7 +91,8 @@ func (st *settings) relay(spec *Speculator) *Relay {
 		splitHalf: st.split}
 	switch st.split {
 	case NearHalf:
-		n := &Near{spec: newSpeculator(st.config()), journal: st.journal}
+		n := newNear(st.config())
+		n.journal = st.journal
 		r.spec, r.split = n.spec, &nearHalf{n}
 	case FarHalf:
 		f := newFar(st.config())

@@ -25,8 +25,14 @@ const (
 	// Held: a debugger command held (belayed) until a reply in flight
 	// answers it, in a later Response.
 	Held
-	// Absorbed: the VM's reply to a synthetic command, kept from the debugger.
+	// Absorbed: the VM's reply to a synthetic command, or to a command
+	// answered ahead, kept from the debugger.
 	Absorbed
+	// AnsweredAhead: a debugger command whose reply the protocol fixes
+	// (EventRequest.Clear of a step or breakpoint request): forwarded
+	// unchanged in Edict.Upstream and answered at once in Edict.Downstream;
+	// the VM's reply will be Absorbed.
+	AnsweredAhead
 )
 
 // String returns the outcome's name.
@@ -40,6 +46,8 @@ func (o Outcome) String() string {
 		return "held"
 	case Absorbed:
 		return "absorbed"
+	case AnsweredAhead:
+		return "answered ahead"
 	}
 	return fmt.Sprintf("Outcome(%d)", uint8(o))
 }
@@ -80,13 +88,16 @@ func (r *Response) JournalEntries(dir Direction, at time.Time, fn func(JournalEn
 	for i, p := range r.Journal.Upstream {
 		e := JournalEntry{Time: at, Direction: Upstream, Packet: p, Synthetic: IsSyntheticID(jdwp.PacketID(p))}
 		if dir == Upstream && i == 0 {
-			e.Hit, e.Held = r.Outcome == Answered, r.Outcome == Held
+			e.Hit, e.Held = r.Outcome == Answered || r.Outcome == AnsweredAhead, r.Outcome == Held
 		}
 		fn(e)
 	}
-	for _, p := range r.Journal.Downstream {
-		fn(JournalEntry{Time: at, Direction: Downstream, Packet: p, Synthetic: IsSyntheticID(jdwp.PacketID(p)),
-			Hit: dir == Upstream})
+	for i, p := range r.Journal.Downstream {
+		// The reply absorbed (first) is marked Synthetic even with the
+		// debugger's id (to a command answered ahead): the debugger never sees it.
+		absorbed := i == 0 && dir == Downstream && r.Outcome == Absorbed
+		fn(JournalEntry{Time: at, Direction: Downstream, Packet: p,
+			Synthetic: IsSyntheticID(jdwp.PacketID(p)) || absorbed, Hit: dir == Upstream})
 	}
 }
 
@@ -105,6 +116,10 @@ type Stats struct {
 	CacheEntries    int64
 	CacheBytes      int64
 	BytesSpeculated int64 // bytes of synthetic replies absorbed
+	// AnsweredAhead counts debugger commands answered ahead of the VM's
+	// reply (EventRequest.Clear); AheadContradicted those the VM then
+	// answered with an error.
+	AnsweredAhead, AheadContradicted int64
 	// FramesPredicted counts stops whose top frame id was predicted at the
 	// event; FramesMispredicted those the Frames reply proved wrong.
 	FramesPredicted, FramesMispredicted int64

@@ -13,7 +13,8 @@ var modelKeyable = []jdwp.Command{
 	jdwp.CmdClassTypeSuperclass, jdwp.CmdReferenceTypeSourceFile, jdwp.CmdReferenceTypeSourceDebugExtension,
 	jdwp.CmdReferenceTypeInterfaces, jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdReferenceTypeSignature,
 	jdwp.CmdReferenceTypeMethods, jdwp.CmdMethodLineTable, jdwp.CmdMethodIsObsolete,
-	jdwp.CmdMethodVariableTableWithGeneric, jdwp.CmdMethodVariableTable,
+	jdwp.CmdMethodVariableTableWithGeneric, jdwp.CmdMethodVariableTable, jdwp.CmdReferenceTypeFields,
+	jdwp.CmdReferenceTypeFieldsWithGeneric, jdwp.CmdReferenceTypeSignatureWithGeneric,
 }
 
 // script is the debugger's side of a random session: it draws commands as a
@@ -114,6 +115,12 @@ func (d *script) keyableCommand() jdwp.CommandMessage {
 		return &jdwp.RefTypeMethodsWithGenericCommand{RefType: c.ID}
 	case jdwp.CmdReferenceTypeSignature:
 		return &jdwp.RefTypeSignatureCommand{RefType: c.ID}
+	case jdwp.CmdReferenceTypeSignatureWithGeneric:
+		return &jdwp.RefTypeSignatureWithGenericCommand{RefType: c.ID}
+	case jdwp.CmdReferenceTypeFields:
+		return &jdwp.RefTypeFieldsCommand{RefType: c.ID}
+	case jdwp.CmdReferenceTypeFieldsWithGeneric:
+		return &jdwp.RefTypeFieldsWithGenericCommand{RefType: c.ID}
 	default:
 		return &jdwp.RefTypeMethodsCommand{RefType: c.ID}
 	}
@@ -258,7 +265,7 @@ func (d *script) stateCommand() {
 }
 
 // controlCommand sends a command that lets threads run or changes state:
-// resumes, suspends, SetValues, invokes. It reports false, sending
+// resumes, suspends, SetValues, invokes, clearing an event request. It reports false, sending
 // nothing, when the draw says the VM should act instead.
 func (d *script) controlCommand() bool {
 	t := d.thread()
@@ -306,6 +313,10 @@ func (d *script) controlCommand() bool {
 			w.Int32(0)
 			w.Int32(0)
 		})
+	case 7:
+		// Clear a request, as a debugger does at each step event (answered ahead).
+		kind := rapid.SampledFrom([]jdwp.EventKind{jdwp.EventSingleStep, jdwp.EventBreakpoint, jdwp.EventClassPrepare}).Draw(d.t, "clearKind")
+		d.send(&jdwp.EventRequestClearCommand{EventKind: kind, RequestID: int32(rapid.IntRange(0, 5).Draw(d.t, "cleared"))})
 	default:
 		return false
 	}

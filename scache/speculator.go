@@ -50,6 +50,9 @@ type Speculator struct {
 	// synthetic command, and the debugger's commands whose reply is cached or
 	// triggers something.
 	pending map[uint32]*inFlight
+	// ahead counts, by id, the debugger's commands answered ahead whose
+	// reply from the VM is still to absorb (ahead.go).
+	ahead map[uint32]int
 	// byKey indexes the keyable commands of pending whose reply may still be
 	// cached, for belay and to avoid speculating twice.
 	byKey map[Key]*inFlight
@@ -216,6 +219,7 @@ func (s *Speculator) Close() error {
 	}
 	s.clearAll()
 	s.pending = make(map[uint32]*inFlight)
+	s.ahead = nil
 	s.held = nil
 	s.synthetic = 0
 	s.closed = true
@@ -275,6 +279,9 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		}
 	case jdwp.CmdVirtualMachineExit:
 		s.end()
+	}
+	if s.answersAhead(cmd, packet) {
+		return s.answerAhead(r, h, packet)
 	}
 	tr := commandTraits[cmd]
 	if stateTrack, err := s.onStateCommand(cmd, tr, h.ID, jdwp.Data(packet)); err != nil {
@@ -409,6 +416,9 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 		return s.forwardDown(r, packet)
 	}
 	s.onSettle(h.ID)
+	if s.absorbAhead(r, h, packet) {
+		return *r
+	}
 	p, ok := s.pending[h.ID]
 	if !ok {
 		return s.forwardDown(r, packet)

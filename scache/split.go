@@ -79,11 +79,16 @@ type pushStats struct {
 // NewNear returns a near half with its own Speculator, made with opts
 // (Speculator options).
 func NewNear(opts ...Option) (*Near, error) {
-	s, err := New(opts...)
+	st, err := collect(forSpeculator, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Near{spec: s}, nil
+	return newNear(st.config()), nil
+}
+
+func newNear(cfg config) *Near {
+	cfg.answerAhead = false // the far half answers ahead if at all, next to the debugger
+	return &Near{spec: newSpeculator(cfg)}
 }
 
 // Speculator returns the near half's Speculator.
@@ -196,6 +201,9 @@ func NewFar(opts ...Option) (*Far, error) {
 
 func newFar(cfg config) *Far {
 	cfg.follower = true
+	if cfg.aheadByDefault {
+		cfg.answerAhead = true
+	}
 	return &Far{spec: newSpeculator(cfg)}
 }
 

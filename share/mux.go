@@ -93,7 +93,7 @@ func (m *mux) upstream(r route, packet []byte) []out {
 		switch resp.Outcome {
 		case scache.Forwarded:
 			cs.stats.Forwarded++
-		case scache.Answered:
+		case scache.Answered, scache.AnsweredAhead:
 			cs.stats.Hits++
 		}
 	}

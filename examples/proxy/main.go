@@ -196,6 +196,8 @@ type sessionStats struct {
 	PushedBytes     int64 `json:"pushed_bytes,omitempty"`
 	PushedUsed      int64 `json:"pushed_used,omitempty"`
 	PushedUsedBytes int64 `json:"pushed_used_bytes,omitempty"`
+	// A far half's Clears answered before the VM's reply.
+	AnsweredAhead int64 `json:"answered_ahead,omitempty"`
 	// Stops lists each stop of the session, from its event to the resume.
 	Stops []stopStats `json:"stops"`
 }
@@ -221,7 +223,8 @@ func writeStats(path string, st scache.Stats, stops []scache.StopRecord) error {
 	out := sessionStats{PacketsUp: st.PacketsUp, PacketsDown: st.PacketsDown,
 		Synthetic: st.Synthetic, Hits: st.Hits, Belayed: st.Belayed, Misses: st.Misses, Wasted: st.Wasted,
 		CacheBytes: st.CacheBytes, Used: st.SyntheticUsed, Stops: []stopStats{},
-		TunnelBytes: st.TunnelBytes, PushedBytes: st.PushedBytes, PushedUsed: st.PushedUsed, PushedUsedBytes: st.PushedUsedBytes}
+		TunnelBytes: st.TunnelBytes, PushedBytes: st.PushedBytes, PushedUsed: st.PushedUsed, PushedUsedBytes: st.PushedUsedBytes,
+		AnsweredAhead: st.AnsweredAhead}
 	for _, s := range stops {
 		out.Stops = append(out.Stops, stopStats{Thread: fmt.Sprintf("%#x", uint64(s.Thread)), Location: location(s.Location),
 			Step: s.Step, StopMs: float64(s.End.Sub(s.Start).Microseconds()) / 1000,

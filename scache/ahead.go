@@ -1,0 +1,81 @@
+package scache
+
+import (
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// Answers ahead. EventRequest.Clear's reply is fixed in practice: for an
+// event kind the agent knows, clearing a request succeeds whether or not the
+// request still exists (OpenJDK's agent, which ART uses too, takes a request
+// it cannot find as "already freed": success). A debugger clears its step request at every step
+// event and waits for that empty reply before it inspects the stop: a whole
+// round trip that tells it nothing.
+//
+// Where the answers of a stop arrive with its event (the far half of a split
+// proxy: on by default there, WithAnswerAhead elsewhere), the Speculator
+// forwards the debugger's Clear unchanged, in its place in
+// the stream, and answers it at once with the empty reply; the VM's reply,
+// when it comes, is absorbed. Every later command of the debugger reaches
+// the VM after the Clear, as it would have. It does so only for the kinds
+// whose clearing touches nothing but the agent's own handler lists (single
+// steps and breakpoints: a breakpoint's class stays loaded while the
+// request holds it), and never once the session is ending (after Exit,
+// Dispose or VMDeath a Clear may be answered VM_DEAD). Should the VM answer
+// an error anyway, Stats.AheadContradicted counts it and the Speculator logs
+// it.
+
+// answersAhead reports whether a debugger's Clear packet is answered ahead.
+func (s *Speculator) answersAhead(cmd jdwp.Command, packet []byte) bool {
+	if cmd != jdwp.CmdEventRequestClear || !s.cfg.answerAhead || s.over {
+		return false
+	}
+	if _, busy := s.pending[jdwp.PacketID(packet)]; busy {
+		return false // an id still in use: which reply is whose would be a guess
+	}
+	var m jdwp.EventRequestClearCommand
+	if jdwp.Unmarshal(jdwp.Data(packet), s.sizes, &m) != nil {
+		return false
+	}
+	return m.EventKind == jdwp.EventSingleStep || m.EventKind == jdwp.EventBreakpoint
+}
+
+// answerAhead forwards the debugger's command packet and answers it at once
+// with an empty success reply; the VM's own reply will be absorbed.
+func (s *Speculator) answerAhead(r *Response, h jdwp.Header, packet []byte) Response {
+	if s.ahead == nil {
+		s.ahead = make(map[uint32]int)
+	}
+	s.ahead[h.ID]++
+	s.stats.AnsweredAhead++
+	reply := jdwp.AppendReply(s.up.buf(jdwp.HeaderSize), h.ID, jdwp.ErrNone, nil)
+	s.up.keep(reply)
+	r.Outcome = AnsweredAhead
+	s.forwardUp(r, packet)
+	r.Edict.Downstream = append(r.Edict.Downstream, reply)
+	r.Journal.Downstream = append(r.Journal.Downstream, reply)
+	s.debug("answered ahead", h.ID, h.Cmd())
+	return *r
+}
+
+// absorbAhead absorbs the VM's reply to a command answered ahead, if the
+// reply packet with header h is one, and reports whether it was. The VM
+// answers one connection's commands in order, so with an id used again the
+// first reply is the earlier command's.
+func (s *Speculator) absorbAhead(r *Response, h jdwp.Header, packet []byte) bool {
+	n := s.ahead[h.ID]
+	if n == 0 {
+		return false
+	}
+	if n == 1 {
+		delete(s.ahead, h.ID)
+	} else {
+		s.ahead[h.ID] = n - 1
+	}
+	if h.ErrorCode != jdwp.ErrNone {
+		s.stats.AheadContradicted++
+		s.log.Warn("scache: the VM answered an error to a command answered ahead", "id", h.ID, "error", h.ErrorCode.String())
+	}
+	r.Outcome = Absorbed
+	r.Journal.Downstream = append(r.Journal.Downstream, packet)
+	return true
+}
