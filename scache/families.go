@@ -22,6 +22,8 @@ type family struct {
 	life lifetime
 	// onStop runs at a trusted stop of a thread at a location, in table order.
 	onStop func(s *Speculator, stop stopEvent)
+	// onPrepare runs at a ClassPrepare event that suspends, for its class.
+	onPrepare func(s *Speculator, class jdwp.ReferenceTypeID)
 	// onReply runs on the successful reply to any of its commands, the
 	// debugger's or (except in Classic) a synthetic one. A trigger command
 	// whose reply is state of a suspension fires only for a reply that is
@@ -81,6 +83,15 @@ var families = []*family{
 		},
 		sends: []jdwp.Command{jdwp.CmdVirtualMachineVersion, jdwp.CmdVirtualMachineCapabilitiesNew},
 	},
+	{
+		flag: FamilyPrepare, life: lifetimeClass,
+		onPrepare: (*Speculator).speculatePrepared,
+		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
+			jdwp.CmdReferenceTypeMethodsWithGeneric: (*Speculator).onPreparedMethods,
+		},
+		sends: []jdwp.Command{jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdReferenceTypeSourceDebugExtension,
+			jdwp.CmdReferenceTypeSourceFile, jdwp.CmdMethodLineTable},
+	},
 }
 
 // A stopEvent is a trusted stop of a thread at a location.
@@ -101,6 +112,15 @@ func (s *Speculator) dispatchStop(stop stopEvent) {
 	for _, f := range families {
 		if f.onStop != nil && s.familyOn(f) {
 			f.onStop(s, stop)
+		}
+	}
+}
+
+// dispatchPrepare runs the prepare handlers of the families that are on.
+func (s *Speculator) dispatchPrepare(class jdwp.ReferenceTypeID) {
+	for _, f := range families {
+		if f.onPrepare != nil && s.familyOn(f) {
+			f.onPrepare(s, class)
 		}
 	}
 }

@@ -298,9 +298,13 @@ const (
 	// FamilyAttach: once the debugger has the id sizes, the facts it asks
 	// once a session (Version, CapabilitiesNew).
 	FamilyAttach
+	// FamilyPrepare: at a ClassPrepare event that suspends (where a debugger
+	// sets its deferred breakpoints), the class's methods and source names,
+	// then the line table of each of its methods.
+	FamilyPrepare
 
 	// AllFamilies is the default.
-	AllFamilies = FamilyClass | FamilyStop | FamilyTopFrame | FamilyValues | FamilyThreads | FamilyAttach
+	AllFamilies = FamilyClass | FamilyStop | FamilyTopFrame | FamilyValues | FamilyThreads | FamilyAttach | FamilyPrepare
 )
 
 // WithFamilies chooses the speculation families (default AllFamilies); a

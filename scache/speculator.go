@@ -62,6 +62,7 @@ type Speculator struct {
 	susp        suspension
 	top         topFrame
 	predictor   framePredictor
+	prepared    map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (prepare.go)
 	learn       learner
 	urgent      []queued // speculated state commands, sent before queue
 	queue       []queued // speculated commands waiting for an in-flight slot

@@ -56,6 +56,9 @@ func (s *Speculator) onEvents(packet []byte) error {
 		switch e := e.(type) {
 		case *jdwp.ClassPrepareEvent:
 			s.classes.add(e.Signature, e.TypeID)
+			if c.SuspendPolicy != jdwp.SuspendPolicyNone {
+				s.dispatchPrepare(e.TypeID)
+			}
 		case *jdwp.ClassUnloadEvent:
 			s.unloadSignature(e.Signature)
 		case *jdwp.VMDeathEvent:

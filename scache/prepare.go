@@ -1,0 +1,55 @@
+package scache
+
+import (
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// Speculation at class preparation (FamilyPrepare). A debugger sets the
+// breakpoints of a class it had none of loaded (deferred breakpoints) when
+// the class is prepared: it asks the class's methods, then the line table of
+// each method to find the line's code index, and the source name for its
+// display, one round trip each while the VM waits suspended. Asked at the
+// event, the methods and source names come back together, and each line
+// table follows the methods at once.
+
+// maxPrepared bounds the classes whose methods' reply is awaited to ask
+// their line tables.
+const maxPrepared = 64
+
+// speculatePrepared queues, at a suspending ClassPrepare event, what a
+// debugger asks about the class to set breakpoints in it.
+func (s *Speculator) speculatePrepared(class jdwp.ReferenceTypeID) {
+	if len(s.prepared) >= maxPrepared {
+		return
+	}
+	if s.prepared == nil {
+		s.prepared = make(map[jdwp.ReferenceTypeID]bool)
+	}
+	s.prepared[class] = true
+	for _, cmd := range []jdwp.Command{jdwp.CmdReferenceTypeMethodsWithGeneric,
+		jdwp.CmdReferenceTypeSourceDebugExtension, jdwp.CmdReferenceTypeSourceFile} {
+		if s.learn.allowsClass(cmd) {
+			s.enqueueClass(cmd, class, 0, true)
+		}
+	}
+}
+
+// onPreparedMethods queues the line table of each method of a class just
+// prepared, on the reply to its MethodsWithGeneric.
+func (s *Speculator) onPreparedMethods(p *inFlight, reply *replyData) error {
+	if !s.prepared[p.class] {
+		return nil
+	}
+	delete(s.prepared, p.class)
+	if !s.learn.allowsClass(jdwp.CmdMethodLineTable) {
+		return nil
+	}
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
+	}
+	for _, method := range m.(*jdwp.RefTypeMethodsReply).Methods {
+		s.enqueueClass(jdwp.CmdMethodLineTable, p.class, method.Method, true)
+	}
+	return nil
+}

@@ -1,0 +1,42 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/stretchr/testify/require"
+)
+
+// At a ClassPrepare event that suspends, the class's methods and source
+// names are asked, then each method's line table: what a debugger asks to
+// set its deferred breakpoints is answered without going to the VM. An
+// event that suspends nothing (a debugger's class tracking) starts nothing.
+func TestClassPrepareSpeculatesWhatBreakpointsNeed(t *testing.T) {
+	for _, policy := range []jdwp.SuspendPolicy{jdwp.SuspendPolicyAll, jdwp.SuspendPolicyNone} {
+		h := running(t)
+		c := h.vm.AddClass("LPrepared;", 3, false, false)
+		h.event(jdwp.AppendCommandPacket(nil, 77, &jdwp.Composite{SuspendPolicy: policy, Events: []jdwp.Event{
+			&jdwp.ClassPrepareEvent{RequestID: 5, Thread: 1, TypeTag: jdwp.TypeTagClass, TypeID: c.ID,
+				Signature: c.Signature, Status: jdwp.ClassStatusPrepared | jdwp.ClassStatusVerified}}}, sizes8))
+		h.drain()
+		_, lineTables := h.vmCommands(jdwp.CmdMethodLineTable)
+		_, methods := h.vmCommands(jdwp.CmdReferenceTypeMethodsWithGeneric)
+		if policy == jdwp.SuspendPolicyNone {
+			require.Zero(t, lineTables+methods, "nothing speculated for an event that suspends nothing")
+			continue
+		}
+		require.Equal(t, 1, methods)
+		require.Equal(t, len(c.Methods), lineTables, "a line table for each method")
+		sent := len(h.toVM)
+		asked := []jdwp.CommandMessage{&jdwp.RefTypeMethodsWithGenericCommand{RefType: c.ID},
+			&jdwp.RefTypeSourceDebugExtensionCommand{RefType: c.ID}, &jdwp.RefTypeSourceFileCommand{RefType: c.ID}}
+		for _, m := range c.Methods {
+			asked = append(asked, &jdwp.MethodLineTableCommand{RefType: c.ID, Method: m})
+		}
+		for _, m := range asked {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "%s", m.Command())
+		}
+		require.Equal(t, sent, len(h.toVM), "every command answered from the speculation")
+	}
+}
