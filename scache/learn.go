@@ -17,7 +17,11 @@ import "github.com/jdwpscache/scache/jdwp"
 // chance, and resumed as soon as one is used or the debugger asks for one.
 
 const (
-	pauseAfter = 2 // successive stops at which a site was sent and not used
+	// successive stops at which a site was sent and not used: one, as a
+	// debugger's views change rarely within a session (measured: the used
+	// share of the JDI driver's workloads goes from 0.58-0.60 to 0.68 at the
+	// same wall time, the threads view no longer sent at every step)
+	pauseAfter = 1
 	probeEvery = 8 // a paused site is sent again at every probeEvery-th stop of its kind
 
 	classTrial = 3  // class commands sent before their use is judged

@@ -28,14 +28,13 @@ func syntheticAtStop(t *testing.T, h *harness, cmd jdwp.Command, asked ...jdwp.C
 }
 
 // A debugger that never asks a thread's name stops getting it speculated
-// after two stops, gets it again now and then, and at once once it asks.
+// after a stop, gets it again now and then, and at once once it asks.
 func TestUnusedSpeculationIsPausedAndResumedWhenAsked(t *testing.T) {
 	h := running(t, scache.WithFamilies(scache.FamilyStop)) // the threads view would ask every depth
 	frames := &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1}
 	require.Equal(t, 1, syntheticAtStop(t, h, jdwp.CmdThreadReferenceName, frames))
-	require.Equal(t, 1, syntheticAtStop(t, h, jdwp.CmdThreadReferenceName, frames))
 	sent := 0
-	for i := 0; i < 7; i++ { // stops 3 to 9: paused but for one probe (the 8th stop)
+	for i := 0; i < 8; i++ { // stops 2 to 9: paused but for one probe (the 8th stop)
 		sent += syntheticAtStop(t, h, jdwp.CmdThreadReferenceName, frames)
 	}
 	require.Equal(t, 1, sent, "paused, probed once")

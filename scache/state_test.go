@@ -272,6 +272,7 @@ func TestSuspendReplyOvertakenByAResumeIsNotTrusted(t *testing.T) {
 func TestStopOfAThreadThatWasSuspendedBeforeTheResumeIsTrusted(t *testing.T) {
 	for _, policy := range []jdwp.SuspendPolicy{jdwp.SuspendPolicyAll, jdwp.SuspendPolicyEventThread} {
 		h, _ := stopped(t, policy)
+		ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1}) // used: still speculated at the next stop
 		h.send(&jdwp.VMResumeCommand{})
 		resume := h.vmQueue[len(h.vmQueue)-1]
 		h.vmQueue = h.vmQueue[:len(h.vmQueue)-1]
