@@ -11,21 +11,27 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The answers derived from a whole stack are byte for byte what a real
-// HotSpot VM answers: every thread's depth, and parts of its stack.
-func TestDerivedAnswersEqualHotSpots(t *testing.T) {
+// askHotSpot starts the debuggee (suspended) and returns a connection to its
+// VM and a function that sends a command and returns the whole reply packet.
+func askHotSpot(t *testing.T) (*jdwp.Conn, func(jdwp.CommandMessage) []byte) {
 	vm := jvmtest.Start(t, "Debuggee", "1")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	c, err := jdwp.Dial(ctx, vm.Addr)
 	require.NoError(t, err)
-	defer c.Close()
-	sizes := jdwp.DefaultIDSizes
-	ask := func(m jdwp.CommandMessage) []byte {
-		reply, err := c.Send(ctx, m.Command(), jdwp.Marshal(m, sizes))
+	t.Cleanup(func() { c.Close() })
+	return c, func(m jdwp.CommandMessage) []byte {
+		reply, err := c.Send(ctx, m.Command(), jdwp.Marshal(m, jdwp.DefaultIDSizes))
 		require.NoError(t, err)
 		return reply
 	}
+}
+
+// The answers derived from a whole stack are byte for byte what a real
+// HotSpot VM answers: every thread's depth, and parts of its stack.
+func TestDerivedAnswersEqualHotSpots(t *testing.T) {
+	_, ask := askHotSpot(t)
+	sizes := jdwp.DefaultIDSizes
 	ask(&jdwp.VMSuspendCommand{})
 	var threads jdwp.ObjectIDsReply
 	require.NoError(t, jdwp.Unmarshal(jdwp.Data(ask(&jdwp.VMAllThreadsCommand{})), sizes, &threads))
@@ -59,18 +65,8 @@ func TestDerivedAnswersEqualHotSpots(t *testing.T) {
 // answers to the plain commands: for the debuggee's classes (generic fields
 // and locals) and JDK classes (generic methods, no local variable tables).
 func TestPlainAnswersFromGenericOnesEqualHotSpots(t *testing.T) {
-	vm := jvmtest.Start(t, "Debuggee", "1")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := jdwp.Dial(ctx, vm.Addr)
-	require.NoError(t, err)
-	defer c.Close()
+	c, ask := askHotSpot(t)
 	sizes := jdwp.DefaultIDSizes
-	ask := func(m jdwp.CommandMessage) []byte {
-		reply, err := c.Send(ctx, m.Command(), jdwp.Marshal(m, sizes))
-		require.NoError(t, err)
-		return reply
-	}
 	// Run until Debuggee is prepared, and stay suspended there.
 	ask(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyAll,
 		Modifiers: []jdwp.Modifier{&jdwp.ClassMatchModifier{Pattern: "Debuggee"}}})
@@ -84,7 +80,7 @@ func TestPlainAnswersFromGenericOnesEqualHotSpots(t *testing.T) {
 				_, ok := ev.(*jdwp.ClassPrepareEvent)
 				prepared = prepared || ok
 			}
-		case <-ctx.Done():
+		case <-time.After(time.Minute): // a guard against a hang
 			t.Fatal("Debuggee was not prepared")
 		}
 	}

@@ -18,12 +18,7 @@ func TestObjectFactsLastUntilDisposed(t *testing.T) {
 	require.Equal(t, want, got)
 
 	// The VM runs and stops again: the epoch ends, the object's type stays.
-	h.send(&jdwp.VMResumeCommand{})
-	h.drain()
-	ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyAll)
-	require.True(t, ok)
-	h.event(ev)
-	h.drain()
+	resumeAndStop(t, h)
 	hits := h.s.Stats().Hits
 	total, _ := h.vmCommands(jdwp.CmdObjectReferenceReferenceType)
 	got, want = ask(h, this)

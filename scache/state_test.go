@@ -14,11 +14,24 @@ import (
 // answered, and the model's top frame.
 func stopped(t *testing.T, policy jdwp.SuspendPolicy, opts ...scache.Option) (*harness, scachetest.ModelFrame) {
 	h := running(t, opts...)
+	stopThread1(t, h, policy)
+	return h, h.vm.Thread(1).Frames[0]
+}
+
+// stopThread1 stops thread 1 with policy and lets the Speculator see it.
+func stopThread1(t *testing.T, h *harness, policy jdwp.SuspendPolicy) {
 	ev, ok := h.vm.Stop(1, policy)
 	require.True(t, ok)
 	h.event(ev)
 	h.drain()
-	return h, h.vm.Thread(1).Frames[0]
+}
+
+// resumeAndStop resumes every thread and stops thread 1 again (policy ALL):
+// a new suspension epoch.
+func resumeAndStop(t *testing.T, h *harness) {
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	stopThread1(t, h, jdwp.SuspendPolicyAll)
 }
 
 // running returns a harness on world's classes and threads, after the
@@ -313,12 +326,7 @@ func TestPlainFormsFromTheirGenericForms(t *testing.T) {
 		require.Equal(t, sent, len(h.toVM), "%s answered from %s", p[1].Command(), p[0].Command())
 	}
 	// A new epoch: the classes may have changed, the class metadata not.
-	h.send(&jdwp.VMResumeCommand{})
-	h.drain()
-	ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyAll)
-	require.True(t, ok)
-	h.event(ev)
-	h.drain()
+	resumeAndStop(t, h)
 	sent := len(h.toVM)
 	got, want := ask(h, &jdwp.RefTypeMethodsCommand{RefType: c.ID})
 	require.Equal(t, want, got)
