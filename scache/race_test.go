@@ -81,6 +81,8 @@ type middle interface {
 	fromVM(p []byte)
 	// tunnelStep lets one frame cross the tunnel; false when none waits.
 	tunnelStep() bool
+	// idle reports whether nothing is on the middle's own wires (the tunnel).
+	idle() bool
 	// stats returns the counters of each Speculator, and why any disabled itself.
 	stats() ([]scache.Stats, []error)
 }
@@ -94,6 +96,7 @@ type oneSpeculator struct {
 func (m *oneSpeculator) fromDebugger(p []byte) { m.sess.apply(m.s.OnUpstream(p)) }
 func (m *oneSpeculator) fromVM(p []byte)       { m.sess.apply(m.s.OnDownstream(p)) }
 func (m *oneSpeculator) tunnelStep() bool      { return false }
+func (m *oneSpeculator) idle() bool            { return true }
 func (m *oneSpeculator) stats() ([]scache.Stats, []error) {
 	return []scache.Stats{m.s.Stats()}, []error{m.s.DisabledReason()}
 }
@@ -235,8 +238,9 @@ func (s *raceSession) vmActs() {
 		// A class unload is known to a debugger, and so to the Speculator, only
 		// from its event: cached metadata of a class unloaded while its event
 		// is on the wire is what a debugger's own cache would say too. So
-		// classes load and unload only while nothing is on the wire.
-		if len(s.up) > 0 || len(s.dn) > 0 {
+		// classes load and unload only while nothing is on the wire (the
+		// tunnel of a split proxy included).
+		if len(s.up) > 0 || len(s.dn) > 0 || !s.m.idle() {
 			return
 		}
 		if rapid.Bool().Draw(s.t, "prepare") {

@@ -68,6 +68,8 @@ func (m *throughSplit) tunnelStep() bool {
 	return true
 }
 
+func (m *throughSplit) idle() bool { return len(m.toNear) == 0 && len(m.toFar) == 0 }
+
 func (m *throughSplit) stats() ([]scache.Stats, []error) {
 	return []scache.Stats{m.near.Stats(), m.far.Stats()},
 		[]error{m.near.Speculator().DisabledReason(), m.far.Speculator().DisabledReason()}
