@@ -32,11 +32,12 @@ func (s *Speculator) answersAhead(cmd jdwp.Command, packet []byte) bool {
 	if _, busy := s.pending[jdwp.PacketID(packet)]; busy {
 		return false // an id still in use: which reply is whose would be a guess
 	}
-	var m jdwp.EventRequestClearCommand
-	if jdwp.Unmarshal(jdwp.Data(packet), s.sizes, &m) != nil {
+	m, err := s.decodeParams(cmd, jdwp.Data(packet))
+	if err != nil {
 		return false
 	}
-	return m.EventKind == jdwp.EventSingleStep || m.EventKind == jdwp.EventBreakpoint
+	kind := m.(*jdwp.EventRequestClearCommand).EventKind
+	return kind == jdwp.EventSingleStep || kind == jdwp.EventBreakpoint
 }
 
 // answerAhead forwards the debugger's command packet and answers it at once

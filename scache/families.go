@@ -89,8 +89,7 @@ var families = []*family{
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdReferenceTypeMethodsWithGeneric: (*Speculator).onPreparedMethods,
 		},
-		sends: []jdwp.Command{jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdReferenceTypeSourceDebugExtension,
-			jdwp.CmdReferenceTypeSourceFile, jdwp.CmdMethodLineTable},
+		sends: append(append([]jdwp.Command(nil), prepareSet...), jdwp.CmdMethodLineTable),
 	},
 }
 

@@ -12,6 +12,11 @@ import (
 // event, the methods and source names come back together, and each line
 // table follows the methods at once.
 
+// prepareSet is what is asked about a class at its preparation; the line
+// tables of its methods follow the reply to MethodsWithGeneric.
+var prepareSet = []jdwp.Command{jdwp.CmdReferenceTypeMethodsWithGeneric,
+	jdwp.CmdReferenceTypeSourceDebugExtension, jdwp.CmdReferenceTypeSourceFile}
+
 // maxPrepared bounds the classes whose methods' reply is awaited to ask
 // their line tables.
 const maxPrepared = 64
@@ -26,8 +31,7 @@ func (s *Speculator) speculatePrepared(class jdwp.ReferenceTypeID) {
 		s.prepared = make(map[jdwp.ReferenceTypeID]bool)
 	}
 	s.prepared[class] = true
-	for _, cmd := range []jdwp.Command{jdwp.CmdReferenceTypeMethodsWithGeneric,
-		jdwp.CmdReferenceTypeSourceDebugExtension, jdwp.CmdReferenceTypeSourceFile} {
+	for _, cmd := range prepareSet {
 		if s.learn.allowsClass(cmd) {
 			s.enqueueClass(cmd, class, 0, true)
 		}

@@ -590,6 +590,7 @@ func (s *Speculator) clearAll() {
 	s.susp = suspension{epoch: s.susp.epoch + 1, unsettled: s.susp.unsettled}
 	s.top = topFrame{}
 	s.predictor = framePredictor{}
+	clear(s.prepared)
 }
 
 // end stops all speculation for the rest of the session and drops what is
