@@ -402,3 +402,29 @@ func (m *Composite) Decode(r *Reader) error {
 	}
 	return r.Err()
 }
+
+// EventRequestOffsets returns where, in the data of an Event.Composite
+// command, each event's request id is (a big-endian int32 right after the
+// event's kind byte): every event but one of unspecified layout has one. A
+// proxy that renames requests rewrites them in place.
+func EventRequestOffsets(data []byte, sizes IDSizes) ([]int, error) {
+	var r Reader
+	r.Reset(data, sizes)
+	r.Uint8() // suspend policy
+	n := r.Count(1)
+	var offsets []int
+	for i := 0; i < n && r.Err() == nil; i++ {
+		e := newEvent(EventKind(r.Uint8()))
+		if r.Err() != nil {
+			break
+		}
+		if _, unspecified := e.(*UnspecifiedEvent); !unspecified {
+			offsets = append(offsets, r.Offset())
+		}
+		e.decode(&r)
+	}
+	if r.Err() != nil {
+		return nil, r.Err()
+	}
+	return offsets, nil
+}

@@ -29,7 +29,10 @@ func (s *Speculator) answersAhead(cmd jdwp.Command, packet []byte) bool {
 	if cmd != jdwp.CmdEventRequestClear || !s.cfg.answerAhead || s.over {
 		return false
 	}
-	if _, busy := s.pending[jdwp.PacketID(packet)]; busy {
+	id := jdwp.PacketID(packet)
+	_, busy := s.pending[id]
+	_, setAhead := s.requests.ahead[id]
+	if busy || setAhead || s.requests.forwarded[id] > 0 {
 		return false // an id still in use: which reply is whose would be a guess
 	}
 	m, err := s.decodeParams(cmd, jdwp.Data(packet))
@@ -43,19 +46,26 @@ func (s *Speculator) answersAhead(cmd jdwp.Command, packet []byte) bool {
 // answerAhead forwards the debugger's command packet and answers it at once
 // with an empty success reply; the VM's own reply will be absorbed.
 func (s *Speculator) answerAhead(r *Response, h jdwp.Header, packet []byte) Response {
+	s.answerAheadWith(r, h, packet, nil)
+	return *r
+}
+
+// answerAheadWith forwards the debugger's command packet and answers it at
+// once with a success reply carrying data; the VM's own reply will be
+// absorbed.
+func (s *Speculator) answerAheadWith(r *Response, h jdwp.Header, packet, data []byte) {
 	if s.ahead == nil {
 		s.ahead = make(map[uint32]int)
 	}
 	s.ahead[h.ID]++
 	s.stats.AnsweredAhead++
-	reply := jdwp.AppendReply(s.up.buf(jdwp.HeaderSize), h.ID, jdwp.ErrNone, nil)
+	reply := jdwp.AppendReply(s.up.buf(jdwp.HeaderSize+len(data)), h.ID, jdwp.ErrNone, data)
 	s.up.keep(reply)
 	r.Outcome = AnsweredAhead
 	s.forwardUp(r, packet)
 	r.Edict.Downstream = append(r.Edict.Downstream, reply)
 	r.Journal.Downstream = append(r.Journal.Downstream, reply)
 	s.debug("answered ahead", h.ID, h.Cmd())
-	return *r
 }
 
 // absorbAhead absorbs the VM's reply to a command answered ahead, if the

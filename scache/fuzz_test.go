@@ -12,7 +12,7 @@ var fuzzCommands = []jdwp.Command{
 	jdwp.CmdVirtualMachineAllClassesWithGeneric, jdwp.CmdReferenceTypeSourceFile, jdwp.CmdMethodLineTable,
 	jdwp.CmdClassTypeSuperclass, jdwp.CmdVirtualMachineRedefineClasses, jdwp.CmdVirtualMachineDispose,
 	jdwp.CmdVirtualMachineVersion, jdwp.CmdReferenceTypeMethodsWithGeneric, {Set: 0xC7, Cmd: 1},
-	jdwp.CmdEventRequestClear,
+	jdwp.CmdEventRequestClear, jdwp.CmdEventRequestSet,
 }
 
 // conservation checks, call by call, that every packet the debugger or the VM
@@ -23,6 +23,7 @@ type conservation struct {
 	issued  map[uint32]bool // synthetic commands sent and not yet answered
 	organic []uint32        // ids of the debugger's commands
 	ahead   map[uint32]int  // commands answered ahead whose reply the VM owes
+	sets    map[uint32]int  // EventRequest.Set commands forwarded whose reply the VM owes
 	held    int64
 }
 
@@ -34,12 +35,25 @@ func same(a, b []byte) bool {
 	return &a[0] == &b[0]
 }
 
+// renamed reports whether a is a copy of b whose data may differ: a
+// command or a VM packet whose event request ids were renamed.
+func renamed(a, b []byte) bool {
+	return !same(a, b) && len(a) == len(b) && len(a) >= jdwp.HeaderSize &&
+		string(a[:jdwp.HeaderSize]) == string(b[:jdwp.HeaderSize])
+}
+
+func cmdOf(p []byte) (jdwp.Header, bool) {
+	h, err := jdwp.ParseHeader(p)
+	return h, err == nil && !h.IsReply()
+}
+
 func (c *conservation) up(p []byte) {
 	r := c.s.OnUpstream(p)
+	h, isCmd := cmdOf(p)
 	forwarded, released := 0, 0
 	for _, q := range r.Edict.Upstream {
 		switch id := jdwp.PacketID(q); {
-		case same(q, p):
+		case same(q, p) || (isCmd && h.Cmd() == jdwp.CmdEventRequestClear && renamed(q, p)):
 			forwarded++
 		case scache.IsSyntheticID(id) && !c.issued[id]:
 			c.issued[id] = true // speculation sent behind the command (values after SetValues)
@@ -56,16 +70,24 @@ func (c *conservation) up(p []byte) {
 	newlyHeld := held - c.held + int64(released)
 	c.held = held
 	if forwarded == 1 && len(r.Edict.Downstream) == 1 && newlyHeld == 0 {
-		// Answered ahead: forwarded, and answered with an empty success.
-		if h, err := jdwp.ParseHeader(r.Edict.Downstream[0]); err != nil || !h.IsReply() ||
-			h.ID != jdwp.PacketID(p) || h.ErrorCode != jdwp.ErrNone || h.Length != jdwp.HeaderSize {
-			c.t.Fatalf("a command forwarded and answered, not with its empty success: %x", r.Edict.Downstream[0])
+		// Answered ahead: forwarded, and answered with a success: empty, or
+		// a Set's request id.
+		size := uint32(jdwp.HeaderSize)
+		if h.Cmd() == jdwp.CmdEventRequestSet {
+			size += 4
+		}
+		if rh, err := jdwp.ParseHeader(r.Edict.Downstream[0]); err != nil || !rh.IsReply() ||
+			rh.ID != jdwp.PacketID(p) || rh.ErrorCode != jdwp.ErrNone || rh.Length != size {
+			c.t.Fatalf("a command forwarded and answered, not with its success: %x", r.Edict.Downstream[0])
 		}
 		if r.Outcome != scache.AnsweredAhead {
 			c.t.Fatalf("the Response says %v, the edict shows %v", r.Outcome, scache.AnsweredAhead)
 		}
 		c.ahead[jdwp.PacketID(p)]++
 		return
+	}
+	if forwarded == 1 && isCmd && h.Cmd() == jdwp.CmdEventRequestSet {
+		c.sets[h.ID]++
 	}
 	if n := forwarded + len(r.Edict.Downstream) + int(newlyHeld); n != 1 {
 		c.t.Fatalf("upstream packet forwarded %d, answered %d, held %d times", forwarded, len(r.Edict.Downstream), newlyHeld)
@@ -82,18 +104,24 @@ func (c *conservation) up(p []byte) {
 }
 
 func (c *conservation) down(p []byte) {
-	wasSynthetic := false
-	if h, err := jdwp.ParseHeader(p); err == nil && h.IsReply() && c.ahead[h.ID] > 0 {
+	wasSynthetic, mayRename := false, false
+	h, err := jdwp.ParseHeader(p)
+	if err == nil && h.IsReply() && c.ahead[h.ID] > 0 {
 		wasSynthetic = true // the reply to a command answered ahead is absorbed as well
 		c.ahead[h.ID]--
 	} else if err == nil && h.IsReply() && c.issued[h.ID] {
 		wasSynthetic = true
 		delete(c.issued, h.ID)
+	} else if err == nil && h.IsReply() && c.sets[h.ID] > 0 {
+		mayRename = true // a Set's reply: its request id may be renamed
+		c.sets[h.ID]--
+	} else if err == nil && !h.IsReply() {
+		mayRename = true // events: their request ids may be renamed
 	}
 	r := c.s.OnDownstream(p)
 	forwarded, answered := 0, 0
 	for _, q := range r.Edict.Downstream {
-		if same(q, p) {
+		if same(q, p) || (mayRename && renamed(q, p) && forwarded == 0) {
 			forwarded++
 			continue
 		}
@@ -128,7 +156,7 @@ func (c *conservation) down(p []byte) {
 // exactly once.
 func FuzzSpeculator(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &conservation{t: t, s: newSpeculator(t, scache.WithMaxInFlight(3), scache.WithCacheBytes(2000), scache.WithAnswerAhead(true)), issued: map[uint32]bool{}, ahead: map[uint32]int{}}
+		c := &conservation{t: t, s: newSpeculator(t, scache.WithMaxInFlight(3), scache.WithCacheBytes(2000), scache.WithAnswerAhead(true)), issued: map[uint32]bool{}, ahead: map[uint32]int{}, sets: map[uint32]int{}}
 		nextID := uint32(1)
 		for len(data) > 0 {
 			op := data[0]

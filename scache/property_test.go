@@ -34,28 +34,36 @@ type session struct {
 	h      *harness
 	shadow *scachetest.ModelVM
 	want   map[uint32][]byte // what the debugger must receive for each of its commands
-	events int
+	sets   map[uint32]bool   // the debugger's EventRequest.Set commands, by id
+	events [][]byte          // the events the VM sent, in order
 }
 
 func newSession(t *rapid.T, opts []scache.Option) *session {
 	vm, d := newWorld(t)
-	s := &session{script: d, want: map[uint32][]byte{}}
+	s := &session{script: d, want: map[uint32][]byte{}, sets: map[uint32]bool{}}
 	s.shadow = vm.Clone()
 	s.view = s.shadow
 	s.h = newHarness(t, vm, opts...)
 	s.emit = func(p []byte) {
 		s.want[jdwp.PacketID(p)] = s.shadow.Handle(p)
+		if h, err := jdwp.ParseHeader(p); err == nil && h.Cmd() == jdwp.CmdEventRequestSet {
+			s.sets[h.ID] = true
+		}
 		s.h.sendRaw(p)
 	}
-	// A debugger starts with the id sizes, which the Speculator needs.
+	// A debugger starts with the id sizes, which the Speculator needs, and
+	// its first event requests.
 	s.send(&jdwp.VMIDSizesCommand{})
+	for i := rapid.IntRange(0, 3).Draw(t, "firstRequests"); i > 0; i-- {
+		s.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyAll})
+	}
 	s.h.drain()
 	return s
 }
 
 func (s *session) event(real, shadow []byte) {
 	require.Equal(s.t, real, shadow, "the shadow VM stays in step")
-	s.events++
+	s.events = append(s.events, real)
 	s.h.event(real)
 }
 
@@ -125,6 +133,11 @@ func (s *session) control() {
 		seed := rapid.Uint64().Draw(s.t, "tick")
 		s.h.vm.Tick(seed)
 		s.shadow.Tick(seed)
+		if rapid.IntRange(0, 5).Draw(s.t, "skipRequestIDs") == 0 {
+			// Requests the debugger did not make take ids: the order breaks.
+			s.h.vm.SkipRequestIDs(1)
+			s.shadow.SkipRequestIDs(1)
+		}
 		return
 	}
 	t := s.runningThread(s.shadow, s.thread())
@@ -135,29 +148,39 @@ func (s *session) control() {
 	if ok {
 		s.stopped = t
 		s.event(ev, shadowEv)
+		if rapid.Bool().Draw(s.t, "stepAtStop") {
+			s.stepRequest(t)
+		}
 	}
 }
 
 func (s *session) check() {
 	got := map[uint32]int{}
-	events := 0
+	names := newRenaming(s.t)
+	var events [][]byte
 	for _, p := range s.h.toDebugger {
 		h, err := jdwp.ParseHeader(p)
 		require.NoError(s.t, err)
 		require.False(s.t, scache.IsSyntheticID(h.ID), "a synthetic id reached the debugger: %v", h)
 		if !h.IsReply() {
-			events++
+			events = append(events, p)
 			continue
 		}
 		got[h.ID]++
 		want, ok := s.want[h.ID]
 		require.True(s.t, ok, "a reply to id %d, which the debugger never sent", h.ID)
+		if s.sets[h.ID] && names.requestIDs(want, p) {
+			continue
+		}
 		require.Equal(s.t, want, p, "reply to id %d", h.ID)
 	}
 	for id := range s.want {
 		require.Equal(s.t, 1, got[id], "replies to id %d", id)
 	}
-	require.Equal(s.t, s.events, events, "every event reaches the debugger once")
+	require.Len(s.t, events, len(s.events), "every event reaches the debugger once")
+	for i, ev := range s.events {
+		require.Equal(s.t, names.events(ev, s.h.vm.Sizes), events[i], "event %d, with the debugger's request ids", i)
+	}
 	forwarded := map[uint32]int{}
 	for _, p := range s.h.toVM {
 		if id := jdwp.PacketID(p); !scache.IsSyntheticID(id) {

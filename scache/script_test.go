@@ -269,7 +269,7 @@ func (d *script) stateCommand() {
 // nothing, when the draw says the VM should act instead.
 func (d *script) controlCommand() bool {
 	t := d.thread()
-	switch rapid.IntRange(0, 10).Draw(d.t, "control") {
+	switch rapid.IntRange(0, 11).Draw(d.t, "control") {
 	case 0:
 		d.send(&jdwp.VMResumeCommand{})
 	case 1:
@@ -317,10 +317,25 @@ func (d *script) controlCommand() bool {
 		// Clear a request, as a debugger does at each step event (answered ahead).
 		kind := rapid.SampledFrom([]jdwp.EventKind{jdwp.EventSingleStep, jdwp.EventBreakpoint, jdwp.EventClassPrepare}).Draw(d.t, "clearKind")
 		d.send(&jdwp.EventRequestClearCommand{EventKind: kind, RequestID: int32(rapid.IntRange(0, 5).Draw(d.t, "cleared"))})
+	case 8:
+		d.stepRequest(t)
 	default:
 		return false
 	}
 	return true
+}
+
+// stepRequest makes a step request of thread t, as a debugger does at each
+// step (answered ahead); now and then one the agent refuses.
+func (d *script) stepRequest(t jdwp.ObjectID) {
+	count := int32(1)
+	if rapid.IntRange(0, 7).Draw(d.t, "badCount") == 0 {
+		count = 0
+	}
+	d.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventSingleStep, SuspendPolicy: jdwp.SuspendPolicyAll,
+		Modifiers: []jdwp.Modifier{
+			&jdwp.StepModifier{Thread: t, Size: jdwp.StepSizeLine, Depth: jdwp.StepDepth(rapid.IntRange(0, 2).Draw(d.t, "depth"))},
+			&jdwp.CountModifier{Count: count}, &jdwp.ClassExcludeModifier{Pattern: "java.*"}}})
 }
 
 // runningThread returns a thread that is not suspended and has frames (one

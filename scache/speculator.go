@@ -53,6 +53,9 @@ type Speculator struct {
 	// ahead counts, by id, the debugger's commands answered ahead whose
 	// reply from the VM is still to absorb (ahead.go).
 	ahead map[uint32]int
+	// requests follows the ids of event requests, for Sets answered ahead
+	// (request_ids.go).
+	requests requestIDs
 	// byKey indexes the keyable commands of pending whose reply may still be
 	// cached, for belay and to avoid speculating twice.
 	byKey map[Key]*inFlight
@@ -252,7 +255,16 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		s.disable(r, fmt.Errorf("upstream packet: %w", err))
 		return s.forwardUp(r, packet)
 	}
-	if h.IsReply() || !s.enabled {
+	if h.IsReply() {
+		return s.forwardUp(r, packet)
+	}
+	if h.CommandSet == jdwp.SetEventRequest {
+		var done bool
+		if packet, done = s.onRequestCommand(r, h, packet); done {
+			return *r
+		}
+	}
+	if !s.enabled {
 		return s.forwardUp(r, packet)
 	}
 	if p, ok := s.pending[h.ID]; ok && p.synthetic {
@@ -414,9 +426,18 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 				s.pump(r, &s.down)
 			}
 		}
+		if s.requests.renaming() && h.Cmd() == jdwp.CmdEventComposite {
+			packet = s.renameEvents(packet)
+		}
 		return s.forwardDown(r, packet)
 	}
 	s.onSettle(h.ID)
+	if len(s.requests.ahead) > 0 || len(s.requests.forwarded) > 0 {
+		var absorbed bool
+		if packet, absorbed = s.onSetReply(r, h, packet); absorbed {
+			return *r
+		}
+	}
 	if s.absorbAhead(r, h, packet) {
 		return *r
 	}

@@ -31,6 +31,9 @@ type suspension struct {
 	epoch  uint64
 	kind   suspendKind
 	thread jdwp.ObjectID // with threadSuspended
+	// stopped is the thread whose event established the suspension, while
+	// nothing may have let it run since: alive and suspended (0: none).
+	stopped jdwp.ObjectID
 	// unsettled holds the debugger's commands that may let threads run
 	// (letRun) and whose replies have not arrived, by id: the VM may have
 	// sent what arrives meanwhile before or after processing them.
@@ -100,6 +103,7 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 	}
 	s.endEpoch()
 	if tr.letRun {
+		s.susp.stopped = 0
 		if s.susp.unsettled == nil {
 			s.susp.unsettled = make(map[uint32]unsettled)
 		}
@@ -184,7 +188,7 @@ func (s *Speculator) onThreadNotSuspended(p *inFlight, code jdwp.ErrorCode) bool
 		}
 	}
 	s.endEpoch()
-	s.susp.kind = running
+	s.susp.kind, s.susp.stopped = running, 0
 	return true
 }
 
@@ -193,6 +197,7 @@ func (s *Speculator) onThreadNotSuspended(p *inFlight, code jdwp.ErrorCode) bool
 // stopped one at a location, and whether that was a step.
 func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool) {
 	s.endEpoch()
+	s.susp.stopped = 0
 	for _, e := range c.Events {
 		if loc, ok := jdwp.EventLocation(e); ok {
 			if t, ok := jdwp.EventThread(e); ok {
@@ -223,6 +228,9 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool
 	default:
 		s.susp.kind = running
 		return stopEvent{}, false
+	}
+	if found {
+		s.susp.stopped = stop.thread
 	}
 	return stop, found
 }

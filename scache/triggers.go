@@ -143,6 +143,9 @@ func (s *Speculator) onDisposeObjects(data []byte) error {
 	for _, r := range m.Requests {
 		set[r.Object] = true
 		s.cache.removeObject(r.Object)
+		if r.Object == s.susp.stopped {
+			s.susp.stopped = 0 // its id may no longer name it: no step request ahead
+		}
 	}
 	s.forget(func(p subject) bool { return p.life == lifetimeObject && set[p.object] })
 	return nil

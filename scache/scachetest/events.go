@@ -6,8 +6,14 @@ import (
 	"github.com/jdwpscache/scache/jdwp"
 )
 
-// Event requests of the model: EventRequest.Set gives ids in order, Clear
-// removes them, and Fire reports events for some of them.
+// Event requests of the model: EventRequest.Set gives ids in order (as
+// OpenJDK's agent does: one counter; a step request of a thread that does
+// not exist, or a count below 1, is refused before it takes an id), Clear removes them, and
+// Fire reports events for some of them. SkipRequestIDs breaks the order.
+
+// SkipRequestIDs makes the VM skip n request ids, as if requests the
+// debugger did not make had taken them.
+func (vm *ModelVM) SkipRequestIDs(n int32) { vm.nextRequest += n }
 
 func (vm *ModelVM) requestAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer) (jdwp.ErrorCode, bool) {
 	switch cmd {
@@ -15,6 +21,18 @@ func (vm *ModelVM) requestAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Write
 		var m jdwp.EventRequestSetCommand
 		if m.Decode(r) != nil {
 			return jdwp.ErrIllegalArgument, true
+		}
+		if vm.RefuseRequests > 0 {
+			vm.RefuseRequests--
+			return jdwp.ErrVMDead, true
+		}
+		for _, mod := range m.Modifiers {
+			if step, ok := mod.(*jdwp.StepModifier); ok && vm.threads[step.Thread] == nil {
+				return jdwp.ErrInvalidThread, true
+			}
+			if c, ok := mod.(*jdwp.CountModifier); ok && c.Count <= 0 {
+				return jdwp.ErrInvalidCount, true
+			}
 		}
 		if vm.requests == nil {
 			vm.requests = map[int32]jdwp.EventKind{}

@@ -21,6 +21,9 @@ type ModelVM struct {
 	// frames keep their ids); the zero value numbers them as OpenJDK's
 	// agent does.
 	FrameIDs FrameIDScheme
+	// RefuseRequests is how many of the next EventRequest.Set commands the
+	// VM refuses (VM_DEAD, taking no id).
+	RefuseRequests int
 
 	classes map[jdwp.ReferenceTypeID]*ModelClass
 	threads map[jdwp.ObjectID]*ModelThread

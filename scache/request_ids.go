@@ -1,0 +1,287 @@
+package scache
+
+import (
+	"encoding/binary"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// Event request ids, and answering EventRequest.Set ahead. A debugger
+// creates a step request at every step and waits for its reply, the
+// request's id, before it resumes: a whole round trip whose answer the
+// proxy can know. OpenJDK's agent (ART's too) numbers the requests a
+// debugger creates from one counter, one id after the other. A Speculator
+// that has seen the session's Set replies come in that order answers a
+// debugger's step request at once with the next id, forwards the command
+// in its place in the stream, and checks the VM's reply when it comes.
+//
+// It answers only what cannot fail: a single step request of the thread
+// whose event suspended it, while nothing may have let it run (the agent
+// cannot refuse a live thread a step), with modifiers
+// the agent accepts whatever their values (a count above 0, class patterns),
+// when no other request's reply is awaited but the ones it answered itself.
+// A gap in the order (requests the debugger did not make) stops it until
+// two replies are in order again.
+// Should the VM give another id anyway, the debugger keeps the id it was
+// given: from then on the Speculator renames, in the events the VM sends
+// and the Clears the debugger sends, every id whose two views differ, and
+// answers no more Sets ahead. Should it answer an error (a VM dying while
+// the command was in flight), the debugger holds a request the VM does not:
+// Stats.AheadContradicted counts it and the Speculator logs it.
+type requestIDs struct {
+	replies int   // Set replies seen with an id
+	last    int32 // the id of the last of them
+	inOrder bool  // it was the one before + 1
+	// off: a prediction failed, or too many Sets went unanswered; no more
+	// Sets are answered ahead this session.
+	off bool
+	// forwarded counts the debugger's Set commands forwarded whose reply is
+	// to come, by packet id; ahead holds, by packet id, the ids answered
+	// ahead whose reply is to come (one at a time per packet id).
+	forwarded map[uint32]int
+	ahead     map[uint32]int32
+	// Renamed ids, once the VM contradicted a prediction: the debugger's
+	// id of a VM request, the VM's id of a debugger's request (noRequest:
+	// none, the VM refused it), and the highest id the debugger was given.
+	toDebugger, toVM map[int32]int32
+	highest          int32
+}
+
+// noRequest stands, in requestIDs.toVM and in the Clears sent for them,
+// for the VM's id of a request it does not have (one it refused, or one the
+// debugger knows by no id): an id the VM never gives (OpenJDK's agent counts
+// from 1; 0 is its own internal requests'). The VM answers a Clear of it as
+// of any request it does not have.
+const noRequest int32 = -1
+
+// renaming reports whether some id has two views.
+func (q *requestIDs) renaming() bool { return len(q.toVM) > 0 }
+
+// next returns the id the VM will give the next request, and whether the
+// session's replies say so: the last two in order, no other Set awaited.
+func (q *requestIDs) next() (int32, bool) {
+	if q.off || !q.inOrder || len(q.forwarded) > 0 {
+		return 0, false
+	}
+	return q.last + int32(len(q.ahead)) + 1, true
+}
+
+// learn takes the id of a request the VM created, from a Set reply.
+func (q *requestIDs) learn(id int32) {
+	q.inOrder = q.replies > 0 && id == q.last+1
+	q.replies++
+	q.last = id
+}
+
+// rename records that the debugger knows the VM's request vm by the id d.
+func (q *requestIDs) rename(vm, d int32) {
+	if q.toVM == nil {
+		q.toDebugger, q.toVM = make(map[int32]int32), make(map[int32]int32)
+	}
+	if vm != noRequest {
+		q.toDebugger[vm] = d
+	}
+	q.toVM[d] = vm
+	q.highest = max(q.highest, d)
+}
+
+// debuggerID returns the id the debugger is to be given for the VM's new
+// request vm: vm itself unless the debugger already knows another request
+// by it.
+func (q *requestIDs) debuggerID(vm int32) int32 {
+	q.highest = max(q.highest, vm)
+	if _, taken := q.toVM[vm]; !taken || !q.renaming() {
+		return vm
+	}
+	q.highest++
+	q.rename(vm, q.highest)
+	return q.highest
+}
+
+// stepAheadable reports whether a Set command asks for a single step
+// request that the agent accepts whatever the VM does meanwhile, of a
+// thread known suspended.
+func (s *Speculator) stepAheadable(m *jdwp.EventRequestSetCommand) bool {
+	if m.EventKind != jdwp.EventSingleStep || !s.settled() {
+		return false
+	}
+	steps := 0
+	for _, mod := range m.Modifiers {
+		switch mod := mod.(type) {
+		case *jdwp.StepModifier:
+			steps++
+			if s.susp.kind == running || mod.Thread != s.susp.stopped || mod.Thread == 0 || mod.Size < jdwp.StepSizeMin || mod.Size > jdwp.StepSizeLine ||
+				mod.Depth < jdwp.StepDepthInto || mod.Depth > jdwp.StepDepthOut {
+				return false
+			}
+		case *jdwp.CountModifier:
+			if mod.Count <= 0 {
+				return false
+			}
+		case *jdwp.ClassMatchModifier, *jdwp.ClassExcludeModifier:
+		default:
+			return false
+		}
+	}
+	return steps == 1
+}
+
+// onRequestCommand sees a debugger's command of the EventRequest set before
+// anything else does. It answers a Set ahead, or renames the request a
+// Clear names; it returns the packet to go on with and whether the command
+// was dealt with.
+func (s *Speculator) onRequestCommand(r *Response, h jdwp.Header, packet []byte) ([]byte, bool) {
+	q := &s.requests
+	switch h.Cmd() {
+	case jdwp.CmdEventRequestSet:
+		if s.setAhead(r, h, packet) {
+			return packet, true
+		}
+		if q.forwarded == nil {
+			q.forwarded = make(map[uint32]int)
+		}
+		_, busy := s.pending[h.ID]
+		if busy || s.ahead[h.ID] > 0 || len(q.forwarded) >= s.cfg.maxOrganicIDs {
+			// Which reply is the Set's would be a guess, or the VM does not
+			// answer: stop counting on the ids.
+			q.off = true
+			return packet, false
+		}
+		q.forwarded[h.ID]++
+	case jdwp.CmdEventRequestClear:
+		if !q.renaming() {
+			return packet, false
+		}
+		m, err := s.decodeParams(h.Cmd(), jdwp.Data(packet))
+		if err != nil {
+			return packet, false
+		}
+		d := m.(*jdwp.EventRequestClearCommand).RequestID
+		vm, renamed := q.toVM[d]
+		if _, hidden := q.toDebugger[d]; !renamed && hidden {
+			vm, renamed = noRequest, true // a VM id the debugger was not given
+		}
+		if renamed {
+			b := append(s.up.buf(len(packet)), packet...)
+			s.up.keep(b)
+			binary.BigEndian.PutUint32(b[jdwp.HeaderSize+1:], uint32(vm))
+			return b, false
+		}
+	}
+	return packet, false
+}
+
+// setAhead answers a debugger's Set at once with the id the VM will give
+// it, when it may (see requestIDs), and reports whether it did.
+func (s *Speculator) setAhead(r *Response, h jdwp.Header, packet []byte) bool {
+	q := &s.requests
+	if !s.enabled || !s.cfg.answerAhead || s.over || q.renaming() {
+		return false
+	}
+	if _, busy := s.pending[h.ID]; busy || s.ahead[h.ID] > 0 || q.forwarded[h.ID] > 0 {
+		return false
+	}
+	id, ok := q.next()
+	if !ok {
+		return false
+	}
+
+	m, err := s.decodeParams(h.Cmd(), jdwp.Data(packet))
+	if err != nil || !s.stepAheadable(m.(*jdwp.EventRequestSetCommand)) {
+		return false
+	}
+	if q.ahead == nil {
+		q.ahead = make(map[uint32]int32)
+	}
+	q.ahead[h.ID] = id
+	var data [4]byte
+	binary.BigEndian.PutUint32(data[:], uint32(id))
+	s.answerAheadWith(r, h, packet, data[:])
+	return true
+}
+
+// onSetReply checks the VM's reply to a Set, if the reply with header h is
+// one: a reply to a Set answered ahead is absorbed (it reports true), and
+// a forwarded one is returned, renamed if the debugger knows another
+// request by its id.
+func (s *Speculator) onSetReply(r *Response, h jdwp.Header, packet []byte) ([]byte, bool) {
+	q := &s.requests
+	if id, ok := q.ahead[h.ID]; ok {
+		delete(q.ahead, h.ID)
+		s.absorbAhead(r, h, packet)
+		vm, ok := replyInt(h, packet)
+		switch {
+		case !ok: // absorbAhead counted and logged it
+			q.off = true
+			q.rename(noRequest, id)
+		case vm != id:
+			s.stats.AheadContradicted++
+			s.log.Warn("scache: the VM gave a request answered ahead another id; renaming it", "answered", id, "vm", vm)
+			q.learn(vm)
+			q.off = true
+			q.rename(vm, id)
+		default:
+			q.learn(vm)
+			q.highest = max(q.highest, vm)
+		}
+		return packet, true
+	}
+	n := q.forwarded[h.ID]
+	if n == 0 {
+		return packet, false
+	}
+	if n == 1 {
+		delete(q.forwarded, h.ID)
+	} else {
+		q.forwarded[h.ID] = n - 1
+	}
+	vm, ok := replyInt(h, packet)
+	if !ok {
+		return packet, false
+	}
+	q.learn(vm)
+	if d := q.debuggerID(vm); d != vm {
+		b := append(s.down.buf(len(packet)), packet...)
+		s.down.keep(b)
+		binary.BigEndian.PutUint32(b[jdwp.HeaderSize:], uint32(d))
+		return b, false
+	}
+	return packet, false
+}
+
+// replyInt returns the int a successful reply carries (a Set's request id).
+func replyInt(h jdwp.Header, packet []byte) (int32, bool) {
+	data := jdwp.Data(packet)
+	if h.ErrorCode != jdwp.ErrNone || len(data) != 4 {
+		return 0, false
+	}
+	return int32(binary.BigEndian.Uint32(data)), true
+}
+
+// renameEvents returns an event packet from the VM with the request ids the
+// debugger knows. A packet it cannot parse goes as it is: the Speculator
+// is switched off by then, and ids are all it could rename.
+func (s *Speculator) renameEvents(packet []byte) []byte {
+	offsets, err := jdwp.EventRequestOffsets(jdwp.Data(packet), s.sizes)
+	if err != nil {
+		s.log.Warn("scache: an event packet's request ids cannot be renamed", "error", err)
+		return packet
+	}
+	var b []byte
+	for _, off := range offsets {
+		at := jdwp.HeaderSize + off
+		d, ok := s.requests.toDebugger[int32(binary.BigEndian.Uint32(packet[at:]))]
+		if !ok {
+			continue
+		}
+		if b == nil {
+			b = append(s.down.buf(len(packet)), packet...)
+			s.down.keep(b)
+		}
+		binary.BigEndian.PutUint32(b[at:], uint32(d))
+	}
+	if b == nil {
+		return packet
+	}
+	return b
+}

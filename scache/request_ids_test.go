@@ -1,0 +1,216 @@
+package scache_test
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/require"
+)
+
+// stepRequest is JDI's step request: a step of thread, one event, the JDK's
+// classes excluded.
+func stepRequest(thread jdwp.ObjectID, mods ...jdwp.Modifier) *jdwp.EventRequestSetCommand {
+	if mods == nil {
+		mods = []jdwp.Modifier{&jdwp.CountModifier{Count: 1}, &jdwp.ClassExcludeModifier{Pattern: "java.*"}}
+	}
+	return &jdwp.EventRequestSetCommand{EventKind: jdwp.EventSingleStep, SuspendPolicy: jdwp.SuspendPolicyAll,
+		Modifiers: append([]jdwp.Modifier{&jdwp.StepModifier{Thread: thread, Size: jdwp.StepSizeLine, Depth: jdwp.StepDepthOver}}, mods...)}
+}
+
+// withRequests returns a harness (with opts) whose debugger has made two
+// requests, their ids given in order, and whose thread 1 then stopped with
+// policy ALL.
+func withRequests(t *testing.T, opts ...scache.Option) *harness {
+	h := running(t, opts...)
+	h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyAll})
+	h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventBreakpoint, SuspendPolicy: jdwp.SuspendPolicyAll})
+	h.drain()
+	stopThread1(t, h, jdwp.SuspendPolicyAll)
+	return h
+}
+
+func requestID(t *testing.T, reply []byte) int32 {
+	data := jdwp.Data(reply)
+	require.Len(t, data, 4, "a Set reply holds a request id")
+	return int32(binary.BigEndian.Uint32(data))
+}
+
+// The debugger's step request is answered at once with the id the VM gives
+// it, the command still reaches the VM, and the VM's reply is absorbed.
+func TestStepRequestIsAnsweredAheadWithTheVMsID(t *testing.T) {
+	h := withRequests(t, scache.WithAnswerAhead(true))
+	want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, h.nextID, stepRequest(1), sizes8))
+	id := h.send(stepRequest(1))
+	require.Equal(t, want, h.replyTo(id), "answered before the VM saw it, with its id")
+	require.Len(t, h.vmQueue, 1, "the command is on its way to the VM")
+	h.drain()
+	require.Len(t, h.vm.Requests(), 3, "the VM made the request")
+	h.replyTo(id) // still exactly one reply
+	st := h.s.Stats()
+	require.Equal(t, int64(1), st.AnsweredAhead)
+	require.Zero(t, st.AheadContradicted)
+}
+
+// A Set is answered ahead only when it cannot fail and its id is known:
+// otherwise the debugger waits for the VM's reply.
+func TestRequestsAnsweredAheadOnlyWhenCertain(t *testing.T) {
+	cases := map[string]struct {
+		opts []scache.Option
+		prep func(h *harness)
+		set  jdwp.CommandMessage
+	}{
+		"off by default next to the debugger": {opts: []scache.Option{}, set: stepRequest(1)},
+		"classic":                             {opts: []scache.Option{scache.Classic()}, set: stepRequest(1)},
+		"a breakpoint": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventBreakpoint, SuspendPolicy: jdwp.SuspendPolicyAll,
+			Modifiers: []jdwp.Modifier{&jdwp.LocationOnlyModifier{}}}},
+		"another thread than the stopped one": {set: stepRequest(2)},
+		"a thread that does not exist":        {set: stepRequest(0x999)},
+		"a count the agent refuses":           {set: stepRequest(1, &jdwp.CountModifier{Count: 0})},
+		"a modifier that may fail":            {set: stepRequest(1, &jdwp.InstanceOnlyModifier{Instance: 7})},
+		"two step modifiers":                  {set: stepRequest(1, &jdwp.StepModifier{Thread: 1})},
+		"the thread resumed": {prep: func(h *harness) {
+			h.sendRaw(jdwp.AppendCommand(nil, 90, jdwp.CmdThreadReferenceResume, []byte{0, 0, 0, 0, 0, 0, 0, 1}))
+		}, set: stepRequest(1)},
+		"another Set awaited": {prep: func(h *harness) {
+			h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventThreadStart, SuspendPolicy: jdwp.SuspendPolicyNone})
+		}, set: stepRequest(1)},
+		"the session is ending": {prep: func(h *harness) { h.send(&jdwp.VMDisposeCommand{}) }, set: stepRequest(1)},
+		"its thread disposed": {prep: func(h *harness) {
+			h.send(&jdwp.VMDisposeObjectsCommand{Requests: []jdwp.DisposeRequest{{Object: 1, RefCount: 1}}})
+		}, set: stepRequest(1)},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			opts := c.opts
+			if opts == nil {
+				opts = []scache.Option{scache.WithAnswerAhead(true)}
+			}
+			h := withRequests(t, opts...)
+			if c.prep != nil {
+				c.prep(h)
+			}
+			before := len(h.toDebugger)
+			id := h.send(c.set)
+			for _, p := range h.toDebugger[before:] {
+				require.NotEqual(t, id, jdwp.PacketID(p), "answered before the VM")
+			}
+			h.drain()
+			h.replyTo(id)
+			require.Zero(t, h.s.Stats().AnsweredAhead)
+		})
+	}
+}
+
+// Not before the session showed how the VM numbers requests: two replies
+// in order.
+func TestRequestIDsAreLearnedFirst(t *testing.T) {
+	h := running(t, scache.WithAnswerAhead(true))
+	h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyAll})
+	h.drain()
+	stopThread1(t, h, jdwp.SuspendPolicyAll)
+	h.send(stepRequest(1))
+	h.drain()
+	require.Zero(t, h.s.Stats().AnsweredAhead, "one reply says nothing of the order")
+	h.send(&jdwp.EventRequestClearCommand{EventKind: jdwp.EventSingleStep, RequestID: 2})
+	h.drain()
+	before := len(h.toDebugger)
+	id := h.send(stepRequest(1))
+	require.Len(t, h.toDebugger, before+1, "two did")
+	require.Equal(t, int32(3), requestID(t, h.replyTo(id)))
+	h.drain()
+}
+
+// A VM that gives a request answered ahead another id: the debugger keeps
+// the id it was given, in the VM's events and in its Clear, and the ids the
+// VM gives later never collide with it; no more Sets are answered ahead.
+func TestAContradictedRequestIDIsRenamed(t *testing.T) {
+	h := withRequests(t, scache.WithAnswerAhead(true))
+	h.vm.SkipRequestIDs(1) // the VM will give 4, the debugger is told 3
+	id := h.send(stepRequest(1))
+	told := requestID(t, h.replyTo(id))
+	require.Equal(t, int32(3), told)
+	h.drain()
+	require.Equal(t, []int32{1, 2, 4}, h.vm.Requests())
+	require.Equal(t, int64(1), h.s.Stats().AheadContradicted)
+
+	// The VM's events name request 4: the debugger sees 3.
+	before := len(h.toDebugger)
+	h.event(h.vm.Fire([]int32{4, 1}))
+	var c jdwp.Composite
+	require.NoError(t, jdwp.Unmarshal(jdwp.Data(h.toDebugger[before]), sizes8, &c))
+	require.Equal(t, []int32{3, 1}, []int32{c.Events[0].Request(), c.Events[1].Request()})
+
+	// A request made now gets 5 from the VM: the debugger has no 5, it keeps it.
+	later := h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventThreadStart, SuspendPolicy: jdwp.SuspendPolicyNone})
+	h.drain()
+	require.Equal(t, int32(5), requestID(t, h.replyTo(later)))
+
+	// The debugger clears its 3: the VM clears its 4.
+	h.send(&jdwp.EventRequestClearCommand{EventKind: jdwp.EventSingleStep, RequestID: 3})
+	h.drain()
+	require.Equal(t, []int32{1, 2, 5}, h.vm.Requests())
+
+	// No more ahead: a step request waits for the VM.
+	resumeAndStop(t, h)
+	before = len(h.toDebugger)
+	step := h.send(stepRequest(1))
+	require.Len(t, h.toDebugger, before, "not answered ahead")
+	h.drain()
+	require.Equal(t, int32(6), requestID(t, h.replyTo(step)))
+}
+
+// A VM id that the debugger already holds for another request (the VM
+// refused one answered ahead: the next Set answered ahead was given the id
+// the VM gives the next one) is renamed to a fresh id, in the reply and in
+// events; a Clear of the refused request's id clears nothing of the VM's.
+func TestARefusedRequestAnsweredAheadLeavesNoCollision(t *testing.T) {
+	h := withRequests(t, scache.WithAnswerAhead(true))
+	first := h.send(stepRequest(1))
+	second := h.send(stepRequest(1, &jdwp.CountModifier{Count: 2}))
+	require.Equal(t, int32(3), requestID(t, h.replyTo(first)))
+	require.Equal(t, int32(4), requestID(t, h.replyTo(second)))
+	// The VM refuses the first (as a dying VM would), so it gives the second 3.
+	h.vm.RefuseRequests = 1
+	h.drain()
+	require.Equal(t, []int32{1, 2, 3}, h.vm.Requests())
+	st := h.s.Stats()
+	require.Equal(t, int64(2), st.AheadContradicted, "a refusal and a renamed id")
+
+	// The next request gets 4 from the VM, which the debugger holds: renamed.
+	third := h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventThreadStart, SuspendPolicy: jdwp.SuspendPolicyNone})
+	h.drain()
+	fresh := requestID(t, h.replyTo(third))
+	require.NotContains(t, []int32{1, 2, 3, 4}, fresh)
+
+	before := len(h.toDebugger)
+	h.event(h.vm.Fire([]int32{3, 4}))
+	var c jdwp.Composite
+	require.NoError(t, jdwp.Unmarshal(jdwp.Data(h.toDebugger[before]), sizes8, &c))
+	require.Equal(t, []int32{4, fresh}, []int32{c.Events[0].Request(), c.Events[1].Request()})
+
+	// The debugger clears its 3, which the VM never made: the VM's 3 stays.
+	h.send(&jdwp.EventRequestClearCommand{EventKind: jdwp.EventSingleStep, RequestID: 3})
+	h.drain()
+	require.Equal(t, []int32{1, 2, 3, 4}, h.vm.Requests())
+	h.send(&jdwp.EventRequestClearCommand{EventKind: jdwp.EventSingleStep, RequestID: 4})
+	h.drain()
+	require.Equal(t, []int32{1, 2, 4}, h.vm.Requests())
+}
+
+// Renaming goes on after speculation is switched off.
+func TestRenamingSurvivesDisable(t *testing.T) {
+	h := withRequests(t, scache.WithAnswerAhead(true))
+	h.vm.SkipRequestIDs(1)
+	h.send(stepRequest(1))
+	h.drain()
+	h.sendRaw([]byte{1, 2, 3})
+	require.False(t, h.s.Stats().Enabled)
+	h.vmQueue = nil // the garbage never reaches a VM that answers
+	before := len(h.toDebugger)
+	h.event(h.vm.Fire([]int32{4}))
+	var c jdwp.Composite
+	require.NoError(t, jdwp.Unmarshal(jdwp.Data(h.toDebugger[before]), sizes8, &c))
+	require.Equal(t, int32(3), c.Events[0].Request())
+}
