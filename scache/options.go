@@ -37,8 +37,9 @@ type config struct {
 	follower bool
 	// answerAhead: answer the debugger's Clear of a step or breakpoint
 	// request at once (ahead.go). aheadByDefault: WithAnswerAhead was not
-	// given, so a far half turns it on (newFar).
-	answerAhead, aheadByDefault bool
+	// given, so a far half turns it on (newFar). setsAhead: answer a step
+	// request's Set at once (request_ids.go).
+	answerAhead, aheadByDefault, setsAhead bool
 }
 
 func defaultConfig() config {
@@ -181,6 +182,7 @@ func (st *settings) config() config {
 		c.families = st.families.v
 	}
 	c.answerAhead, c.aheadByDefault = st.answerAhead.v, !st.answerAhead.set && st.preset == presetDefault
+	c.setsAhead = st.answerAhead.v || c.aheadByDefault
 	if st.logger != nil {
 		c.logger = st.logger
 	}
@@ -251,13 +253,15 @@ func WithBelay(on bool) Option {
 	})
 }
 
-// WithAnswerAhead turns on or off answering the debugger's
-// EventRequest.Clear of a step or breakpoint request at once, before the
-// VM's reply (ahead.go). Default: on in the far half of a split proxy,
-// where a stop's answers arrive with its event and the Clear's round trip
-// is all the debugger waits for; off otherwise: next to the debugger, a
-// proxy's speculation at a step overlaps that round trip, and answering it
-// ahead only moves the wait. A near half never answers ahead.
+// WithAnswerAhead turns on or off answering, at once and before the VM's
+// reply, the commands whose reply is known: EventRequest.Set of a step
+// request (with the id the VM will give it, see request_ids.go) and
+// EventRequest.Clear of a step or breakpoint request (ahead.go). Default:
+// both in the far half of a split proxy, where a stop's answers arrive with
+// its event and these round trips are all the debugger waits for; the Sets
+// only in a proxy next to the debugger: there its speculation at a step
+// overlaps the Clear's round trip, and answering the Clear ahead only moves
+// the wait. A near half never answers ahead. Classic answers nothing ahead.
 func WithAnswerAhead(on bool) Option {
 	return option(fmt.Sprintf("WithAnswerAhead(%v)", on), forAll, func(st *settings) error {
 		st.answerAhead.put(on)

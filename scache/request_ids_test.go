@@ -53,6 +53,21 @@ func TestStepRequestIsAnsweredAheadWithTheVMsID(t *testing.T) {
 	require.Zero(t, st.AheadContradicted)
 }
 
+// Next to the debugger, by default, a step request is answered ahead and
+// its Clear is not (see WithAnswerAhead).
+func TestByDefaultStepRequestsOnlyAreAnsweredAhead(t *testing.T) {
+	h := withRequests(t)
+	before := len(h.toDebugger)
+	h.send(stepRequest(1))
+	require.Len(t, h.toDebugger, before+1, "the Set is answered ahead")
+	h.drain()
+	before = len(h.toDebugger)
+	h.send(&jdwp.EventRequestClearCommand{EventKind: jdwp.EventSingleStep, RequestID: 3})
+	require.Len(t, h.toDebugger, before, "the Clear waits for the VM")
+	h.drain()
+	require.Equal(t, int64(1), h.s.Stats().AnsweredAhead)
+}
+
 // A Set is answered ahead only when it cannot fail and its id is known:
 // otherwise the debugger waits for the VM's reply.
 func TestRequestsAnsweredAheadOnlyWhenCertain(t *testing.T) {
@@ -61,8 +76,8 @@ func TestRequestsAnsweredAheadOnlyWhenCertain(t *testing.T) {
 		prep func(h *harness)
 		set  jdwp.CommandMessage
 	}{
-		"off by default next to the debugger": {opts: []scache.Option{}, set: stepRequest(1)},
-		"classic":                             {opts: []scache.Option{scache.Classic()}, set: stepRequest(1)},
+		"turned off": {opts: []scache.Option{scache.WithAnswerAhead(false)}, set: stepRequest(1)},
+		"classic":    {opts: []scache.Option{scache.Classic()}, set: stepRequest(1)},
 		"a breakpoint": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventBreakpoint, SuspendPolicy: jdwp.SuspendPolicyAll,
 			Modifiers: []jdwp.Modifier{&jdwp.LocationOnlyModifier{}}}},
 		"another thread than the stopped one": {set: stepRequest(2)},

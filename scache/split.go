@@ -87,7 +87,7 @@ func NewNear(opts ...Option) (*Near, error) {
 }
 
 func newNear(cfg config) *Near {
-	cfg.answerAhead = false // the far half answers ahead if at all, next to the debugger
+	cfg.answerAhead, cfg.setsAhead = false, false // the far half answers ahead if at all, next to the debugger
 	return &Near{spec: newSpeculator(cfg)}
 }
 
