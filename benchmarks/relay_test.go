@@ -26,23 +26,31 @@ const relayStops = 3
 // workloadSession runs the JDI driver with workload o against a fresh VM
 // behind a latency link of the given one-way delay, through a proxy in mode
 // (or directly for "direct"), and returns the driver's wall time for the
-// session and its transcript.
-func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions, extra ...scache.Option) (time.Duration, string, scache.Stats) {
-	d, transcript, st, _ := workloadStops(b, delay, mode, o, extra...)
+// session and its transcript. journal, if not nil, gets the journal of the
+// proxy next to the debugger.
+func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) (time.Duration, string, scache.Stats) {
+	d, transcript, st, _ := workloadStops(b, delay, mode, o, journal)
 	return d, transcript, st
 }
 
 // workloadStops is workloadSession, with the stops as the debugger lived
 // them (a StopLog on the journal of the proxy next to it; none direct).
-func workloadStops(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions, extra ...scache.Option) (time.Duration, string, scache.Stats, []scache.StopRecord) {
+func workloadStops(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) (time.Duration, string, scache.Stats, []scache.StopRecord) {
 	vm := jvmtest.Start(b, "Debuggee", fmt.Sprint(o.Stops))
 	stops := &scache.StopLog{}
+	record := func(e scache.JournalEntry) {
+		stops.Add(e)
+		if journal != nil {
+			journal(e)
+		}
+	}
 	if mode == "split" {
-		d, transcript, st := splitSession(b, vm.Addr, delay, o, stops, extra...)
+		d, transcript, st := splitSession(b, vm.Addr, delay, o, record)
 		return d, transcript, st, stops.Stops()
 	}
+	var extra []scache.Option
 	if mode != "direct" {
-		extra = append(extra, scache.WithJournal(stops.Add))
+		extra = append(extra, scache.WithJournal(record))
 	}
 	stats := make(chan scache.Stats, 1)
 	link, err := latency.Listen(vm.Addr, delay)
@@ -64,14 +72,14 @@ func workloadStops(b *testing.B, delay time.Duration, mode string, o jvmtest.Dri
 // the near half next to the VM at vmAddr, the latency link between the
 // halves, the far half next to the debugger. Its stats are the near half's
 // (what was speculated, pushed and used) with the far half's hits and
-// belayed commands.
-func splitSession(b *testing.B, vmAddr string, delay time.Duration, o jvmtest.DriverOptions, stops *scache.StopLog, extra ...scache.Option) (time.Duration, string, scache.Stats) {
+// belayed commands. journal gets the far half's journal.
+func splitSession(b *testing.B, vmAddr string, delay time.Duration, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) (time.Duration, string, scache.Stats) {
 	nearStats, farStats := make(chan scache.Stats, 1), make(chan scache.Stats, 1)
-	near := serveProxy(b, vmAddr, "scache", nearStats, append(extra, scache.WithSplit(scache.NearHalf))...)
+	near := serveProxy(b, vmAddr, "scache", nearStats, scache.WithSplit(scache.NearHalf))
 	link, err := latency.Listen(near, delay)
 	require.NoError(b, err)
 	defer link.Close()
-	far := serveProxy(b, link.Addr, "scache", farStats, append(extra, scache.WithSplit(scache.FarHalf), scache.WithJournal(stops.Add))...)
+	far := serveProxy(b, link.Addr, "scache", farStats, scache.WithSplit(scache.FarHalf), scache.WithJournal(journal))
 	transcript, elapsed := jvmtest.RunDriver(b, far, o)
 	st, fst := <-nearStats, <-farStats
 	st.Hits, st.Belayed, st.Misses = fst.Hits, fst.Belayed, fst.Misses
@@ -119,7 +127,7 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 	for i := 0; i < b.N; i++ {
 		var want string
 		for _, mode := range modes {
-			d, transcript, st, stops := workloadStops(b, delay, mode, o)
+			d, transcript, st, stops := workloadStops(b, delay, mode, o, nil)
 			for _, s := range stops {
 				roundTrips[mode] = append(roundTrips[mode], s.RoundTrips)
 			}
@@ -237,11 +245,11 @@ func BenchmarkReplayPredictsLive(b *testing.B) {
 				for _, mode := range []string{"off", "classic", "scache"} {
 					var mu sync.Mutex
 					var records []journal.Record
-					workloadSession(b, delay, mode, w.opts, scache.WithJournal(func(e scache.JournalEntry) {
+					workloadSession(b, delay, mode, w.opts, func(e scache.JournalEntry) {
 						mu.Lock()
 						defer mu.Unlock()
 						records = append(records, journal.FromEntry(e))
-					}))
+					})
 					liveWait[mode] = debuggerWait(records)
 					if mode == "off" {
 						capture = records

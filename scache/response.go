@@ -28,8 +28,9 @@ const (
 	// Absorbed: the VM's reply to a synthetic command, or to a command
 	// answered ahead, kept from the debugger.
 	Absorbed
-	// AnsweredAhead: a debugger command whose reply the protocol fixes
-	// (EventRequest.Clear of a step or breakpoint request): forwarded
+	// AnsweredAhead: a debugger command whose reply is known (a step
+	// request's EventRequest.Set, answered with the id the VM will give it;
+	// EventRequest.Clear of a step or breakpoint request): forwarded
 	// unchanged in Edict.Upstream and answered at once in Edict.Downstream;
 	// the VM's reply will be Absorbed.
 	AnsweredAhead
@@ -117,8 +118,9 @@ type Stats struct {
 	CacheBytes      int64
 	BytesSpeculated int64 // bytes of synthetic replies absorbed
 	// AnsweredAhead counts debugger commands answered ahead of the VM's
-	// reply (EventRequest.Clear); AheadContradicted those the VM then
-	// answered with an error.
+	// reply (step requests' Sets, Clears); AheadContradicted those the VM
+	// then answered with an error, or with another request id (renamed for
+	// the debugger from then on).
 	AnsweredAhead, AheadContradicted int64
 	// FramesPredicted counts stops whose top frame id was predicted at the
 	// event; FramesMispredicted those the Frames reply proved wrong.
