@@ -29,10 +29,7 @@ func (s *Speculator) answersAhead(cmd jdwp.Command, packet []byte) bool {
 	if cmd != jdwp.CmdEventRequestClear || !s.cfg.answerAhead || s.over {
 		return false
 	}
-	id := jdwp.PacketID(packet)
-	_, busy := s.pending[id]
-	_, setAhead := s.requests.ahead[id]
-	if busy || setAhead || s.requests.forwarded[id] > 0 {
+	if s.replyAwaited(jdwp.PacketID(packet)) {
 		return false // an id still in use: which reply is whose would be a guess
 	}
 	m, err := s.decodeParams(cmd, jdwp.Data(packet))

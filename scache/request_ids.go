@@ -140,10 +140,12 @@ func (s *Speculator) onRequestCommand(r *Response, h jdwp.Header, packet []byte)
 		if q.forwarded == nil {
 			q.forwarded = make(map[uint32]int)
 		}
+		// Another Set forwarded with this id is fine: the VM answers in
+		// order. Another command would leave which reply is the Set's a
+		// guess; too many Sets unanswered, a VM that does not answer: stop
+		// counting on the ids.
 		_, busy := s.pending[h.ID]
 		if busy || s.ahead[h.ID] > 0 || len(q.forwarded) >= s.cfg.maxOrganicIDs {
-			// Which reply is the Set's would be a guess, or the VM does not
-			// answer: stop counting on the ids.
 			q.off = true
 			return packet, false
 		}
@@ -162,8 +164,7 @@ func (s *Speculator) onRequestCommand(r *Response, h jdwp.Header, packet []byte)
 			vm, renamed = noRequest, true // a VM id the debugger was not given
 		}
 		if renamed {
-			b := append(s.up.buf(len(packet)), packet...)
-			s.up.keep(b)
+			b := s.up.copy(packet)
 			binary.BigEndian.PutUint32(b[jdwp.HeaderSize+1:], uint32(vm))
 			return b, false
 		}
@@ -178,14 +179,13 @@ func (s *Speculator) setAhead(r *Response, h jdwp.Header, packet []byte) bool {
 	if !s.enabled || !s.cfg.setsAhead || s.over || q.renaming() {
 		return false
 	}
-	if _, busy := s.pending[h.ID]; busy || s.ahead[h.ID] > 0 || q.forwarded[h.ID] > 0 {
+	if s.replyAwaited(h.ID) || s.ahead[h.ID] > 0 {
 		return false
 	}
 	id, ok := q.next()
 	if !ok {
 		return false
 	}
-
 	m, err := s.decodeParams(h.Cmd(), jdwp.Data(packet))
 	if err != nil || !s.stepAheadable(m.(*jdwp.EventRequestSetCommand)) {
 		return false
@@ -241,12 +241,20 @@ func (s *Speculator) onSetReply(r *Response, h jdwp.Header, packet []byte) ([]by
 	}
 	q.learn(vm)
 	if d := q.debuggerID(vm); d != vm {
-		b := append(s.down.buf(len(packet)), packet...)
-		s.down.keep(b)
+		b := s.down.copy(packet)
 		binary.BigEndian.PutUint32(b[jdwp.HeaderSize:], uint32(d))
 		return b, false
 	}
 	return packet, false
+}
+
+// replyAwaited reports whether a reply with id is awaited, other than one
+// to a Clear answered ahead: the debugger's command with id tracked, or its
+// Set forwarded or answered ahead.
+func (s *Speculator) replyAwaited(id uint32) bool {
+	_, pending := s.pending[id]
+	_, setAhead := s.requests.ahead[id]
+	return pending || setAhead || s.requests.forwarded[id] > 0
 }
 
 // replyInt returns the int a successful reply carries (a Set's request id).
@@ -275,8 +283,7 @@ func (s *Speculator) renameEvents(packet []byte) []byte {
 			continue
 		}
 		if b == nil {
-			b = append(s.down.buf(len(packet)), packet...)
-			s.down.keep(b)
+			b = s.down.copy(packet)
 		}
 		binary.BigEndian.PutUint32(b[at:], uint32(d))
 	}

@@ -37,6 +37,21 @@ func requestID(t *testing.T, reply []byte) int32 {
 	return int32(binary.BigEndian.Uint32(data))
 }
 
+// firedAs makes the VM send an event for each of its requests ids and
+// returns the request ids of the events the debugger received.
+func firedAs(t *testing.T, h *harness, ids ...int32) []int32 {
+	before := len(h.toDebugger)
+	h.event(h.vm.Fire(ids))
+	require.Len(t, h.toDebugger, before+1, "the events reach the debugger")
+	var c jdwp.Composite
+	require.NoError(t, jdwp.Unmarshal(jdwp.Data(h.toDebugger[before]), sizes8, &c))
+	var got []int32
+	for _, e := range c.Events {
+		got = append(got, e.Request())
+	}
+	return got
+}
+
 // The debugger's step request is answered at once with the id the VM gives
 // it, the command still reaches the VM, and the VM's reply is absorbed.
 func TestStepRequestIsAnsweredAheadWithTheVMsID(t *testing.T) {
@@ -151,11 +166,7 @@ func TestAContradictedRequestIDIsRenamed(t *testing.T) {
 	require.Equal(t, int64(1), h.s.Stats().AheadContradicted)
 
 	// The VM's events name request 4: the debugger sees 3.
-	before := len(h.toDebugger)
-	h.event(h.vm.Fire([]int32{4, 1}))
-	var c jdwp.Composite
-	require.NoError(t, jdwp.Unmarshal(jdwp.Data(h.toDebugger[before]), sizes8, &c))
-	require.Equal(t, []int32{3, 1}, []int32{c.Events[0].Request(), c.Events[1].Request()})
+	require.Equal(t, []int32{3, 1}, firedAs(t, h, 4, 1))
 
 	// A request made now gets 5 from the VM: the debugger has no 5, it keeps it.
 	later := h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventThreadStart, SuspendPolicy: jdwp.SuspendPolicyNone})
@@ -169,7 +180,7 @@ func TestAContradictedRequestIDIsRenamed(t *testing.T) {
 
 	// No more ahead: a step request waits for the VM.
 	resumeAndStop(t, h)
-	before = len(h.toDebugger)
+	before := len(h.toDebugger)
 	step := h.send(stepRequest(1))
 	require.Len(t, h.toDebugger, before, "not answered ahead")
 	h.drain()
@@ -199,11 +210,7 @@ func TestARefusedRequestAnsweredAheadLeavesNoCollision(t *testing.T) {
 	fresh := requestID(t, h.replyTo(third))
 	require.NotContains(t, []int32{1, 2, 3, 4}, fresh)
 
-	before := len(h.toDebugger)
-	h.event(h.vm.Fire([]int32{3, 4}))
-	var c jdwp.Composite
-	require.NoError(t, jdwp.Unmarshal(jdwp.Data(h.toDebugger[before]), sizes8, &c))
-	require.Equal(t, []int32{4, fresh}, []int32{c.Events[0].Request(), c.Events[1].Request()})
+	require.Equal(t, []int32{4, fresh}, firedAs(t, h, 3, 4))
 
 	// The debugger clears its 3, which the VM never made: the VM's 3 stays.
 	h.send(&jdwp.EventRequestClearCommand{EventKind: jdwp.EventSingleStep, RequestID: 3})
@@ -223,9 +230,5 @@ func TestRenamingSurvivesDisable(t *testing.T) {
 	h.sendRaw([]byte{1, 2, 3})
 	require.False(t, h.s.Stats().Enabled)
 	h.vmQueue = nil // the garbage never reaches a VM that answers
-	before := len(h.toDebugger)
-	h.event(h.vm.Fire([]int32{4}))
-	var c jdwp.Composite
-	require.NoError(t, jdwp.Unmarshal(jdwp.Data(h.toDebugger[before]), sizes8, &c))
-	require.Equal(t, int32(3), c.Events[0].Request())
+	require.Equal(t, []int32{3}, firedAs(t, h, 4))
 }

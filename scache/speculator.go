@@ -154,6 +154,13 @@ func (sc *scratch) buf(n int) []byte {
 // keep records b (grown from buf) so that its capacity is reused.
 func (sc *scratch) keep(b []byte) { sc.bufs[sc.used-1] = b[:0] }
 
+// copy returns a copy of p in a reused buffer, to change without touching p.
+func (sc *scratch) copy(p []byte) []byte {
+	b := append(sc.buf(len(p)), p...)
+	sc.keep(b)
+	return b
+}
+
 // New returns a Speculator with the given options, or an error for an
 // option that does not apply to a Speculator or has a bad value.
 func New(opts ...Option) (*Speculator, error) {
@@ -524,8 +531,7 @@ func (s *Speculator) forwardDownPtr(r *Response, packet []byte) *Response {
 
 // retag returns a copy of reply carrying id, in a buffer of the direction's scratch.
 func (s *Speculator) retag(sc *scratch, reply []byte, id uint32) []byte {
-	b := append(sc.buf(len(reply)), reply...)
-	sc.keep(b)
+	b := sc.copy(reply)
 	jdwp.SetPacketID(b, id)
 	return b
 }
