@@ -83,14 +83,17 @@ func (s *Speculator) absorbs(id uint32) bool {
 }
 
 // readsOnly reports whether a debugger command changes nothing that a
-// cached reply says: a keyable command under some policy. Anything else
-// (an unparsable packet among them) may.
+// cached reply says: a keyable command under some policy, or an event
+// request's Set or Clear (they change which events the VM will send, not
+// what any command reads: a debugger clears the last step request the
+// moment the step's event arrives, while the near half's follow-ups on the
+// stop are under way). Anything else (an unparsable packet among them) may.
 func readsOnly(packet []byte) bool {
 	var h jdwp.Header
 	if h.Parse(packet) != nil {
 		return false
 	}
-	if h.IsReply() {
+	if h.IsReply() || h.CommandSet == jdwp.SetEventRequest {
 		return true
 	}
 	tr := commandTraits[h.Cmd()]

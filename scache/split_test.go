@@ -194,3 +194,29 @@ func TestRedefineCrossingPushedMetadataIsNotStale(t *testing.T) {
 		require.Equal(t, want, got, "%s after the redefinition", cmd.Command())
 	}
 }
+
+// TestEventRequestCrossingPushedAnswersKeepsThem: at a step's event a
+// debugger clears the step request at once, while the near half's answers
+// of the stop are still in the tunnel. Event requests change no reply: the
+// far half keeps the answers and serves the stop without the tunnel.
+func TestEventRequestCrossingPushedAnswersKeepsThem(t *testing.T) {
+	h, top := splitStopped(t)
+	th := h.vm.Thread(1)
+	values := &jdwp.FrameGetValuesCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0),
+		Slots: scache.VisibleSlots(scachetest.ModelVariableTable(top.Method), top.Index)}
+	h.far.FromNear(h.toFar[0]) // the event
+	h.toFar = h.toFar[1:]
+	require.NotEmpty(t, h.toFar, "answers pushed behind the event")
+	h.send(&jdwp.EventRequestClearCommand{EventKind: jdwp.EventSingleStep, RequestID: 7})
+	h.farSide() // the answers arrive; the near half has not read the Clear
+	for _, cmd := range []jdwp.CommandMessage{&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1}, values} {
+		id, before := h.nextID, len(h.toNear)
+		want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, id, cmd, sizes8))
+		h.send(cmd)
+		for _, f := range h.toNear[before:] {
+			require.Equal(t, byte('U'), f[0], "%s crossed the tunnel", cmd.Command())
+		}
+		require.Equal(t, want, h.replyTo(id), "%s", cmd.Command())
+	}
+	require.Equal(t, int64(2), h.far.Stats().Hits)
+}
