@@ -228,7 +228,9 @@ func BenchmarkSplitWorkloads(b *testing.B) {
 }
 
 // BenchmarkReplayPredictsLive checks the replay against live sessions on
-// each workload: it records the session through the proxy in off mode over
+// each workload, in every mode (split: the far half's journal, next to the
+// debugger, with the link between the halves): it records the session
+// through the proxy in off mode over
 // the 20 ms link (the journal is taken at the debugger's end, as a user's
 // own capture is), runs it live in each mode, and replays the capture (its
 // round trip estimated from the trace). It reports, per mode, the replay's
@@ -242,15 +244,15 @@ func BenchmarkReplayPredictsLive(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				var capture []journal.Record
 				liveWait := map[string]time.Duration{}
-				for _, mode := range []string{"off", "classic", "scache"} {
+				for _, mode := range replay.Modes {
 					var mu sync.Mutex
 					var records []journal.Record
-					workloadSession(b, delay, mode, w.opts, func(e scache.JournalEntry) {
+					workloadSession(b, delay, string(mode), w.opts, func(e scache.JournalEntry) {
 						mu.Lock()
 						defer mu.Unlock()
 						records = append(records, journal.FromEntry(e))
 					})
-					liveWait[mode] = debuggerWait(records)
+					liveWait[string(mode)] = debuggerWait(records)
 					if mode == "off" {
 						capture = records
 					}

@@ -76,8 +76,9 @@ const (
 	forSpeculator scope = 1 << iota
 	forRelay
 	forProxy
+	forHalf // NewNear and NewFar: a Speculator's options and a journal
 
-	forAll      = forSpeculator | forRelay | forProxy
+	forAll      = forSpeculator | forRelay | forProxy | forHalf
 	forSessions = forRelay | forProxy
 )
 
@@ -87,6 +88,8 @@ func (sc scope) String() string {
 		return "a Speculator"
 	case forRelay:
 		return "a Relay"
+	case forHalf:
+		return "a split proxy's half"
 	}
 	return "a Proxy"
 }
@@ -352,9 +355,11 @@ func PassThrough() Option {
 }
 
 // WithJournal makes a Relay, or each session of a Proxy, call fn with every
-// journal entry, from both directions' goroutines (one call at a time).
+// journal entry, from both directions' goroutines (one call at a time). A
+// Near or Far made with it calls fn with its side of the conversation from
+// the call that made each entry.
 func WithJournal(fn func(JournalEntry)) Option {
-	return option("WithJournal", forSessions, func(st *settings) error {
+	return option("WithJournal", forSessions|forHalf, func(st *settings) error {
 		if fn == nil {
 			return errors.New("a nil function")
 		}

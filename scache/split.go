@@ -77,13 +77,15 @@ type pushStats struct {
 }
 
 // NewNear returns a near half with its own Speculator, made with opts
-// (Speculator options).
+// (Speculator options and WithJournal).
 func NewNear(opts ...Option) (*Near, error) {
-	st, err := collect(forSpeculator, opts)
+	st, err := collect(forHalf, opts)
 	if err != nil {
 		return nil, err
 	}
-	return newNear(st.config()), nil
+	n := newNear(st.config())
+	n.journal = st.journal
+	return n, nil
 }
 
 func newNear(cfg config) *Near {
@@ -190,13 +192,16 @@ type Far struct {
 }
 
 // NewFar returns a far half whose Speculator follows the near half's, made
-// with opts (Speculator options: give both halves the same).
+// with opts (Speculator options: give both halves the same; and
+// WithJournal).
 func NewFar(opts ...Option) (*Far, error) {
-	st, err := collect(forSpeculator, opts)
+	st, err := collect(forHalf, opts)
 	if err != nil {
 		return nil, err
 	}
-	return newFar(st.config()), nil
+	f := newFar(st.config())
+	f.journal = st.journal
+	return f, nil
 }
 
 func newFar(cfg config) *Far {

@@ -220,3 +220,19 @@ func TestEventRequestCrossingPushedAnswersKeepsThem(t *testing.T) {
 	}
 	require.Equal(t, int64(2), h.far.Stats().Hits)
 }
+
+// TestHalvesTakeAJournal: a Near or Far made with WithJournal journals its
+// side of the conversation from the calls themselves; session options are
+// refused with the half named.
+func TestHalvesTakeAJournal(t *testing.T) {
+	var entries []scache.JournalEntry
+	far, err := scache.NewFar(scache.WithJournal(func(e scache.JournalEntry) { entries = append(entries, e) }))
+	require.NoError(t, err)
+	far.FromDebugger(jdwp.AppendCommandPacket(nil, 5, &jdwp.VMIDSizesCommand{}, sizes8))
+	require.Len(t, entries, 1)
+	require.Equal(t, scache.Upstream, entries[0].Direction)
+	require.Equal(t, uint32(5), jdwp.PacketID(entries[0].Packet))
+
+	_, err = scache.NewNear(scache.WithMaxPacketSize(64))
+	require.ErrorContains(t, err, "does not apply to a split proxy's half")
+}

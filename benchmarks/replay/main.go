@@ -1,12 +1,17 @@
 // Command replay replays captured JDWP sessions through the Speculator and
 // reports what speculation would have saved.
 //
-//	go run ./benchmarks/replay [-json] [-mode scache|classic|off|all] [-rtt 20ms] [-rtts 1ms,5ms,20ms,50ms]
+//	go run ./benchmarks/replay [-json] [-mode scache|split|classic|off|all] [-rtt 20ms] [-rtts 1ms,5ms,20ms,50ms]
 //	                           [-timeline FILE.json] [-chart FILE.svg|.png] [FILE ...]
 //
 // FILE is a trace written by the proxy's -journal, or a pcap/pcapng capture of
 // JDWP over TCP. With no FILE, it replays the trace embedded in the binary: a
 // real JDI debugging session against a real HotSpot 17 VM.
+//
+// The modes: off forwards only, classic is the original jdwp-scache policy,
+// scache one proxy next to the debugger, split a split proxy's two halves
+// (the near one next to the VM, the far one next to the debugger, the link
+// between them).
 //
 // Every reply the simulated debugger receives is checked against the
 // recorded one; a difference (a stale cache entry on real traffic) is an
@@ -46,7 +51,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print one JSON object per trace and mode instead of tables")
-	mode := fs.String("mode", "all", "scache, classic, off or all")
+	mode := fs.String("mode", "all", "scache, split, classic, off or all")
 	rtt := fs.Duration("rtt", 20*time.Millisecond, "the round-trip time of the counts, the JSON wait fields and the timeline")
 	rtts := fs.String("rtts", "1ms,5ms,20ms,50ms", "round-trip times to estimate the debugger's wait at")
 	timeline := fs.String("timeline", "", "write the timeline of the replay at -rtt (the last mode of -mode) as Chrome trace-event JSON")

@@ -16,9 +16,10 @@ func TestDefaultRunReplaysTheEmbeddedTrace(t *testing.T) {
 	require.Equal(t, 0, run(nil, &out, &errOut), errOut.String())
 	text := out.String()
 	require.Contains(t, text, "embedded traces")
-	for _, mode := range []string{"off", "classic", "scache"} {
+	for _, mode := range []string{"off", "classic", "scache", "split"} {
 		require.Contains(t, text, mode)
 	}
+	require.Contains(t, text, "the near half pushed")
 	require.Contains(t, text, "wait@20ms")
 }
 
@@ -38,6 +39,21 @@ func TestJSONFields(t *testing.T) {
 	require.Equal(t, "scache", m["mode"])
 	require.Positive(t, m["wait_ms_off"])
 	require.GreaterOrEqual(t, m["speedup"], 1.0)
+}
+
+func TestSplitJSONHasThePushedBytes(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run([]string{"-json", "-mode", "split"}, &out, &errOut), errOut.String())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 3, "one object per embedded trace")
+	for _, l := range lines {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m))
+		require.Equal(t, "split", m["mode"])
+		require.Positive(t, m["pushed_bytes"])
+		require.Positive(t, m["pushed_used_bytes"])
+		require.Greater(t, m["speedup"], 1.0)
+	}
 }
 
 func TestBadFilesAreReportedAndOthersStillReplayed(t *testing.T) {

@@ -43,6 +43,11 @@ type result struct {
 	// per stop, in the later half of the session (at rtt_ms).
 	StopRoundTrips float64 `json:"stop_round_trips"`
 	Mismatches     int     `json:"mismatches"`
+	// PushedBytes (split mode): what the near half sent the far half beyond
+	// the VM's own packets; PushedUsedBytes: the replies among them that
+	// answered the debugger.
+	PushedBytes     int64 `json:"pushed_bytes,omitempty"`
+	PushedUsedBytes int64 `json:"pushed_used_bytes,omitempty"`
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -51,7 +56,8 @@ func jsonResult(r replay.Result, off *replay.Result, rtt time.Duration) result {
 	out := result{Trace: r.Trace, Mode: string(r.Mode), Packets: r.Packets, DebuggerCmds: r.DebuggerCmds,
 		KeyableCmds: r.KeyableCmds, Hits: r.Hits, Belayed: r.Belayed, Misses: r.Misses, SyntheticCmds: r.SyntheticCmds,
 		SyntheticUsed: r.SyntheticUsed, UnansweredSynthetic: r.UnansweredSynthetic, Wasted: r.Wasted, BytesSpeculated: r.BytesSpeculated, RoundTripsSaved: r.RoundTripsSaved, HitRate: r.HitRate,
-		RTTMs: ms(rtt), CaptureRTTMs: ms(r.CaptureRTT), DebuggerRTTMs: ms(r.DebuggerRTT), WaitMs: ms(r.Wait[rtt]), StopRoundTrips: r.SteadyStopRoundTrips, Mismatches: len(r.Mismatches)}
+		RTTMs: ms(rtt), CaptureRTTMs: ms(r.CaptureRTT), DebuggerRTTMs: ms(r.DebuggerRTT), WaitMs: ms(r.Wait[rtt]), StopRoundTrips: r.SteadyStopRoundTrips, Mismatches: len(r.Mismatches),
+		PushedBytes: r.PushedBytes, PushedUsedBytes: r.PushedUsedBytes}
 	if off != nil {
 		out.WaitMsOff = ms(off.Wait[rtt])
 		out.Speedup = speedup(off.Wait[rtt], r.Wait[rtt])
@@ -102,6 +108,10 @@ func printTable(w io.Writer, tr replay.Trace, results []replay.Result, off *repl
 	}
 	tw.Flush()
 	for _, r := range results {
+		if r.PushedBytes > 0 {
+			fmt.Fprintf(w, "%s: the near half pushed %.1f KiB to the far half, %.0f%% of it answered the debugger\n",
+				r.Mode, float64(r.PushedBytes)/1024, 100*float64(r.PushedUsedBytes)/float64(r.PushedBytes))
+		}
 		if r.UnansweredSynthetic > 0 {
 			fmt.Fprintf(w, "%s: %d synthetic commands the trace could not answer: not counted as used, and the "+
 				"speculation their replies would have started is not simulated\n", r.Mode, r.UnansweredSynthetic)

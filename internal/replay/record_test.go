@@ -102,6 +102,14 @@ func TestEmbeddedTraceReplaysExactly(t *testing.T) {
 			rtt := 20 * time.Millisecond
 			require.LessOrEqual(t, sc.Wait[rtt], classic.Wait[rtt])
 			require.LessOrEqual(t, sc.Wait[0], off.Wait[0])
+			// Split: the near half next to the VM pushes each stop's answers
+			// behind its event; the stop costs no inspection round trip.
+			split := results[replay.ModeSplit]
+			require.Less(t, split.Wait[rtt], sc.Wait[rtt])
+			require.LessOrEqual(t, split.Wait[0], off.Wait[0])
+			require.LessOrEqual(t, split.SteadyStopRoundTrips, 0.2)
+			require.Positive(t, split.PushedUsedBytes)
+			require.Less(t, split.PushedUsedBytes, split.PushedBytes)
 			if tr.Name == "jdi-eventthread.sctrace" {
 				// With EVENT_THREAD the other threads run: their names and
 				// states cannot be cached, and the targets below are out of reach.

@@ -51,7 +51,11 @@ type Result struct {
 	// half of the session, once classes have been seen.
 	StopRoundTrips       []float64
 	SteadyStopRoundTrips float64
-	Mismatches           []string // replies the debugger would have received that differ from the recording
+	// PushedBytes (split mode) is what the near half sent the far half
+	// beyond the VM's own packets: synthetic commands and their replies;
+	// PushedUsedBytes the replies among them that answered the debugger.
+	PushedBytes, PushedUsedBytes int64
+	Mismatches                   []string // replies the debugger would have received that differ from the recording
 }
 
 // ErrMismatch is returned when a replay shows the debugger a reply other than
@@ -99,10 +103,6 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 		if _, done := res.Wait[d]; done && i > 0 {
 			continue
 		}
-		spc, err := scache.New(opts...)
-		if err != nil {
-			return Result{}, err
-		}
 		var rec func(journal.Record)
 		if i == 0 && cfg.Journal != nil && len(t.Records) > 0 {
 			start := t.Records[0].Time
@@ -111,13 +111,15 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 				cfg.Journal(r)
 			}
 		}
-		out := simulate(s, spc, d, rec)
-		_ = spc.Close()
+		out, st, err := runOnce(s, mode, opts, d, rec)
+		if err != nil {
+			return Result{}, err
+		}
 		res.Wait[d] = out.wait
 		if i > 0 {
 			continue
 		}
-		st := spc.Stats()
+		res.PushedBytes, res.PushedUsedBytes = st.PushedBytes, st.PushedUsedBytes
 		res.Hits, res.Belayed, res.Misses = st.Hits, st.Belayed, st.Misses
 		res.SyntheticCmds, res.Wasted, res.BytesSpeculated = st.Synthetic, st.Wasted, st.BytesSpeculated
 		res.SyntheticUsed, res.UnansweredSynthetic = st.SyntheticUsed, out.unanswered
@@ -142,6 +144,38 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 		return res, fmt.Errorf("%w: %s: %s", ErrMismatch, t.Name, strings.Join(res.Mismatches[:min(3, len(res.Mismatches))], "; "))
 	}
 	return res, nil
+}
+
+// runOnce simulates the session once at rtt through a proxy of mode made
+// with opts, and returns what it found and the proxy's counters.
+func runOnce(s *session, mode Mode, opts []scache.Option, rtt time.Duration, rec func(journal.Record)) (outcome, scache.Stats, error) {
+	if mode != ModeSplit {
+		spc, err := scache.New(opts...)
+		if err != nil {
+			return outcome{}, scache.Stats{}, err
+		}
+		out := simulate(s, spc, rtt, rec)
+		_ = spc.Close()
+		return out, spc.Stats(), nil
+	}
+	// The far half journals from inside the calls the simulation makes at
+	// its current time: the entries get that time.
+	var sim *simulation
+	var journalAt func(scache.JournalEntry)
+	if rec != nil {
+		journalAt = func(e scache.JournalEntry) {
+			e.Time = time.Time{}.Add(sim.now)
+			rec(journal.FromEntry(e))
+		}
+	}
+	h, err := newHalves(opts, journalAt)
+	if err != nil {
+		return outcome{}, scache.Stats{}, err
+	}
+	sim = newSimulation(s, rtt, nil, nil, h)
+	out := sim.run()
+	h.close()
+	return out, h.stats(), nil
 }
 
 // resolveRTT returns a round trip of the capture point as configured: given

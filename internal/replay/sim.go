@@ -14,18 +14,26 @@ import (
 // A Mode is a speculation policy to replay with.
 type Mode string
 
-// The modes: forward only, the original jdwp-scache policy, and ours.
+// The modes: forward only, the original jdwp-scache policy, ours, and ours
+// split in two halves (scache.Near next to the VM, scache.Far next to the
+// debugger, the link between them).
 const (
 	ModeOff     Mode = "off"
 	ModeClassic Mode = "classic"
 	ModeScache  Mode = "scache"
+	ModeSplit   Mode = "split"
 )
 
 // Modes lists every mode, baseline first.
-var Modes = []Mode{ModeOff, ModeClassic, ModeScache}
+var Modes = []Mode{ModeOff, ModeClassic, ModeScache, ModeSplit}
 
-// Options returns the Speculator options of a mode.
-func (m Mode) Options() ([]scache.Option, error) { return scache.ModeOptions(string(m)) }
+// Options returns the Speculator options of a mode (for split, of each half).
+func (m Mode) Options() ([]scache.Option, error) {
+	if m == ModeSplit {
+		return scache.ModeOptions(string(ModeScache))
+	}
+	return scache.ModeOptions(string(m))
+}
 
 // outcome is what one simulated run at one RTT found.
 type outcome struct {
@@ -37,19 +45,22 @@ type outcome struct {
 	stalled    int // debugger commands never sent: the simulation could not go on
 }
 
-// A simulation runs one trace through one Speculator over a link of a given RTT.
+// A simulation runs one trace through one Speculator, or a split proxy's
+// two halves, over a link of a given RTT.
 //
 // The debugger sends its commands in recorded order, each when the packet it
 // waited for (its dependency) has arrived plus its recorded think time. The
-// Speculator sits at the debugger's end of the link. Each packet crossing the
-// link takes RTT/2. The VM serves commands one at a time, in arrival order,
-// each for its recorded service time (synthetic ones: the median of their
-// command's); it emits each event its recorded gap after the command that
-// let it run.
+// Speculator sits at the debugger's end of the link; in split mode the far
+// half does, and the near half at the VM's end. Each packet or tunnel frame
+// crossing the link takes RTT/2. The VM serves commands one at a time, in
+// arrival order, each for its recorded service time (synthetic ones: the
+// median of their command's); it emits each event its recorded gap after the
+// command that let it run.
 type simulation struct {
-	s   *session
-	spc *scache.Speculator
-	rtt time.Duration
+	s     *session
+	spc   *scache.Speculator // one proxy; nil in split mode
+	split *halves            // split mode; nil with one proxy
+	rtt   time.Duration
 
 	now   time.Duration
 	queue eventQueue
@@ -115,7 +126,15 @@ func (sim *simulation) at(t time.Duration, f func()) {
 // simulate runs the trace; record, if set, receives the journal with times
 // as offsets from the zero time.
 func simulate(s *session, spc *scache.Speculator, rtt time.Duration, record func(journal.Record)) outcome {
-	sim := &simulation{s: s, spc: spc, rtt: rtt, syntheticCmd: map[uint32]syntheticInfo{}, record: record, gens: classGens{}}
+	return newSimulation(s, rtt, record, spc, nil).run()
+}
+
+func newSimulation(s *session, rtt time.Duration, record func(journal.Record), spc *scache.Speculator, split *halves) *simulation {
+	return &simulation{s: s, spc: spc, split: split, rtt: rtt, syntheticCmd: map[uint32]syntheticInfo{}, record: record, gens: classGens{}}
+}
+
+func (sim *simulation) run() outcome {
+	s, rtt := sim.s, sim.rtt
 	n := len(s.cmds)
 	sim.sentAt, sim.arrived, sim.vmDone = fill(n), fill(n), fill(n)
 	sim.eventAt = fill(len(s.events))
@@ -130,7 +149,12 @@ func simulate(s *session, spc *scache.Speculator, rtt time.Duration, record func
 	}
 	// Events that no command let happen (VMStart) come at their recorded time.
 	for i, e := range s.events {
-		if e.anchor < 0 {
+		switch {
+		case e.anchor >= 0:
+		case sim.split != nil:
+			i := i
+			sim.at(e.gap, func() { sim.nearFromVM(s.events[i].packet); sim.emitted[i] = true })
+		default:
 			i := i
 			sim.at(e.gap+rtt/2, func() { sim.fromVM(s.events[i].packet); sim.emitted[i] = true })
 		}
@@ -217,16 +241,27 @@ func (sim *simulation) send(i int) {
 			sim.stopSpans[n-1].b = sim.now
 		}
 	}
+	id := sim.s.cmds[i].id
+	sim.atVM[id] = append(sim.atVM[id], i)
+	sim.awaited[id] = append(sim.awaited[id], i)
+	if sim.split != nil {
+		sim.farFromDebugger(i)
+		sim.trySend()
+		return
+	}
+	sim.speculatorSees(i)
+	resp := sim.spc.OnUpstream(sim.s.cmds[i].packet)
+	sim.route(resp, scache.Upstream)
+	sim.trySend()
+}
+
+// speculatorSees follows the trace's epochs and class redefinitions as the
+// Speculator that sends synthetic commands sees debugger command i.
+func (sim *simulation) speculatorSees(i int) {
 	sim.epoch = sim.s.cmds[i].after
 	if sim.s.cmds[i].cmd == jdwp.CmdVirtualMachineRedefineClasses {
 		sim.gens.redefine(sim.s.cmds[i].packet, sim.s.sizes)
 	}
-	id := sim.s.cmds[i].id
-	sim.atVM[id] = append(sim.atVM[id], i)
-	sim.awaited[id] = append(sim.awaited[id], i)
-	resp := sim.spc.OnUpstream(sim.s.cmds[i].packet)
-	sim.route(resp, scache.Upstream)
-	sim.trySend()
 }
 
 // route carries out a Response: upstream packets cross the link to the VM,
@@ -237,14 +272,20 @@ func (sim *simulation) route(resp scache.Response, dir scache.Direction) {
 	}
 	for _, p := range resp.Edict.Upstream {
 		p := append([]byte(nil), p...)
-		if id := jdwp.PacketID(p); scache.IsSyntheticID(id) {
-			key, _ := scache.KeyOf(p)
-			sim.syntheticCmd[id] = syntheticInfo{key: key, epoch: sim.epoch, gen: sim.gens.of(key, sim.s.sizes)}
-		}
+		sim.noteSynthetic(p)
 		sim.at(sim.now+sim.rtt/2, func() { sim.toVM(p) })
 	}
 	for _, p := range resp.Edict.Downstream {
 		sim.toDebugger(append([]byte(nil), p...))
+	}
+}
+
+// noteSynthetic remembers what a synthetic command on its way to the VM
+// asks, in the epoch its Speculator sent it in, for the VM's answer.
+func (sim *simulation) noteSynthetic(p []byte) {
+	if id := jdwp.PacketID(p); scache.IsSyntheticID(id) {
+		key, _ := scache.KeyOf(p)
+		sim.syntheticCmd[id] = syntheticInfo{key: key, epoch: sim.epoch, gen: sim.gens.of(key, sim.s.sizes)}
 	}
 }
 
@@ -274,7 +315,11 @@ func (sim *simulation) serveNext() {
 			sim.vmDone[organic] = sim.now
 			sim.emitEvents(organic)
 		}
-		if reply != nil {
+		switch {
+		case reply == nil:
+		case sim.split != nil:
+			sim.nearFromVM(reply)
+		default:
 			sim.at(sim.now+sim.rtt/2, func() { sim.fromVM(reply) })
 		}
 		sim.serveNext()
@@ -312,18 +357,28 @@ func (sim *simulation) emitEvents(i int) {
 		if !sim.emitted[j] {
 			sim.emitted[j] = true
 			e := sim.s.events[j]
+			if sim.split != nil {
+				sim.at(sim.now+e.gap, func() { sim.nearFromVM(e.packet) })
+				continue
+			}
 			sim.at(sim.now+e.gap+sim.rtt/2, func() { sim.fromVM(e.packet) })
 		}
 	}
 }
 
 func (sim *simulation) fromVM(p []byte) {
+	sim.speculatorSeesVM(p)
+	sim.route(sim.spc.OnDownstream(p), scache.Downstream)
+}
+
+// speculatorSeesVM follows the trace's epochs as the Speculator that sends
+// synthetic commands sees a packet from the VM: an event begins one.
+func (sim *simulation) speculatorSeesVM(p []byte) {
 	if h, err := jdwp.ParseHeader(p); err == nil && !h.IsReply() {
 		if list := sim.eventIndex[string(p)]; len(list) > 0 {
 			sim.epoch = sim.s.events[list[0]].epoch
 		}
 	}
-	sim.route(sim.spc.OnDownstream(p), scache.Downstream)
 }
 
 // toDebugger delivers a packet to the debugger and checks replies against the recording.
