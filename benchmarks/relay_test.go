@@ -123,13 +123,16 @@ func serveProxy(b *testing.B, target, mode string, stats chan<- scache.Stats, ex
 func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.DriverOptions) map[string]time.Duration {
 	total := map[string]time.Duration{}
 	var sent, used, pushed, pushedUsed int64
-	roundTrips := map[string][]float64{}
+	roundTrips, breakpointRoundTrips := map[string][]float64{}, map[string][]float64{}
 	for i := 0; i < b.N; i++ {
 		var want string
 		for _, mode := range modes {
 			d, transcript, st, stops := workloadStops(b, delay, mode, o, nil)
 			for _, s := range stops {
 				roundTrips[mode] = append(roundTrips[mode], s.RoundTrips)
+				if !s.Step {
+					breakpointRoundTrips[mode] = append(breakpointRoundTrips[mode], s.RoundTrips)
+				}
 			}
 			total[mode] += d
 			if mode == "scache" || mode == "split" {
@@ -155,6 +158,12 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 		if mode != "off" && len(rts) > 0 {
 			sort.Float64s(rts)
 			b.ReportMetric(rts[len(rts)/2], "rt/stop_median_"+mode)
+		}
+	}
+	for mode, rts := range breakpointRoundTrips {
+		if mode != "off" && len(rts) > 0 {
+			sort.Float64s(rts)
+			b.ReportMetric(rts[len(rts)/2], "rt/breakpoint_median_"+mode)
 		}
 	}
 	if pushed > 0 {

@@ -21,8 +21,9 @@ type StopRecord struct {
 	// Answered those answered from speculation (the cache, a reply in flight).
 	Asked, Answered int
 	// Wait is how long some of them awaited a reply; RoundTrips is Wait in
-	// round trips to the VM (measured as the quickest reply to a forwarded
-	// command), 0 below a millisecond's round trip.
+	// round trips to the VM (measured as the quickest reply to a command
+	// forwarded so far in the session, at a stop or not), 0 below a
+	// millisecond's round trip.
 	Wait       time.Duration
 	RoundTrips float64
 }
@@ -38,15 +39,18 @@ type StopLog struct {
 	idSizes uint32 // the id of the debugger's IDSizes command, to learn the sizes
 	stops   []StopRecord
 	cur     *StopRecord
-	asked   map[uint32]askedAt // the current stop's commands awaiting a reply
+	asked   map[uint32]time.Time // the current stop's commands awaiting a reply
 	spans   [][2]time.Time
-	rtt     time.Duration // quickest reply to a forwarded command
+	// forwarded holds the commands forwarded to the VM awaiting a reply,
+	// at most maxTimed, and rtt the quickest reply to one: all a stop's
+	// commands may be answered from speculation, and the round trip is
+	// still known from the resumes and requests between stops.
+	forwarded map[uint32]time.Time
+	rtt       time.Duration
 }
 
-type askedAt struct {
-	at        time.Time
-	forwarded bool
-}
+// maxTimed bounds the forwarded commands a StopLog times at once.
+const maxTimed = 256
 
 // Add takes the next journal entry; its packet is not kept.
 func (l *StopLog) Add(e JournalEntry) {
@@ -71,6 +75,14 @@ func (l *StopLog) command(e JournalEntry, h jdwp.Header) {
 	if h.Cmd() == jdwp.CmdVirtualMachineIDSizes {
 		l.idSizes = h.ID
 	}
+	if !e.Hit && !e.Held {
+		if l.forwarded == nil {
+			l.forwarded = make(map[uint32]time.Time)
+		}
+		if len(l.forwarded) < maxTimed {
+			l.forwarded[h.ID] = e.Time
+		}
+	}
 	if l.cur == nil {
 		return
 	}
@@ -85,9 +97,9 @@ func (l *StopLog) command(e JournalEntry, h jdwp.Header) {
 	}
 	l.cur.Asked++
 	if l.asked == nil {
-		l.asked = make(map[uint32]askedAt)
+		l.asked = make(map[uint32]time.Time)
 	}
-	l.asked[h.ID] = askedAt{at: e.Time, forwarded: !e.Hit && !e.Held}
+	l.asked[h.ID] = e.Time
 	if e.Hit || e.Held {
 		l.cur.Answered++
 	}
@@ -100,15 +112,18 @@ func (l *StopLog) reply(e JournalEntry, h jdwp.Header) {
 			l.sizes = m.Sizes
 		}
 	}
-	a, ok := l.asked[h.ID]
+	if at, ok := l.forwarded[h.ID]; ok && !e.Hit {
+		delete(l.forwarded, h.ID)
+		if d := e.Time.Sub(at); l.rtt == 0 || d < l.rtt {
+			l.rtt = d
+		}
+	}
+	at, ok := l.asked[h.ID]
 	if !ok {
 		return
 	}
 	delete(l.asked, h.ID)
-	if d := e.Time.Sub(a.at); a.forwarded && (l.rtt == 0 || d < l.rtt) {
-		l.rtt = d
-	}
-	l.spans = append(l.spans, [2]time.Time{a.at, e.Time})
+	l.spans = append(l.spans, [2]time.Time{at, e.Time})
 }
 
 func (l *StopLog) event(e JournalEntry) {

@@ -46,3 +46,40 @@ func TestStopLogRecordsEachStop(t *testing.T) {
 	require.InDelta(t, 1.35, st.RoundTrips, 1e-9, "27 ms at a 20 ms round trip")
 	require.Equal(t, at(40), st.End)
 }
+
+// TestStopLogTimesTheRoundTripBetweenStops: when speculation answers every
+// command of every stop, the round trip still comes from what was forwarded
+// between them (here the resume), so a stop's waiting on replies still in
+// flight counts in round trips.
+func TestStopLogTimesTheRoundTripBetweenStops(t *testing.T) {
+	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	loc := jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: 0x100, Method: 0x1001, Index: 7}
+	event := func(id uint32) []byte {
+		return jdwp.AppendCommandPacket(nil, id, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyAll, Events: []jdwp.Event{
+			&jdwp.LocationEvent{EventKind: jdwp.EventBreakpoint, RequestID: 3, Thread: 1, Location: loc}}}, sizes8)
+	}
+	cmd := func(id uint32, c jdwp.Command) []byte { return jdwp.AppendCommand(nil, id, c, nil) }
+	reply := func(id uint32) []byte { return jdwp.AppendReply(nil, id, jdwp.ErrNone, nil) }
+	log := &scache.StopLog{}
+	for _, e := range []scache.JournalEntry{
+		{Time: at(0), Direction: scache.Downstream, Packet: event(9)},
+		{Time: at(1), Direction: scache.Upstream, Packet: cmd(1, jdwp.CmdThreadReferenceFrames), Held: true},
+		{Time: at(11), Direction: scache.Downstream, Packet: reply(1)},
+		{Time: at(12), Direction: scache.Upstream, Packet: cmd(2, jdwp.CmdVirtualMachineResume)},
+		{Time: at(32), Direction: scache.Downstream, Packet: reply(2)},
+		{Time: at(33), Direction: scache.Downstream, Packet: event(10)},
+		{Time: at(34), Direction: scache.Upstream, Packet: cmd(3, jdwp.CmdThreadReferenceFrames), Held: true},
+		{Time: at(44), Direction: scache.Downstream, Packet: reply(3)},
+		{Time: at(45), Direction: scache.Upstream, Packet: cmd(4, jdwp.CmdStackFrameGetValues), Hit: true},
+		{Time: at(45), Direction: scache.Downstream, Packet: reply(4), Hit: true},
+		{Time: at(46), Direction: scache.Upstream, Packet: cmd(5, jdwp.CmdVirtualMachineResume)},
+	} {
+		log.Add(e)
+	}
+	stops := log.Stops()
+	require.Len(t, stops, 2)
+	require.Equal(t, 2, stops[1].Answered)
+	require.Equal(t, 10*time.Millisecond, stops[1].Wait)
+	require.InDelta(t, 0.5, stops[1].RoundTrips, 1e-9, "10 ms at the resume's 20 ms round trip")
+}
