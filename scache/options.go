@@ -14,7 +14,7 @@ import (
 const (
 	DefaultCacheBytes  = 16 << 20
 	DefaultMaxFrames   = 40
-	DefaultMaxInFlight = 16
+	DefaultMaxInFlight = 32
 )
 
 // config holds the options of a Speculator. Its zero value is not used
@@ -220,7 +220,7 @@ func WithMaxFrames(n int) Option {
 	})
 }
 
-// WithMaxInFlight bounds the synthetic commands awaiting a reply (default 16);
+// WithMaxInFlight bounds the synthetic commands awaiting a reply (default 32);
 // the rest wait in order and are sent as replies come back. The VM serves one
 // command at a time, so each synthetic command ahead of a debugger's own delays
 // it; the bound keeps that delay small. 0 means unbounded.

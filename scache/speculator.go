@@ -64,6 +64,7 @@ type Speculator struct {
 
 	susp        suspension
 	top         topFrame
+	threads     []jdwp.ThreadID // the last AllThreads reply's, for the next stop's threads view
 	predictor   framePredictor
 	prepared    map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (prepare.go)
 	learn       learner
@@ -617,6 +618,7 @@ func (s *Speculator) clearAll() {
 	s.susp = suspension{epoch: s.susp.epoch + 1, unsettled: s.susp.unsettled}
 	s.top = topFrame{}
 	s.predictor = framePredictor{}
+	s.threads = nil
 	clear(s.prepared)
 }
 

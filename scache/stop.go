@@ -39,10 +39,14 @@ func (s *Speculator) speculateStop(stop stopEvent) {
 }
 
 // speculateThreads asks, at a stop with every thread suspended, for the
-// threads, as a debugger's threads view does.
+// threads, as a debugger's threads view does, and at once for the view of
+// each thread the last AllThreads reply listed: most are this stop's
+// threads too, and their view comes back in the same round trip instead of
+// one reply behind (a thread gone since costs only its three commands).
 func (s *Speculator) speculateThreads(stopEvent) {
 	if s.susp.kind == allSuspended {
 		s.enqueueState(&jdwp.VMAllThreadsCommand{}, false)
+		s.enqueueThreadsView(s.threads)
 	}
 }
 
@@ -271,10 +275,17 @@ func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
 	if err != nil {
 		return err
 	}
-	for _, t := range m.(*jdwp.ObjectIDsReply).IDs {
+	ids := m.(*jdwp.ObjectIDsReply).IDs
+	s.threads = append(s.threads[:0], ids...)
+	s.enqueueThreadsView(ids)
+	return nil
+}
+
+// enqueueThreadsView queues each thread's status, depth and name.
+func (s *Speculator) enqueueThreadsView(threads []jdwp.ThreadID) {
+	for _, t := range threads {
 		s.enqueueState(&jdwp.ThreadStatusCommand{Thread: t}, false)
 		s.enqueueState(&jdwp.ThreadFrameCountCommand{Thread: t}, false)
 		s.enqueueState(&jdwp.ThreadNameCommand{Thread: t}, false)
 	}
-	return nil
 }

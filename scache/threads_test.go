@@ -1,0 +1,84 @@
+package scache
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache/scachetest"
+	"github.com/stretchr/testify/require"
+)
+
+// TestThreadsViewGoesOutWithTheStop: from the second stop on, the view of
+// the threads the last AllThreads listed (status, depth, name) goes to the VM
+// with the stop's first commands, not one reply behind AllThreads; what it
+// caches answers the debugger as the VM would.
+func TestThreadsViewGoesOutWithTheStop(t *testing.T) {
+	sizes := jdwp.DefaultIDSizes
+	vm := scachetest.NewModelVM(sizes)
+	c := vm.AddClass("LThreads;", 1, false, false)
+	for _, id := range []jdwp.ThreadID{1, 2, 3} {
+		vm.SetThread(id, []scachetest.ModelFrame{{Class: c.ID, Method: c.Methods[0], Index: 3}})
+	}
+	s, err := New(WithFamilies(FamilyThreads))
+	require.NoError(t, err)
+	// deliver lets the VM answer every command that goes up, at once.
+	var deliver func(r Response)
+	deliver = func(r Response) {
+		for _, p := range append([][]byte(nil), r.Edict.Upstream...) {
+			deliver(s.OnDownstream(vm.Handle(p)))
+		}
+	}
+	nextID := uint32(1)
+	ask := func(m jdwp.CommandMessage) Response {
+		r := s.OnUpstream(jdwp.AppendCommandPacket(nil, nextID, m, sizes))
+		nextID++
+		deliver(r)
+		return r
+	}
+	commandsOf := func(r Response) map[jdwp.Command]int {
+		n := map[jdwp.Command]int{}
+		for _, p := range r.Edict.Upstream {
+			h, err := jdwp.ParseHeader(p)
+			require.NoError(t, err)
+			n[h.Cmd()]++
+		}
+		return n
+	}
+	ask(&jdwp.VMIDSizesCommand{})
+	ask(&jdwp.VMResumeCommand{})
+	ev, ok := vm.Stop(1, jdwp.SuspendPolicyAll)
+	require.True(t, ok)
+	r := s.OnDownstream(ev)
+	require.Equal(t, map[jdwp.Command]int{jdwp.CmdVirtualMachineAllThreads: 1}, commandsOf(r),
+		"first stop: no threads known yet")
+	deliver(r)
+	// The debugger shows its threads view: speculation of it is wanted.
+	ask(&jdwp.VMAllThreadsCommand{})
+	for _, id := range []jdwp.ThreadID{1, 2, 3} {
+		ask(&jdwp.ThreadStatusCommand{Thread: id})
+		ask(&jdwp.ThreadFrameCountCommand{Thread: id})
+		ask(&jdwp.ThreadNameCommand{Thread: id})
+	}
+
+	ask(&jdwp.VMResumeCommand{})
+	ev, ok = vm.Stop(2, jdwp.SuspendPolicyAll)
+	require.True(t, ok)
+	r = s.OnDownstream(ev)
+	require.Equal(t, map[jdwp.Command]int{jdwp.CmdVirtualMachineAllThreads: 1, jdwp.CmdThreadReferenceStatus: 3,
+		jdwp.CmdThreadReferenceFrameCount: 3, jdwp.CmdThreadReferenceName: 3}, commandsOf(r),
+		"the last stop's threads, with the stop's first commands")
+	deliver(r)
+	hits := s.Stats().Hits
+	for _, id := range []jdwp.ThreadID{1, 2, 3} {
+		for _, m := range []jdwp.CommandMessage{&jdwp.ThreadStatusCommand{Thread: id},
+			&jdwp.ThreadFrameCountCommand{Thread: id}, &jdwp.ThreadNameCommand{Thread: id}} {
+			want := vm.Clone().Handle(jdwp.AppendCommandPacket(nil, nextID, m, sizes))
+			r := s.OnUpstream(jdwp.AppendCommandPacket(nil, nextID, m, sizes))
+			nextID++
+			require.Empty(t, r.Edict.Upstream, "%s answered here", m.Command())
+			require.Len(t, r.Edict.Downstream, 1)
+			require.Equal(t, want, r.Edict.Downstream[0], "%s", m.Command())
+		}
+	}
+	require.Equal(t, hits+9, s.Stats().Hits)
+}
