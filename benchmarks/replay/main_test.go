@@ -20,6 +20,7 @@ func TestDefaultRunReplaysTheEmbeddedTrace(t *testing.T) {
 		require.Contains(t, text, mode)
 	}
 	require.Contains(t, text, "the near half pushed")
+	require.Contains(t, text, "scache: the wait@20ms goes to ")
 	require.Contains(t, text, "wait@20ms")
 }
 
@@ -33,9 +34,15 @@ func TestJSONFields(t *testing.T) {
 	for _, f := range []string{"trace", "mode", "packets", "debugger_cmds", "keyable_cmds", "hits", "belayed", "misses",
 		"synthetic_cmds", "synthetic_used", "unanswered_synthetic", "wasted", "bytes_speculated", "round_trips_saved", "hit_rate",
 		"wait_ms_off", "wait_ms", "speedup", "capture_rtt_ms", "debugger_rtt_ms",
-		"stop_round_trips"} {
+		"stop_round_trips", "wait_by_command"} {
 		require.Contains(t, m, f)
 	}
+	// The wait by command adds up to the wait.
+	total := 0.0
+	for _, w := range m["wait_by_command"].(map[string]any) {
+		total += w.(map[string]any)["wait_ms"].(float64)
+	}
+	require.InDelta(t, m["wait_ms"].(float64), total, 0.01)
 	require.Equal(t, "scache", m["mode"])
 	require.Positive(t, m["wait_ms_off"])
 	require.GreaterOrEqual(t, m["speedup"], 1.0)

@@ -48,6 +48,14 @@ type result struct {
 	// answered the debugger.
 	PushedBytes     int64 `json:"pushed_bytes,omitempty"`
 	PushedUsedBytes int64 `json:"pushed_used_bytes,omitempty"`
+	// WaitBy: where wait_ms went, by command (see replay.Result.WaitBy).
+	WaitBy map[string]commandWait `json:"wait_by_command"`
+}
+
+// commandWait is the JSON form of a replay.CommandWait.
+type commandWait struct {
+	WaitMs   float64 `json:"wait_ms"`
+	Commands int     `json:"commands"`
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -58,6 +66,10 @@ func jsonResult(r replay.Result, off *replay.Result, rtt time.Duration) result {
 		SyntheticUsed: r.SyntheticUsed, UnansweredSynthetic: r.UnansweredSynthetic, Wasted: r.Wasted, BytesSpeculated: r.BytesSpeculated, RoundTripsSaved: r.RoundTripsSaved, HitRate: r.HitRate,
 		RTTMs: ms(rtt), CaptureRTTMs: ms(r.CaptureRTT), DebuggerRTTMs: ms(r.DebuggerRTT), WaitMs: ms(r.Wait[rtt]), StopRoundTrips: r.SteadyStopRoundTrips, Mismatches: len(r.Mismatches),
 		PushedBytes: r.PushedBytes, PushedUsedBytes: r.PushedUsedBytes}
+	out.WaitBy = map[string]commandWait{}
+	for cmd, w := range r.WaitBy {
+		out.WaitBy[cmd.String()] = commandWait{WaitMs: ms(w.Wait), Commands: w.Commands}
+	}
 	if off != nil {
 		out.WaitMsOff = ms(off.Wait[rtt])
 		out.Speedup = speedup(off.Wait[rtt], r.Wait[rtt])
@@ -108,6 +120,14 @@ func printTable(w io.Writer, tr replay.Trace, results []replay.Result, off *repl
 	}
 	tw.Flush()
 	for _, r := range results {
+		if r.Mode != replay.ModeOff && len(r.WaitBy) > 0 {
+			var parts []string
+			for _, cmd := range r.TopWaits(3) {
+				w := r.WaitBy[cmd]
+				parts = append(parts, fmt.Sprintf("%s %.0fms (%d)", cmd, ms(w.Wait), w.Commands))
+			}
+			fmt.Fprintf(w, "%s: the wait@%v goes to %s\n", r.Mode, o.rtt, strings.Join(parts, ", "))
+		}
 		if r.PushedBytes > 0 {
 			fmt.Fprintf(w, "%s: the near half pushed %.1f KiB to the far half, %.0f%% of it answered the debugger\n",
 				r.Mode, float64(r.PushedBytes)/1024, 100*float64(r.PushedUsedBytes)/float64(r.PushedBytes))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jdwpscache/scache/internal/journal"
+	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 )
 
@@ -51,11 +52,37 @@ type Result struct {
 	// half of the session, once classes have been seen.
 	StopRoundTrips       []float64
 	SteadyStopRoundTrips float64
+	// WaitBy says where Wait at RTT went: for each command, the debugger's
+	// waiting on it (beyond what overlapping commands sent before it
+	// already waited) and how many of its commands waited at all.
+	WaitBy map[jdwp.Command]CommandWait
 	// PushedBytes (split mode) is what the near half sent the far half
 	// beyond the VM's own packets: synthetic commands and their replies;
 	// PushedUsedBytes the replies among them that answered the debugger.
 	PushedBytes, PushedUsedBytes int64
 	Mismatches                   []string // replies the debugger would have received that differ from the recording
+}
+
+// A CommandWait is the debugger's waiting on one command, over a session.
+type CommandWait struct {
+	Wait     time.Duration
+	Commands int // the commands that waited at all
+}
+
+// TopWaits returns the commands the debugger waited on longest, at most n,
+// longest first.
+func (r Result) TopWaits(n int) []jdwp.Command {
+	cmds := make([]jdwp.Command, 0, len(r.WaitBy))
+	for c := range r.WaitBy {
+		cmds = append(cmds, c)
+	}
+	sort.Slice(cmds, func(i, j int) bool {
+		if a, b := r.WaitBy[cmds[i]].Wait, r.WaitBy[cmds[j]].Wait; a != b {
+			return a > b
+		}
+		return cmds[i].String() < cmds[j].String()
+	})
+	return cmds[:min(n, len(cmds))]
 }
 
 // ErrMismatch is returned when a replay shows the debugger a reply other than
@@ -120,6 +147,7 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 			continue
 		}
 		res.PushedBytes, res.PushedUsedBytes = st.PushedBytes, st.PushedUsedBytes
+		res.WaitBy = out.waitBy
 		res.Hits, res.Belayed, res.Misses = st.Hits, st.Belayed, st.Misses
 		res.SyntheticCmds, res.Wasted, res.BytesSpeculated = st.Synthetic, st.Wasted, st.BytesSpeculated
 		res.SyntheticUsed, res.UnansweredSynthetic = st.SyntheticUsed, out.unanswered

@@ -39,6 +39,7 @@ func (m Mode) Options() ([]scache.Option, error) {
 type outcome struct {
 	unanswered int64 // synthetic commands answered with the placeholder
 	wait       time.Duration
+	waitBy     map[jdwp.Command]CommandWait
 	stops      []time.Duration // the debugger's waiting time at each stop: from the stop event to its resume
 	stats      scache.Stats
 	mismatches []string
@@ -166,7 +167,16 @@ func (sim *simulation) run() outcome {
 		e.apply()
 	}
 	sim.out.stalled = n - sim.next
-	sim.out.wait = busyTime(sim.sentAt, sim.arrived, span{0, -1})
+	sim.out.waitBy = map[jdwp.Command]CommandWait{}
+	for i, d := range waitShares(sim.sentAt, sim.arrived, span{0, -1}) {
+		sim.out.wait += d
+		if d > 0 {
+			cw := sim.out.waitBy[sim.s.cmds[i].cmd]
+			cw.Wait += d
+			cw.Commands++
+			sim.out.waitBy[sim.s.cmds[i].cmd] = cw
+		}
+	}
 	// At stops, the debugger's inspection: its event requests (clearing the
 	// last step, asking for the next) are round trips no speculation can save,
 	// and the resume ends the stop.
@@ -422,8 +432,19 @@ type span struct{ a, b time.Duration }
 // busyTime is how long the debugger had at least one command outstanding
 // within the window w.
 func busyTime(sent, arrived []time.Duration, w span) time.Duration {
+	var total time.Duration
+	for _, d := range waitShares(sent, arrived, w) {
+		total += d
+	}
+	return total
+}
+
+// waitShares splits busyTime among the commands: each command's share is
+// the waiting it added to that of the commands sent before it.
+func waitShares(sent, arrived []time.Duration, w span) []time.Duration {
+	shares := make([]time.Duration, len(sent))
 	// Commands are sent in order, so their spans are sorted by start.
-	var total, end time.Duration
+	var end time.Duration
 	for i := range sent {
 		if sent[i] < 0 || arrived[i] < 0 {
 			continue
@@ -435,10 +456,10 @@ func busyTime(sent, arrived []time.Duration, w span) time.Duration {
 		if b <= a || b <= end {
 			continue
 		}
-		total += b - max(a, end)
+		shares[i] = b - max(a, end)
 		end = b
 	}
-	return total
+	return shares
 }
 
 // journal records a Response's journal at the current simulated time, with
