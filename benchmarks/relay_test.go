@@ -81,10 +81,7 @@ func splitSession(b *testing.B, vmAddr string, delay time.Duration, o jvmtest.Dr
 	defer link.Close()
 	far := serveProxy(b, link.Addr, "scache", farStats, scache.WithSplit(scache.FarHalf), scache.WithJournal(journal))
 	transcript, elapsed := jvmtest.RunDriver(b, far, o)
-	st, fst := <-nearStats, <-farStats
-	st.Hits, st.Belayed, st.Misses = fst.Hits, fst.Belayed, fst.Misses
-	st.PacketsUp = fst.PacketsUp
-	return elapsed, transcript, st
+	return elapsed, transcript, replay.SplitStats(<-nearStats, <-farStats)
 }
 
 // serveProxy serves a proxy in mode (with extra options) in front of

@@ -41,7 +41,6 @@ type outcome struct {
 	wait       time.Duration
 	waitBy     map[jdwp.Command]CommandWait
 	stops      []time.Duration // the debugger's waiting time at each stop: from the stop event to its resume
-	stats      scache.Stats
 	mismatches []string
 	stalled    int // debugger commands never sent: the simulation could not go on
 }
@@ -135,7 +134,7 @@ func newSimulation(s *session, rtt time.Duration, record func(journal.Record), s
 }
 
 func (sim *simulation) run() outcome {
-	s, rtt := sim.s, sim.rtt
+	s := sim.s
 	n := len(s.cmds)
 	sim.sentAt, sim.arrived, sim.vmDone = fill(n), fill(n), fill(n)
 	sim.eventAt = fill(len(s.events))
@@ -150,14 +149,9 @@ func (sim *simulation) run() outcome {
 	}
 	// Events that no command let happen (VMStart) come at their recorded time.
 	for i, e := range s.events {
-		switch {
-		case e.anchor >= 0:
-		case sim.split != nil:
-			i := i
-			sim.at(e.gap, func() { sim.nearFromVM(s.events[i].packet); sim.emitted[i] = true })
-		default:
-			i := i
-			sim.at(e.gap+rtt/2, func() { sim.fromVM(s.events[i].packet); sim.emitted[i] = true })
+		if e.anchor < 0 {
+			sim.emitted[i] = true
+			sim.vmSends(e.gap, e.packet)
 		}
 	}
 	sim.trySend()
@@ -325,12 +319,8 @@ func (sim *simulation) serveNext() {
 			sim.vmDone[organic] = sim.now
 			sim.emitEvents(organic)
 		}
-		switch {
-		case reply == nil:
-		case sim.split != nil:
-			sim.nearFromVM(reply)
-		default:
-			sim.at(sim.now+sim.rtt/2, func() { sim.fromVM(reply) })
+		if reply != nil {
+			sim.vmSends(0, reply)
 		}
 		sim.serveNext()
 	})
@@ -367,13 +357,19 @@ func (sim *simulation) emitEvents(i int) {
 		if !sim.emitted[j] {
 			sim.emitted[j] = true
 			e := sim.s.events[j]
-			if sim.split != nil {
-				sim.at(sim.now+e.gap, func() { sim.nearFromVM(e.packet) })
-				continue
-			}
-			sim.at(sim.now+e.gap+sim.rtt/2, func() { sim.fromVM(e.packet) })
+			sim.vmSends(e.gap, e.packet)
 		}
 	}
+}
+
+// vmSends sends a packet from the VM d from now to the proxy's half next to
+// it (split mode), or across the link to the one proxy.
+func (sim *simulation) vmSends(d time.Duration, p []byte) {
+	if sim.split != nil {
+		sim.at(sim.now+d, func() { sim.nearFromVM(p) })
+		return
+	}
+	sim.at(sim.now+d+sim.rtt/2, func() { sim.fromVM(p) })
 }
 
 func (sim *simulation) fromVM(p []byte) {

@@ -16,7 +16,7 @@ type halves struct {
 }
 
 // newHalves makes the two halves with the Speculator options opts; the far
-// half's journal, if record is set, is stamped with the simulated time.
+// half journals to journalAt, if set.
 func newHalves(opts []scache.Option, journalAt func(scache.JournalEntry)) (*halves, error) {
 	near, err := scache.NewNear(opts...)
 	if err != nil {
@@ -32,13 +32,17 @@ func newHalves(opts []scache.Option, journalAt func(scache.JournalEntry)) (*halv
 	return &halves{near: near, far: far}, nil
 }
 
-// stats are the split proxy's counters as one proxy's: what was speculated
-// and pushed is the near half's, what answered the debugger the far half's.
-func (h *halves) stats() scache.Stats {
-	st, fst := h.near.Stats(), h.far.Stats()
-	st.Hits, st.Belayed, st.Misses = fst.Hits, fst.Belayed, fst.Misses
-	st.AnsweredAhead, st.AheadContradicted = fst.AnsweredAhead, fst.AheadContradicted
-	st.PushedDropped = fst.PushedDropped
+func (h *halves) stats() scache.Stats { return SplitStats(h.near.Stats(), h.far.Stats()) }
+
+// SplitStats are a split proxy's counters as one proxy's: what was
+// speculated and pushed is the near half's, what the debugger sent and what
+// answered it the far half's.
+func SplitStats(near, far scache.Stats) scache.Stats {
+	st := near
+	st.PacketsUp = far.PacketsUp
+	st.Hits, st.Belayed, st.Misses = far.Hits, far.Belayed, far.Misses
+	st.AnsweredAhead, st.AheadContradicted = far.AnsweredAhead, far.AheadContradicted
+	st.PushedDropped = far.PushedDropped
 	return st
 }
 
