@@ -2,6 +2,7 @@ package scache
 
 import (
 	"math"
+	"slices"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 	"github.com/jdwpscache/scache/jdwp"
@@ -124,6 +125,19 @@ func (c *replyCache) removeClass(class jdwp.ReferenceTypeID) {
 	for key := range c.byClass[class] {
 		c.lru.Remove(key)
 	}
+}
+
+// usedKeys returns the keys of a class's entries that answered a debugger
+// command (its own, or one answered from speculation), in key order.
+func (c *replyCache) usedKeys(class jdwp.ReferenceTypeID) []Key {
+	var keys []Key
+	for key := range c.byClass[class] {
+		if e, ok := c.lru.Peek(key); ok && e.used {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // removeObject evicts every entry about an object.

@@ -82,7 +82,14 @@ func (s *Speculator) enqueue(m jdwp.CommandMessage, sub subject, urgent bool) {
 	if s.over || s.cfg.follower || len(s.queue)+len(s.urgent) >= s.cfg.maxQueued {
 		return
 	}
-	key := s.newKey(m)
+	s.enqueueKey(s.newKey(m), sub, urgent)
+}
+
+// enqueueKey is enqueue for a command given by its key.
+func (s *Speculator) enqueueKey(key Key, sub subject, urgent bool) {
+	if s.over || s.cfg.follower || len(s.queue)+len(s.urgent) >= s.cfg.maxQueued {
+		return
+	}
 	if s.cache.contains(key) {
 		return
 	}

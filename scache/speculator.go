@@ -62,11 +62,15 @@ type Speculator struct {
 	// held lists the belayed debugger commands, in arrival order.
 	held []*heldCommand
 
-	susp        suspension
-	top         topFrame
-	threads     []jdwp.ThreadID // the last AllThreads reply's, for the next stop's threads view
-	predictor   framePredictor
-	prepared    map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (prepare.go)
+	susp      suspension
+	top       topFrame
+	threads   []jdwp.ThreadID // the last AllThreads reply's, for the next stop's threads view
+	predictor framePredictor
+	prepared  map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (prepare.go)
+	// redefined holds, by the id of an unanswered RedefineClasses command,
+	// the metadata of its classes the debugger used: asked again once the
+	// VM has answered it (redefine.go).
+	redefined   map[uint32][]queued
 	learn       learner
 	urgent      []queued // speculated state commands, sent before queue
 	queue       []queued // speculated commands waiting for an in-flight slot
@@ -286,7 +290,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		jdwp.CmdVirtualMachineAllClassesWithGeneric:
 		track = true
 	case jdwp.CmdVirtualMachineRedefineClasses:
-		if err := s.onRedefine(packet); err != nil {
+		if err := s.onRedefine(h.ID, packet); err != nil {
 			s.disable(r, err)
 			return s.forwardUp(r, packet)
 		}
@@ -440,6 +444,9 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 		return s.forwardDown(r, packet)
 	}
 	s.onSettle(h.ID)
+	if s.onRedefined(h.ID) {
+		s.pump(r, &s.down)
+	}
 	if len(s.requests.ahead) > 0 || len(s.requests.forwarded) > 0 {
 		var absorbed bool
 		if packet, absorbed = s.onSetReply(r, h, packet); absorbed {
@@ -620,6 +627,7 @@ func (s *Speculator) clearAll() {
 	s.predictor = framePredictor{}
 	s.threads = nil
 	clear(s.prepared)
+	clear(s.redefined)
 }
 
 // end stops all speculation for the rest of the session and drops what is

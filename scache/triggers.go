@@ -98,22 +98,6 @@ func (s *Speculator) unloadSignature(sig string) {
 	s.invalidate(ids)
 }
 
-// onRedefine evicts what a VirtualMachine.RedefineClasses command makes stale:
-// line tables, variable tables, methods and obsolete flags of every redefined
-// class, cached or in flight.
-func (s *Speculator) onRedefine(packet []byte) error {
-	var m jdwp.VMRedefineClassesCommand
-	if err := jdwp.Unmarshal(jdwp.Data(packet), s.sizes, &m); err != nil {
-		return fmt.Errorf("RedefineClasses command: %w", err)
-	}
-	ids := make([]jdwp.ReferenceTypeID, len(m.Classes))
-	for i, c := range m.Classes {
-		ids[i] = c.RefType
-	}
-	s.invalidate(ids)
-	return nil
-}
-
 // invalidate evicts the cached replies of classes, keeps replies in flight
 // about them out of the cache (they still answer held commands), and drops
 // queued speculation about them.
