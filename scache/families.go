@@ -38,6 +38,7 @@ type family struct {
 var families = []*family{
 	{
 		flag: FamilyClass, life: lifetimeClass,
+		onStop: (*Speculator).speculateStopLocation,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdThreadReferenceFrames: (*Speculator).speculateFrames,
 		},

@@ -24,24 +24,41 @@ func (s *Speculator) speculateFrames(_ *inFlight, reply *replyData) error {
 			continue // a recursion: the same commands were just queued
 		}
 		seen = append(seen, loc)
-		for _, cmd := range set {
-			var method jdwp.MethodID // 0: a class command
-			if aboutMethod(cmd) {
-				if loc.Method == 0 {
-					continue // an obsolete frame after a hot swap: no method to ask about
-				}
-				method = loc.Method
-			}
-			if cmd == jdwp.CmdClassTypeSuperclass && loc.TypeTag == jdwp.TypeTagInterface && !s.cfg.classic {
-				continue // an interface's default or static method: Superclass would fail
-			}
-			if !s.cfg.classic && !s.learn.allowsClass(cmd) {
-				continue // this debugger does not ask it
-			}
-			s.enqueueClass(cmd, loc.Class, method, false)
-		}
+		s.enqueueLocation(loc, set)
 	}
 	return nil
+}
+
+// speculateStopLocation queues, at a stop, the class metadata commands
+// about the stop's location: the event names the top frame's class and
+// method, so what a debugger asks of the top frame goes out with the
+// frames instead of one reply behind them.
+func (s *Speculator) speculateStopLocation(stop stopEvent) {
+	if s.cfg.classic || stop.loc.Class == 0 {
+		return
+	}
+	s.enqueueLocation(stop.loc, defaultFrameSet)
+}
+
+// enqueueLocation queues the commands of set about the class and method of
+// a frame's location.
+func (s *Speculator) enqueueLocation(loc jdwp.Location, set []jdwp.Command) {
+	for _, cmd := range set {
+		var method jdwp.MethodID // 0: a class command
+		if aboutMethod(cmd) {
+			if loc.Method == 0 {
+				continue // an obsolete frame after a hot swap: no method to ask about
+			}
+			method = loc.Method
+		}
+		if cmd == jdwp.CmdClassTypeSuperclass && loc.TypeTag == jdwp.TypeTagInterface && !s.cfg.classic {
+			continue // an interface's default or static method: Superclass would fail
+		}
+		if !s.cfg.classic && !s.learn.allowsClass(cmd) {
+			continue // this debugger does not ask it
+		}
+		s.enqueueClass(cmd, loc.Class, method, false)
+	}
 }
 
 // sameMethodSeen reports whether seen holds a location in the same method.
