@@ -121,6 +121,7 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 	total := map[string]time.Duration{}
 	var sent, used, pushed, pushedUsed int64
 	roundTrips, breakpointRoundTrips := map[string][]float64{}, map[string][]float64{}
+	breakpointInspection := map[string][]float64{} // without the waiting on SetValues and the like
 	for i := 0; i < b.N; i++ {
 		var want string
 		for _, mode := range modes {
@@ -129,6 +130,7 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 				roundTrips[mode] = append(roundTrips[mode], s.RoundTrips)
 				if !s.Step {
 					breakpointRoundTrips[mode] = append(breakpointRoundTrips[mode], s.RoundTrips)
+					breakpointInspection[mode] = append(breakpointInspection[mode], s.InspectionRoundTrips)
 				}
 			}
 			total[mode] += d
@@ -157,10 +159,15 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 			b.ReportMetric(rts[len(rts)/2], "rt/stop_median_"+mode)
 		}
 	}
-	for mode, rts := range breakpointRoundTrips {
-		if mode != "off" && len(rts) > 0 {
-			sort.Float64s(rts)
-			b.ReportMetric(rts[len(rts)/2], "rt/breakpoint_median_"+mode)
+	for _, m := range []struct {
+		rts  map[string][]float64
+		unit string
+	}{{breakpointRoundTrips, "rt/breakpoint_median_"}, {breakpointInspection, "rt_inspect/breakpoint_median_"}} {
+		for mode, rts := range m.rts {
+			if mode != "off" && len(rts) > 0 {
+				sort.Float64s(rts)
+				b.ReportMetric(rts[len(rts)/2], m.unit+mode)
+			}
 		}
 	}
 	if pushed > 0 {

@@ -26,6 +26,34 @@ type StopRecord struct {
 	// millisecond's round trip.
 	Wait       time.Duration
 	RoundTrips float64
+	// ChangeWait is the part of Wait during which only commands that change
+	// the debuggee (ChangesDebuggee: setting a value, a hot swap, popping
+	// frames) were awaited: their replies must come from the VM once it has
+	// made the change, so no speculation can save them. InspectionRoundTrips
+	// is the rest of Wait, the inspection, in round trips.
+	ChangeWait           time.Duration
+	InspectionRoundTrips float64
+}
+
+// ChangesDebuggee reports whether a debugger command changes the debuggee
+// (its values, code or stacks) rather than inspecting it: the SetValues
+// commands, VirtualMachine.RedefineClasses, StackFrame.PopFrames and
+// ThreadReference.ForceEarlyReturn, Stop and Interrupt. Invokes run code
+// but are how debuggers read much of what they show (toString, a getter):
+// they count as inspection.
+func ChangesDebuggee(cmd jdwp.Command) bool {
+	switch cmd {
+	case jdwp.CmdVirtualMachineRedefineClasses, jdwp.CmdStackFramePopFrames,
+		jdwp.CmdThreadReferenceForceEarlyReturn, jdwp.CmdThreadReferenceStop, jdwp.CmdThreadReferenceInterrupt:
+		return true
+	}
+	return ChangesValues(cmd)
+}
+
+// waitSpan is the time a stop's command awaited its reply.
+type waitSpan struct {
+	from, to time.Time
+	change   bool // the command changes the debuggee (ChangesDebuggee)
 }
 
 // A StopLog turns a session's journal into StopRecords: give it every journal
@@ -39,8 +67,8 @@ type StopLog struct {
 	idSizes uint32 // the id of the debugger's IDSizes command, to learn the sizes
 	stops   []StopRecord
 	cur     *StopRecord
-	asked   map[uint32]time.Time // the current stop's commands awaiting a reply
-	spans   [][2]time.Time
+	asked   map[uint32]waitSpan // the current stop's commands awaiting a reply, by id
+	spans   []waitSpan
 	// forwarded holds the commands forwarded to the VM awaiting a reply,
 	// at most maxTimed, and rtt the quickest reply to one: all a stop's
 	// commands may be answered from speculation, and the round trip is
@@ -97,9 +125,9 @@ func (l *StopLog) command(e JournalEntry, h jdwp.Header) {
 	}
 	l.cur.Asked++
 	if l.asked == nil {
-		l.asked = make(map[uint32]time.Time)
+		l.asked = make(map[uint32]waitSpan)
 	}
-	l.asked[h.ID] = e.Time
+	l.asked[h.ID] = waitSpan{from: e.Time, change: ChangesDebuggee(h.Cmd())}
 	if e.Hit || e.Held {
 		l.cur.Answered++
 	}
@@ -118,12 +146,13 @@ func (l *StopLog) reply(e JournalEntry, h jdwp.Header) {
 			l.rtt = d
 		}
 	}
-	at, ok := l.asked[h.ID]
+	span, ok := l.asked[h.ID]
 	if !ok {
 		return
 	}
 	delete(l.asked, h.ID)
-	l.spans = append(l.spans, [2]time.Time{at, e.Time})
+	span.to = e.Time
+	l.spans = append(l.spans, span)
 }
 
 func (l *StopLog) event(e JournalEntry) {
@@ -149,29 +178,44 @@ func (l *StopLog) end(t time.Time) {
 	st := l.cur
 	l.cur = nil
 	st.End = t
-	sort.Slice(l.spans, func(i, j int) bool { return l.spans[i][0].Before(l.spans[j][0]) })
-	var until time.Time
-	for _, s := range l.spans {
-		a, b := s[0], s[1]
-		if b.After(t) {
-			b = t
-		}
-		if until.After(a) {
-			a = until
-		}
-		if b.After(a) {
-			st.Wait += b.Sub(a)
-			until = b
-		}
-	}
+	sort.Slice(l.spans, func(i, j int) bool { return l.spans[i].from.Before(l.spans[j].from) })
+	st.Wait = covered(l.spans, t, true)
+	inspection := covered(l.spans, t, false)
+	st.ChangeWait = st.Wait - inspection
 	if l.rtt >= time.Millisecond {
 		st.RoundTrips = float64(st.Wait) / float64(l.rtt)
+		st.InspectionRoundTrips = float64(inspection) / float64(l.rtt)
 	}
 	l.spans, l.asked = l.spans[:0], nil
 	l.stops = append(l.stops, *st)
 	if l.Done != nil {
 		l.Done(*st)
 	}
+}
+
+// covered returns how long, until end, at least one of spans (sorted by
+// start) was under way; those of commands that change the debuggee only
+// with changes.
+func covered(spans []waitSpan, end time.Time, changes bool) time.Duration {
+	var total time.Duration
+	var until time.Time
+	for _, s := range spans {
+		if s.change && !changes {
+			continue
+		}
+		a, b := s.from, s.to
+		if b.After(end) {
+			b = end
+		}
+		if until.After(a) {
+			a = until
+		}
+		if b.After(a) {
+			total += b.Sub(a)
+			until = b
+		}
+	}
+	return total
 }
 
 // Stops returns the stops that ended so far.

@@ -44,7 +44,42 @@ func TestStopLogRecordsEachStop(t *testing.T) {
 	require.Equal(t, 2, st.Answered)
 	require.Equal(t, 27*time.Millisecond, st.Wait)
 	require.InDelta(t, 1.35, st.RoundTrips, 1e-9, "27 ms at a 20 ms round trip")
+	require.Equal(t, st.RoundTrips, st.InspectionRoundTrips, "nothing changed the debuggee")
+	require.Zero(t, st.ChangeWait)
 	require.Equal(t, at(40), st.End)
+}
+
+// TestStopLogTellsChangesFromInspection: the waiting on a SetValues, which
+// must reach the VM, is reported apart; where it overlaps an inspection
+// command's, it counts as inspection.
+func TestStopLogTellsChangesFromInspection(t *testing.T) {
+	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	event := jdwp.AppendCommandPacket(nil, 9, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyAll, Events: []jdwp.Event{
+		&jdwp.LocationEvent{EventKind: jdwp.EventBreakpoint, RequestID: 3, Thread: 1,
+			Location: jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: 0x100, Method: 0x1001}}}}, sizes8)
+	cmd := func(id uint32, c jdwp.Command) []byte { return jdwp.AppendCommand(nil, id, c, nil) }
+	reply := func(id uint32) []byte { return jdwp.AppendReply(nil, id, jdwp.ErrNone, nil) }
+	log := &scache.StopLog{}
+	for _, e := range []scache.JournalEntry{
+		{Time: at(0), Direction: scache.Downstream, Packet: event},
+		{Time: at(1), Direction: scache.Upstream, Packet: cmd(1, jdwp.CmdThreadReferenceFrames)},
+		{Time: at(21), Direction: scache.Downstream, Packet: reply(1)}, // the round trip: 20 ms
+		{Time: at(22), Direction: scache.Upstream, Packet: cmd(2, jdwp.CmdStackFrameSetValues)},
+		{Time: at(32), Direction: scache.Upstream, Packet: cmd(3, jdwp.CmdObjectReferenceReferenceType)},
+		{Time: at(42), Direction: scache.Downstream, Packet: reply(2)},
+		{Time: at(52), Direction: scache.Downstream, Packet: reply(3)},
+		{Time: at(60), Direction: scache.Upstream, Packet: cmd(4, jdwp.CmdVirtualMachineResume)},
+	} {
+		log.Add(e)
+	}
+	stops := log.Stops()
+	require.Len(t, stops, 1)
+	st := stops[0]
+	require.Equal(t, 50*time.Millisecond, st.Wait)
+	require.Equal(t, 10*time.Millisecond, st.ChangeWait, "22-32 ms: only the SetValues was awaited")
+	require.InDelta(t, 2.5, st.RoundTrips, 1e-9)
+	require.InDelta(t, 2.0, st.InspectionRoundTrips, 1e-9)
 }
 
 // TestStopLogTimesTheRoundTripBetweenStops: when speculation answers every

@@ -39,8 +39,9 @@ type result struct {
 	WaitMsOff     float64 `json:"wait_ms_off"`
 	WaitMs        float64 `json:"wait_ms"`
 	Speedup       float64 `json:"speedup"`
-	// StopRoundTrips: the median round trips on the debugger's critical path
-	// per stop, in the later half of the session (at rtt_ms).
+	// StopRoundTrips: the median round trips of inspection on the
+	// debugger's critical path per stop (event requests and commands that
+	// change the debuggee aside), in the later half of the session (at rtt_ms).
 	StopRoundTrips float64 `json:"stop_round_trips"`
 	Mismatches     int     `json:"mismatches"`
 	// PushedBytes (split mode): what the near half sent the far half beyond

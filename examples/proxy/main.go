@@ -123,7 +123,8 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 				slog.Info("stop", "thread", fmt.Sprintf("%#x", s.Thread), "location", location(s.Location), "step", s.Step,
 					"lasted", s.End.Sub(s.Start).Round(time.Millisecond), "waited", s.Wait.Round(time.Millisecond),
 					"asked", s.Asked, "answered", s.Answered,
-					"round_trips", fmt.Sprintf("%.1f", s.RoundTrips))
+					"round_trips", fmt.Sprintf("%.1f", s.RoundTrips),
+					"inspection_round_trips", fmt.Sprintf("%.1f", s.InspectionRoundTrips))
 			}
 		}
 	}
@@ -212,6 +213,11 @@ type stopStats struct {
 	Asked      int     `json:"asked"`       // inspection commands (event requests aside)
 	Answered   int     `json:"answered"`    // of them, from speculation
 	RoundTrips float64 `json:"round_trips"` // the wait in round trips to the VM
+	// ChangeWaitMs is the part of the wait on commands that change the
+	// debuggee (SetValues, a hot swap: scache.ChangesDebuggee) alone;
+	// InspectionRoundTrips the rest, in round trips.
+	ChangeWaitMs         float64 `json:"change_wait_ms"`
+	InspectionRoundTrips float64 `json:"inspection_round_trips"`
 }
 
 // location names a code location by its ids.
@@ -228,7 +234,8 @@ func writeStats(path string, st scache.Stats, stops []scache.StopRecord) error {
 	for _, s := range stops {
 		out.Stops = append(out.Stops, stopStats{Thread: fmt.Sprintf("%#x", uint64(s.Thread)), Location: location(s.Location),
 			Step: s.Step, StopMs: float64(s.End.Sub(s.Start).Microseconds()) / 1000,
-			WaitMs: float64(s.Wait.Microseconds()) / 1000, Asked: s.Asked, Answered: s.Answered, RoundTrips: s.RoundTrips})
+			WaitMs: float64(s.Wait.Microseconds()) / 1000, Asked: s.Asked, Answered: s.Answered, RoundTrips: s.RoundTrips,
+			ChangeWaitMs: float64(s.ChangeWait.Microseconds()) / 1000, InspectionRoundTrips: s.InspectionRoundTrips})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {

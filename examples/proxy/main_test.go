@@ -45,9 +45,11 @@ func TestProxyWithARealDebugger(t *testing.T) {
 	require.NoError(t, err)
 	var withStops struct {
 		Stops []struct {
-			Location string `json:"location"`
-			Asked    int    `json:"asked"`
-			Answered int    `json:"answered"`
+			Location             string  `json:"location"`
+			Asked                int     `json:"asked"`
+			Answered             int     `json:"answered"`
+			RoundTrips           float64 `json:"round_trips"`
+			InspectionRoundTrips float64 `json:"inspection_round_trips"`
 		} `json:"stops"`
 	}
 	require.NoError(t, json.Unmarshal(b, &withStops))
@@ -55,7 +57,10 @@ func TestProxyWithARealDebugger(t *testing.T) {
 	for _, s := range withStops.Stops {
 		require.Positive(t, s.Asked, "%+v", s)
 		require.Contains(t, s.Location, "class 0x")
+		require.LessOrEqual(t, s.InspectionRoundTrips, s.RoundTrips, "%+v", s)
 	}
+	require.Contains(t, string(b), `"change_wait_ms"`)
+	require.Contains(t, string(b), `"inspection_round_trips"`)
 	stopless := string(b[:strings.Index(string(b), `"stops"`)]) + "\"end\": 0}"
 	require.NoError(t, json.Unmarshal([]byte(stopless), &stats))
 	for _, k := range []string{"packets_up", "packets_down", "synthetic", "hits", "belayed", "misses", "wasted", "cache_bytes"} {

@@ -47,8 +47,9 @@ type Result struct {
 	Wait                map[time.Duration]time.Duration
 	// StopRoundTrips is, for each stop (a breakpoint or step event, until the
 	// debugger resumes), the debugger's waiting time for its inspection
-	// commands (all but event requests) in RTTs at RTT: the round trips on
-	// its critical path. SteadyStopRoundTrips is their median over the later
+	// commands (all but event requests and those that change the debuggee:
+	// scache.StopRecord's InspectionRoundTrips) in RTTs at RTT: the round
+	// trips on its critical path. SteadyStopRoundTrips is their median over the later
 	// half of the session, once classes have been seen.
 	StopRoundTrips       []float64
 	SteadyStopRoundTrips float64

@@ -171,13 +171,14 @@ func (sim *simulation) run() outcome {
 			sim.out.waitBy[sim.s.cmds[i].cmd] = cw
 		}
 	}
-	// At stops, the debugger's inspection: its event requests (clearing the
-	// last step, asking for the next) are round trips no speculation can save,
-	// and the resume ends the stop.
+	// At stops, the debugger's inspection, as scache.StopRecord counts it:
+	// its event requests (clearing the last step, asking for the next) and
+	// the commands that change the debuggee (a SetValues) are round trips no
+	// speculation can save, and the resume ends the stop.
 	inspect := make([]time.Duration, n)
 	for i := range inspect {
 		inspect[i] = sim.sentAt[i]
-		if sim.s.cmds[i].cmd.Set == jdwp.SetEventRequest {
+		if c := sim.s.cmds[i].cmd; c.Set == jdwp.SetEventRequest || scache.ChangesDebuggee(c) {
 			inspect[i] = -1
 		}
 	}
