@@ -11,15 +11,17 @@ import "github.com/jdwpscache/scache/jdwp"
 // since Android 9) gives a frame an id made of its thread's frame generation,
 // which moves on each time the thread resumes, and its depth; HotSpot 17
 // gives successive top frames 0x20000, 0x30000, 0x40000, … Nothing of that
-// is assumed here: the predictor learns the step per resume when two
-// successive pairs of observations one resume apart agree on it, predicts
-// only while its observations fit (a miss stops it until the step is seen
-// twice again), and predicts nothing for a VM whose ids follow no step. A wrong prediction
-// costs only waste: a reply is served only to a command with the same bytes
-// in the same suspension epoch, whatever frame it names.
+// is assumed here: the predictor learns the step per resume from two
+// observations one resume apart, and predicts with it until a prediction
+// proves wrong; from then on a step must be seen twice (three observations
+// agree) before it is used, and predictions stop at each miss until then.
+// A VM whose ids follow no step so costs one wrong prediction a session. A
+// wrong prediction costs only waste: a reply is served only to a command
+// with the same bytes in the same suspension epoch, whatever frame it names.
 type framePredictor struct {
 	step      uint64 // the top frame id's step per resume, 0 if none seen
 	fits      int    // successive observations that fit step
+	missedAny bool   // a prediction proved wrong this session: steps need confirming
 	vmResumes uint64 // VirtualMachine.Resume commands sent
 	threads   map[jdwp.ThreadID]*threadFrames
 }
@@ -72,11 +74,12 @@ func (fp *framePredictor) observe(t jdwp.ThreadID, top jdwp.FrameID, mask uint64
 	th.top, th.seenAt = top, fp.resumesOf(th)
 }
 
-// predict returns the id the top frame of thread t has now, if the learned
-// step has fit at least once since it was seen and t resumed since.
+// predict returns the id the top frame of thread t has now, if a step is
+// known (once a prediction missed: if it has fit at least once since it was
+// seen) and t resumed since.
 func (fp *framePredictor) predict(t jdwp.ThreadID, mask uint64) (jdwp.FrameID, bool) {
 	th := fp.threads[t]
-	if th == nil || fp.step == 0 || fp.fits < 1 {
+	if th == nil || fp.step == 0 || fp.missedAny && fp.fits < 1 {
 		return 0, false
 	}
 	r := fp.resumesOf(th) - th.seenAt
@@ -86,8 +89,9 @@ func (fp *framePredictor) predict(t jdwp.ThreadID, mask uint64) (jdwp.FrameID, b
 	return jdwp.FrameID((uint64(th.top) + fp.step*r) & mask), true
 }
 
-// missed forgets the step after a wrong prediction.
-func (fp *framePredictor) missed() { fp.fits = 0 }
+// missed forgets the step after a wrong prediction: from now on a step is
+// used only once confirmed.
+func (fp *framePredictor) missed() { fp.fits, fp.missedAny = 0, true }
 
 // maxPredictedThreads bounds the threads the predictor remembers.
 const maxPredictedThreads = 4096

@@ -35,8 +35,8 @@ func stopAndInspect(t *testing.T, h *harness) (atEvent scache.Stats, values []by
 // VM will give it: the debugger's GetValues finds its answer already there.
 func TestTopFrameIsPredictedAtTheStop(t *testing.T) {
 	h := running(t)
-	for i := 0; i < 3; i++ {
-		stopAndInspect(t, h) // the step is seen twice in these three
+	for i := 0; i < 2; i++ {
+		stopAndInspect(t, h) // the step is seen in these two
 	}
 	sentBefore := len(h.toVM)
 	atEvent, _ := stopAndInspect(t, h)
@@ -56,7 +56,7 @@ func TestTopFrameIsPredictedAtTheStop(t *testing.T) {
 	require.Zero(t, h.s.Stats().FramesMispredicted)
 }
 
-// A VM whose frame ids follow no step gets no prediction.
+// A VM whose frame ids follow no step gets one wrong prediction, then none.
 func TestRandomFrameIDsAreNotPredicted(t *testing.T) {
 	vm, _ := world(sizes8)
 	vm.FrameIDs = scachetest.FrameIDsRandom
@@ -64,10 +64,12 @@ func TestRandomFrameIDsAreNotPredicted(t *testing.T) {
 	h.send(&jdwp.VMIDSizesCommand{})
 	h.send(&jdwp.VMResumeCommand{})
 	h.drain()
-	for i := 0; i < 4; i++ {
+	for i := 0; i < 8; i++ {
 		stopAndInspect(t, h)
 	}
-	require.Zero(t, h.s.Stats().FramesPredicted)
+	st := h.s.Stats()
+	require.LessOrEqual(t, st.FramesPredicted, int64(1))
+	require.Equal(t, st.FramesPredicted, st.FramesMispredicted)
 }
 
 // A VM that changes how it numbers frames mid-session costs one wrong
@@ -76,7 +78,7 @@ func TestRandomFrameIDsAreNotPredicted(t *testing.T) {
 func TestAPatternBrokenMidSessionCostsOneMiss(t *testing.T) {
 	h := running(t)
 	for i := 0; i < 4; i++ {
-		stopAndInspect(t, h) // the fourth is predicted
+		stopAndInspect(t, h) // the third and fourth are predicted
 	}
 	// From the thread's next resume on (the one after the fifth stop), the VM
 	// numbers frames anew.
@@ -86,5 +88,5 @@ func TestAPatternBrokenMidSessionCostsOneMiss(t *testing.T) {
 	}
 	st := h.s.Stats()
 	require.Equal(t, int64(1), st.FramesMispredicted)
-	require.Equal(t, int64(3), st.FramesPredicted, "two right before the break, one wrong after, then none")
+	require.Equal(t, int64(4), st.FramesPredicted, "three right before the break, one wrong after, then none")
 }
