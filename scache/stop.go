@@ -43,10 +43,15 @@ func (s *Speculator) speculateStop(stop stopEvent) {
 // each thread the last AllThreads reply listed: most are this stop's
 // threads too, and their view comes back in the same round trip instead of
 // one reply behind (a thread gone since costs only its three commands).
-func (s *Speculator) speculateThreads(stopEvent) {
-	if s.susp.kind == allSuspended {
+// With the stopped thread alone suspended, only its status is true until
+// it runs (its depth follows from its frames; the others run).
+func (s *Speculator) speculateThreads(stop stopEvent) {
+	switch s.susp.kind {
+	case allSuspended:
 		s.enqueueState(&jdwp.VMAllThreadsCommand{}, false)
 		s.enqueueThreadsView(s.threads)
+	case threadSuspended:
+		s.enqueueState(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
 	}
 }
 

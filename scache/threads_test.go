@@ -82,3 +82,50 @@ func TestThreadsViewGoesOutWithTheStop(t *testing.T) {
 	}
 	require.Equal(t, hits+9, s.Stats().Hits)
 }
+
+// TestStoppedThreadStatusAtAnEventThreadStop: with only the stopped thread
+// suspended, its status goes out with the stop and answers the debugger;
+// a running thread's status is always the VM's, asked when the debugger
+// asks.
+func TestStoppedThreadStatusAtAnEventThreadStop(t *testing.T) {
+	sizes := jdwp.DefaultIDSizes
+	vm := scachetest.NewModelVM(sizes)
+	c := vm.AddClass("LThreads;", 1, false, false)
+	for _, id := range []jdwp.ThreadID{1, 2} {
+		vm.SetThread(id, []scachetest.ModelFrame{{Class: c.ID, Method: c.Methods[0], Index: 3}})
+	}
+	s, err := New(WithFamilies(FamilyThreads))
+	require.NoError(t, err)
+	deliver := func(r Response) {
+		for _, p := range r.Edict.Upstream {
+			s.OnDownstream(vm.Handle(p))
+		}
+	}
+	nextID := uint32(1)
+	ask := func(m jdwp.CommandMessage) Response {
+		r := s.OnUpstream(jdwp.AppendCommandPacket(nil, nextID, m, sizes))
+		nextID++
+		return r
+	}
+	deliver(ask(&jdwp.VMIDSizesCommand{}))
+	deliver(ask(&jdwp.VMResumeCommand{}))
+	ev, ok := vm.Stop(1, jdwp.SuspendPolicyEventThread)
+	require.True(t, ok)
+	r := s.OnDownstream(ev)
+	require.Len(t, r.Edict.Upstream, 1)
+	h, err := jdwp.ParseHeader(r.Edict.Upstream[0])
+	require.NoError(t, err)
+	require.Equal(t, jdwp.CmdThreadReferenceStatus, h.Cmd())
+	deliver(r)
+	vm.Tick(3) // thread 2 runs on
+
+	status := &jdwp.ThreadStatusCommand{Thread: 1}
+	want := vm.Clone().Handle(jdwp.AppendCommandPacket(nil, nextID, status, sizes))
+	r = ask(status)
+	require.Empty(t, r.Edict.Upstream, "the stopped thread's status is answered here")
+	require.Equal(t, [][]byte{want}, r.Edict.Downstream)
+
+	r = ask(&jdwp.ThreadStatusCommand{Thread: 2})
+	require.Len(t, r.Edict.Upstream, 1, "a running thread's status is asked of the VM")
+	require.Empty(t, r.Edict.Downstream)
+}
