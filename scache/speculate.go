@@ -97,7 +97,7 @@ func (s *Speculator) enqueueObject(m jdwp.CommandMessage, urgent bool) {
 // asks first) go before the others.
 func (s *Speculator) enqueue(m jdwp.CommandMessage, sub subject, urgent bool) {
 	if s.over || s.cfg.follower || len(s.queue)+len(s.urgent) >= s.cfg.maxQueued {
-		return
+		return // checked before the key is made: a full queue costs nothing
 	}
 	s.enqueueKey(s.newKey(m), sub, urgent)
 }
