@@ -60,9 +60,9 @@ var keyable = map[jdwp.Command]keySpec{
 	// A suspended thread's status stays what it was (it runs no code: it
 	// cannot block, wait or sleep) whatever the others do. Not its name:
 	// any thread may rename another.
-	jdwp.CmdThreadReferenceStatus:        {life: lifetimeSuspension, threadLocal: true},
-	jdwp.CmdVirtualMachineAllThreads:     {life: lifetimeSuspension},
-	jdwp.CmdObjectReferenceGetValues:     {life: lifetimeSuspension, values: true},
+	jdwp.CmdThreadReferenceStatus:    {life: lifetimeSuspension, threadLocal: true},
+	jdwp.CmdVirtualMachineAllThreads: {life: lifetimeSuspension},
+	jdwp.CmdObjectReferenceGetValues: {life: lifetimeSuspension, values: true},
 	// The loaded classes: any event (a class's preparation or unload among
 	// them) ends the epoch, and every thread is suspended.
 	jdwp.CmdVirtualMachineAllClasses:            {life: lifetimeSuspension},
