@@ -229,6 +229,35 @@ func (m *RefTypeFieldsCommand) Decode(r *Reader) error {
 // Command implements CommandMessage.
 func (*RefTypeFieldsCommand) Command() Command { return CmdReferenceTypeFields }
 
+// RefTypeGetValuesCommand asks for the values of static fields of a type
+// (ReferenceType.GetValues). Its reply is a ValuesReply.
+type RefTypeGetValuesCommand struct {
+	RefType ReferenceTypeID
+	Fields  []FieldID
+}
+
+// Command implements CommandMessage.
+func (*RefTypeGetValuesCommand) Command() Command { return CmdReferenceTypeGetValues }
+
+// Encode implements Message.
+func (m *RefTypeGetValuesCommand) Encode(w *Writer) {
+	w.ReferenceTypeID(m.RefType)
+	w.Int32(int32(len(m.Fields)))
+	for _, f := range m.Fields {
+		w.FieldID(f)
+	}
+}
+
+// Decode implements Message.
+func (m *RefTypeGetValuesCommand) Decode(r *Reader) error {
+	m.RefType = r.ReferenceTypeID()
+	m.Fields = make([]FieldID, r.Count(r.sizes.FieldID))
+	for i := range m.Fields {
+		m.Fields[i] = r.FieldID()
+	}
+	return r.Err()
+}
+
 // RefTypeFieldsWithGenericCommand asks for the fields a type declares, with
 // generic signatures (ReferenceType.FieldsWithGeneric).
 type RefTypeFieldsWithGenericCommand struct{ RefType ReferenceTypeID }

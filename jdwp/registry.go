@@ -26,6 +26,7 @@ var codecs = map[Command]messageCodec{
 	CmdReferenceTypeSignatureWithGeneric: {func() CommandMessage { return &RefTypeSignatureWithGenericCommand{} }, func() Message { return &RefTypeSignatureWithGenericReply{} }},
 	CmdReferenceTypeSourceFile:           {func() CommandMessage { return &RefTypeSourceFileCommand{} }, func() Message { return &StringReply{} }},
 	CmdReferenceTypeSourceDebugExtension: {func() CommandMessage { return &RefTypeSourceDebugExtensionCommand{} }, func() Message { return &StringReply{} }},
+	CmdReferenceTypeGetValues:            {func() CommandMessage { return &RefTypeGetValuesCommand{} }, func() Message { return &ValuesReply{} }},
 	CmdReferenceTypeInterfaces:           {func() CommandMessage { return &RefTypeInterfacesCommand{} }, func() Message { return &RefTypeInterfacesReply{} }},
 	CmdReferenceTypeMethods:              {func() CommandMessage { return &RefTypeMethodsCommand{} }, func() Message { return &RefTypeMethodsReply{} }},
 	CmdReferenceTypeMethodsWithGeneric:   {func() CommandMessage { return &RefTypeMethodsWithGenericCommand{} }, func() Message { return &RefTypeMethodsReply{Generic: true} }},

@@ -298,6 +298,10 @@ var messageCases = []messageCase{
 	}),
 	replyCase(jdwp.CmdObjectReferenceGetValues, func(g *gen) jdwp.Message { return &jdwp.ValuesReply{Values: sliceOf(g, g.value)} }),
 	stringReply(jdwp.CmdReferenceTypeSignature),
+	cmdCase(jdwp.CmdReferenceTypeGetValues, func(g *gen) jdwp.Message {
+		return &jdwp.RefTypeGetValuesCommand{RefType: g.ref(), Fields: sliceOf(g, g.field)}
+	}),
+	replyCase(jdwp.CmdReferenceTypeGetValues, func(g *gen) jdwp.Message { return &jdwp.ValuesReply{Values: sliceOf(g, g.value)} }),
 	cmdCase(jdwp.CmdReferenceTypeSignatureWithGeneric, func(g *gen) jdwp.Message {
 		return &jdwp.RefTypeSignatureWithGenericCommand{RefType: g.ref()}
 	}),
