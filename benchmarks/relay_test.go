@@ -202,6 +202,7 @@ var relayWorkloads = []struct {
 	{"setvalue", jvmtest.DriverOptions{Stops: relayStops, SetValue: true}},
 	{"eventthread", jvmtest.DriverOptions{Stops: relayStops, EventThread: true}},
 	{"hotswap", jvmtest.DriverOptions{Stops: relayStops, HotSwap: true}},
+	{"extras", jvmtest.DriverOptions{Stops: relayStops, Extras: true}},
 }
 
 // BenchmarkRelayWorkloads measures the JDI driver's wall time for each

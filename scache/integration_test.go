@@ -66,6 +66,8 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	"plain":    {Stops: 3},
 	"hot swap": {Stops: 3, HotSwap: true},
 	"setValue": {Stops: 2, SetValue: true},
+	// An IDE's expanded `this`: class details, fields, statics, an array.
+	"extras": {Stops: 2, Extras: true},
 	// Other threads keep running during stops: only the stopped thread's
 	// frames and locals, and immutable facts, may be cached.
 	"event thread": {Stops: 3, EventThread: true},

@@ -216,6 +216,10 @@ type DriverOptions struct {
 	// EventThread stops with suspend policy EVENT_THREAD: the debuggee's
 	// worker thread keeps running during stops.
 	EventThread bool
+	// Extras expands `this` at every stop and step as an IDE's variables
+	// view does: its class's source, superclass and interfaces, and the
+	// value of each field (arrays with their length).
+	Extras bool
 	// Exit ends the session with vm.exit(7) instead of dispose.
 	Exit bool
 }
@@ -239,6 +243,9 @@ func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duratio
 	}
 	if o.EventThread {
 		args = append(args, "eventthread")
+	}
+	if o.Extras {
+		args = append(args, "extras")
 	}
 	if o.Exit {
 		args = append(args, "exit")

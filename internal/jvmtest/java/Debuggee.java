@@ -21,12 +21,15 @@ public class Debuggee {
         }
     }
 
+    private static int created;
     private final String name;
     private int counter;
     private final List<Shape> shapes = new ArrayList<>();
+    private final int[] recent = new int[4];
 
     Debuggee(String name) {
         this.name = name;
+        created++;
     }
 
     int recurse(int n) {
@@ -46,6 +49,7 @@ public class Debuggee {
             total += s.area();
         }
         counter += text.length() + (int) total % 7;
+        recent[counter % recent.length] = local;
         return local;
     }
 

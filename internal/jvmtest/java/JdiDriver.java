@@ -5,10 +5,12 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [exit]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [exit]
 //
 // hotswap redefines Swappable after the first stop; setvalue changes a local
-// at each stop and reads it back; eventthread stops with suspend policy
+// at each stop and reads it back; extras expands `this` at every stop and
+// step as an IDE's variables view does (its class's source, superclass and
+// interfaces, each field's value, arrays' lengths); eventthread stops with suspend policy
 // EVENT_THREAD, so that the other threads keep running; exit ends the VM
 // with vm.exit(7) at the last stop's event instead of inspecting it and
 // disposing, and prints how that went.
@@ -24,6 +26,7 @@ public class JdiDriver {
     private final StringBuilder out = new StringBuilder();
     private int policy = EventRequest.SUSPEND_ALL;
     private boolean exit;
+    private boolean extras;
 
     JdiDriver(VirtualMachine vm) {
         this.vm = vm;
@@ -38,6 +41,7 @@ public class JdiDriver {
         boolean setValue = false;
         boolean eventThread = false;
         boolean exit = false;
+        boolean extras = false;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("hotswap=")) {
                 hotswap = args[i].substring("hotswap=".length());
@@ -45,6 +49,8 @@ public class JdiDriver {
                 setValue = true;
             } else if (args[i].equals("eventthread")) {
                 eventThread = true;
+            } else if (args[i].equals("extras")) {
+                extras = true;
             } else if (args[i].equals("exit")) {
                 exit = true;
             } else if (!args[i].isEmpty()) {
@@ -66,6 +72,7 @@ public class JdiDriver {
         JdiDriver d = new JdiDriver(vm);
         d.policy = eventThread ? EventRequest.SUSPEND_EVENT_THREAD : EventRequest.SUSPEND_ALL;
         d.exit = exit;
+        d.extras = extras;
         d.run(stops, markerLine, hotswap, setValue);
         long elapsed = System.nanoTime() - start;
         System.out.print(d.out);
@@ -196,6 +203,9 @@ public class JdiDriver {
         StackFrame top = t.frame(0);
         ObjectReference self = top.thisObject();
         line("    this " + (self == null ? "null" : self.referenceType().name()));
+        if (extras && self != null) {
+            expand(self);
+        }
         try {
             // Like an IDE's variables view: every visible variable in one request.
             List<LocalVariable> vars = top.visibleVariables();
@@ -205,6 +215,31 @@ public class JdiDriver {
             }
         } catch (AbsentInformationException e) {
             line("    no local variable information");
+        }
+    }
+
+    // expand shows an object as an IDE's variables view does when `this` is
+    // expanded: its class's details, then every field's value.
+    void expand(ObjectReference self) throws Exception {
+        ReferenceType type = self.referenceType();
+        StringBuilder b = new StringBuilder("    this in ");
+        try {
+            b.append(type.sourceName());
+        } catch (AbsentInformationException e) {
+            b.append('?');
+        }
+        if (type instanceof ClassType) {
+            ClassType c = (ClassType) type;
+            b.append(" extends ").append(c.superclass() == null ? "nothing" : c.superclass().name());
+            for (InterfaceType i : c.interfaces()) {
+                b.append(" implements ").append(i.name());
+            }
+        }
+        line(b.toString());
+        List<Field> fields = type.visibleFields();
+        Map<Field, Value> values = self.getValues(fields);
+        for (Field f : fields) {
+            line("    this." + f.name() + " : " + f.typeName() + " = " + value(values.get(f)));
         }
     }
 
@@ -227,6 +262,9 @@ public class JdiDriver {
         }
         if (v instanceof PrimitiveValue) {
             return v.toString();
+        }
+        if (v instanceof ArrayReference) {
+            return "array of " + ((ArrayReference) v).length();
         }
         return "instance of " + v.type().name();
     }
