@@ -65,8 +65,16 @@ var families = []*family{
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdStackFrameGetValues:  (*Speculator).onValues,
 			jdwp.CmdStackFrameThisObject: (*Speculator).onValues,
+			// what FamilyAgain asks: the fields of objects, statics
+			jdwp.CmdObjectReferenceGetValues: (*Speculator).onValues,
+			jdwp.CmdReferenceTypeGetValues:   (*Speculator).onValues,
 		},
 		sends: []jdwp.Command{jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue},
+	},
+	{
+		flag: FamilyAgain, life: lifetimeSuspension,
+		onStop: (*Speculator).askAgain,
+		sends:  againCommands(),
 	},
 	{
 		flag: FamilyThreads, life: lifetimeSuspension,

@@ -11,7 +11,7 @@ import (
 // A family added through the table alone fires at a stop, is answered from
 // the cache, and is gone when its lifetime (the suspension epoch) ends.
 func TestAToyFamilyThroughTheTableAlone(t *testing.T) {
-	const toy Family = 1 << 7
+	const toy Family = 1 << 15
 	families = append(families, &family{
 		flag: toy, life: lifetimeSuspension,
 		onStop: func(s *Speculator, stop stopEvent) {

@@ -107,6 +107,9 @@ func readsOnly(packet []byte) bool {
 func (s *Speculator) usedRemotely(key Key) (bytes int, firstUse bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if StateCommand(key.Command()) {
+		s.again.noteAsked(key)
+	}
 	if e, ok := s.cache.get(key); ok {
 		first := e.synthetic && !e.used
 		var r Response

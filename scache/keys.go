@@ -63,6 +63,9 @@ var keyable = map[jdwp.Command]keySpec{
 	jdwp.CmdThreadReferenceStatus:    {life: lifetimeSuspension, threadLocal: true},
 	jdwp.CmdVirtualMachineAllThreads: {life: lifetimeSuspension},
 	jdwp.CmdObjectReferenceGetValues: {life: lifetimeSuspension, values: true},
+	// A type's static field values: only running code or ClassType.SetValues
+	// changes them.
+	jdwp.CmdReferenceTypeGetValues: {life: lifetimeSuspension, values: true},
 	// The loaded classes: any event (a class's preparation or unload among
 	// them) ends the epoch, and every thread is suspended.
 	jdwp.CmdVirtualMachineAllClasses:            {life: lifetimeSuspension},

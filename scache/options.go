@@ -286,7 +286,7 @@ func Classic() Option {
 }
 
 // A Family is a set of commands the Speculator sends on its own.
-type Family uint8
+type Family uint16
 
 // The speculation families, each on the replies of the last.
 const (
@@ -299,6 +299,10 @@ const (
 	FamilyTopFrame
 	// FamilyValues: the type of each object and the value of each string among those values.
 	FamilyValues
+	// FamilyAgain: at a stop, the state commands the debugger asked at its
+	// recent stops of the same kind (breakpoint or step) that name no frame:
+	// the fields of an expanded object, a class's statics (see again.go).
+	FamilyAgain
 	// FamilyThreads: while all threads are suspended, AllThreads and each
 	// thread's Name, Status and FrameCount.
 	FamilyThreads
@@ -311,7 +315,7 @@ const (
 	FamilyPrepare
 
 	// AllFamilies is the default.
-	AllFamilies = FamilyClass | FamilyStop | FamilyTopFrame | FamilyValues | FamilyThreads | FamilyAttach | FamilyPrepare
+	AllFamilies = FamilyClass | FamilyStop | FamilyTopFrame | FamilyValues | FamilyAgain | FamilyThreads | FamilyAttach | FamilyPrepare
 )
 
 // WithFamilies chooses the speculation families (default AllFamilies); a
@@ -319,13 +323,13 @@ const (
 // threads are still cached when the debugger's own commands ask for them,
 // whatever the families.
 func WithFamilies(f Family) Option {
-	return option(fmt.Sprintf("WithFamilies(%#x)", uint8(f)), forAll, func(st *settings) error {
+	return option(fmt.Sprintf("WithFamilies(%#x)", uint16(f)), forAll, func(st *settings) error {
 		var known Family
 		for _, fam := range families {
 			known |= fam.flag
 		}
 		if f&^known != 0 {
-			return fmt.Errorf("no family has the bits %#x", uint8(f&^known))
+			return fmt.Errorf("no family has the bits %#x", uint16(f&^known))
 		}
 		st.families.put(f)
 		return nil

@@ -17,7 +17,7 @@ func TestOptionsAreCheckedByTheConstructor(t *testing.T) {
 		"negative frames":        {WithMaxFrames(-1)},
 		"negative in flight":     {WithMaxInFlight(-2)},
 		"nil logger":             {WithLogger(nil)},
-		"unknown family":         {WithFamilies(1 << 7)},
+		"unknown family":         {WithFamilies(1 << 15)},
 		"two presets":            {Classic(), PassThrough()},
 		"a relay's option":       {WithMaxPacketSize(1 << 20)},
 		"a proxy's option":       {WithSessionEnded(func(Stats, error) {})},

@@ -148,6 +148,9 @@ func (s *session) control() {
 	if ok {
 		s.stopped = t
 		s.event(ev, shadowEv)
+		if rapid.Bool().Draw(s.t, "watchAtStop") {
+			s.watch()
+		}
 		if rapid.Bool().Draw(s.t, "stepAtStop") {
 			s.stepRequest(t)
 		}

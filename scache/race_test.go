@@ -165,6 +165,7 @@ func (s *raceSession) react(event []byte) {
 			func() { s.send(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}) },
 			func() { s.send(&jdwp.ThreadFrameCountCommand{Thread: t}) },
 			func() { s.send(&jdwp.FrameThisObjectCommand{Thread: t, Frame: s.frame(t)}) },
+			s.watch,
 			s.stateCommand,
 			func() {
 				if c.SuspendPolicy == jdwp.SuspendPolicyAll || rapid.Bool().Draw(s.t, "resumeAll") {

@@ -29,6 +29,11 @@ type script struct {
 	threads []jdwp.ObjectID
 	nsig    int
 	stopped jdwp.ObjectID // the thread of the last stop event
+	// watches are what the debugger's views show at every stop, drawn at
+	// its first: the fields of the stopped thread's this, its class's
+	// statics, the threads, another thread's name. The same bytes at every
+	// stop, as a debugger's views ask them.
+	watches []jdwp.CommandMessage
 }
 
 // newWorld draws id sizes, a frame numbering, classes and threads, and
@@ -219,11 +224,43 @@ func (d *script) object() jdwp.ObjectID {
 	return rapid.SampledFrom(ids).Draw(d.t, "object")
 }
 
+// watch asks, at a stop, what the debugger's views show: each watch most of
+// the time.
+func (d *script) watch() {
+	if d.watches == nil {
+		th := d.view.Thread(d.stopped)
+		if th == nil || len(th.Frames) == 0 {
+			return
+		}
+		top := th.Frames[0]
+		d.watches = []jdwp.CommandMessage{
+			&jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: []jdwp.FieldID{1, 2}},
+			&jdwp.RefTypeGetValuesCommand{RefType: top.Class, Fields: []jdwp.FieldID{1, 2}},
+			&jdwp.VMAllThreadsCommand{},
+			&jdwp.ThreadNameCommand{Thread: d.thread()},
+		}
+	}
+	for _, m := range d.watches {
+		if rapid.IntRange(0, 3).Draw(d.t, "watched") > 0 {
+			d.send(m)
+		}
+	}
+}
+
+// staticsClass draws a class whose statics the debugger reads or writes:
+// mostly the class the stopped thread is in, as a debugger shows it.
+func (d *script) staticsClass() jdwp.ReferenceTypeID {
+	if th := d.view.Thread(d.stopped); th != nil && len(th.Frames) > 0 && rapid.IntRange(0, 3).Draw(d.t, "otherStatics") > 0 {
+		return th.Frames[0].Class
+	}
+	return rapid.SampledFrom(d.classes).Draw(d.t, "staticsOf").ID
+}
+
 // stateCommand sends a command about threads, frames or objects, most of
 // them the ones a debugger asks at a stop.
 func (d *script) stateCommand() {
 	t := d.thread()
-	switch rapid.IntRange(0, 10).Draw(d.t, "stateCmd") {
+	switch rapid.IntRange(0, 11).Draw(d.t, "stateCmd") {
 	case 0:
 		d.send(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1})
 	case 1:
@@ -253,6 +290,8 @@ func (d *script) stateCommand() {
 		d.send(&jdwp.StringRefValueCommand{Object: d.object()})
 	case 9:
 		d.send(&jdwp.VMAllThreadsCommand{})
+	case 10:
+		d.send(&jdwp.RefTypeGetValuesCommand{RefType: d.staticsClass(), Fields: []jdwp.FieldID{1, 2}})
 	default:
 		obj := d.object()
 		d.sendRaw(jdwp.CmdObjectReferenceGetValues, func(w *jdwp.Writer) {
@@ -269,7 +308,7 @@ func (d *script) stateCommand() {
 // nothing, when the draw says the VM should act instead.
 func (d *script) controlCommand() bool {
 	t := d.thread()
-	switch rapid.IntRange(0, 11).Draw(d.t, "control") {
+	switch rapid.IntRange(0, 12).Draw(d.t, "control") {
 	case 0:
 		d.send(&jdwp.VMResumeCommand{})
 	case 1:
@@ -319,6 +358,15 @@ func (d *script) controlCommand() bool {
 		d.send(&jdwp.EventRequestClearCommand{EventKind: kind, RequestID: int32(rapid.IntRange(0, 5).Draw(d.t, "cleared"))})
 	case 8:
 		d.stepRequest(t)
+	case 9:
+		c := d.staticsClass()
+		value := int32(rapid.IntRange(-5, 5).Draw(d.t, "newStatic"))
+		d.sendRaw(jdwp.CmdClassTypeSetValues, func(w *jdwp.Writer) {
+			w.ReferenceTypeID(c)
+			w.Int32(1)
+			w.FieldID(2)
+			w.Int32(value)
+		})
 	default:
 		return false
 	}

@@ -72,6 +72,7 @@ type Speculator struct {
 	// VM has answered it (redefine.go).
 	redefined   map[uint32][]queued
 	learn       learner
+	again       againLog // what the debugger asked at its recent stops (again.go)
 	urgent      []queued // speculated state commands, sent before queue
 	queue       []queued // speculated commands waiting for an in-flight slot
 	queuedKeys  map[Key]struct{}
@@ -341,6 +342,9 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 		return s.forwardUp(r, packet)
 	}
 	key := keyOf(h, packet)
+	if spec.life == lifetimeSuspension {
+		s.again.noteAsked(key)
+	}
 	if e, ok := s.cache.get(key); ok {
 		s.stats.Hits++
 		s.use(r, key, e)
@@ -628,6 +632,7 @@ func (s *Speculator) clearAll() {
 	s.threads = nil
 	clear(s.prepared)
 	clear(s.redefined)
+	s.again.reset()
 }
 
 // end stops all speculation for the rest of the session and drops what is

@@ -240,6 +240,7 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool
 // queued speculation about it.
 func (s *Speculator) endEpoch() {
 	s.learn.endStop()
+	s.again.endStop()
 	s.susp.epoch++
 	s.top = topFrame{}
 	s.cache.purgeState()

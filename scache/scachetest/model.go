@@ -44,6 +44,10 @@ type ModelClass struct {
 	Version   int // incremented by RedefineClasses
 	NoSource  bool
 	Methods   []jdwp.MethodID
+	// Statics are the class's static field values, by field id (1 and 2):
+	// threads that run in the class change them, as do invokes and
+	// ClassType.SetValues.
+	Statics map[jdwp.FieldID]jdwp.Value
 }
 
 // A ModelFrame is a frame of a model thread's stack.
@@ -90,6 +94,7 @@ func (vm *ModelVM) Clone() *ModelVM {
 	for id, k := range vm.classes {
 		kk := *k
 		kk.Methods = append([]jdwp.MethodID(nil), k.Methods...)
+		kk.Statics = cloneValues(k.Statics)
 		c.classes[id] = &kk
 	}
 	c.threads = make(map[jdwp.ObjectID]*ModelThread, len(vm.threads))
@@ -130,7 +135,8 @@ func cloneValues[K comparable](m map[K]jdwp.Value) map[K]jdwp.Value {
 func (vm *ModelVM) AddClass(sig string, methods int, iface, noSource bool) *ModelClass {
 	id := vm.nextID
 	vm.nextID += 0x10
-	c := &ModelClass{ID: id, Signature: sig, Interface: iface, NoSource: noSource}
+	c := &ModelClass{ID: id, Signature: sig, Interface: iface, NoSource: noSource,
+		Statics: map[jdwp.FieldID]jdwp.Value{1: jdwp.IntValue(int32(id)), 2: jdwp.IntValue(0)}}
 	for i := 0; i < methods; i++ {
 		c.Methods = append(c.Methods, jdwp.MethodID(uint64(id)<<8|uint64(i+1)))
 	}

@@ -151,6 +151,8 @@ func (vm *ModelVM) stateAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer)
 	case jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue, jdwp.CmdObjectReferenceGetValues,
 		jdwp.CmdObjectReferenceSetValues:
 		return vm.objectAnswer(cmd, r, w), true
+	case jdwp.CmdReferenceTypeGetValues, jdwp.CmdClassTypeSetValues:
+		return vm.staticsAnswer(cmd, r, w), true
 	case jdwp.CmdClassTypeInvokeMethod:
 		// The invoked method changes objects and, unless single-threaded, lets
 		// the other threads run meanwhile; it returns an int. Every thread
@@ -169,6 +171,9 @@ func (vm *ModelVM) stateAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer)
 				}
 				if o, ok := vm.objects[x.Frames[0].This]; ok {
 					o.Fields[2] = jdwp.IntValue(int32(seed))
+				}
+				if c, ok := vm.classes[x.Frames[0].Class]; ok {
+					c.Statics[2] = jdwp.IntValue(int32(seed))
 				}
 				continue
 			}
@@ -268,6 +273,34 @@ func (vm *ModelVM) objectAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer
 	return jdwp.ErrNone
 }
 
+func (vm *ModelVM) staticsAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer) jdwp.ErrorCode {
+	c, ok := vm.classes[r.ReferenceTypeID()]
+	if !ok {
+		return jdwp.ErrInvalidClass
+	}
+	n := r.Count(1)
+	var m jdwp.ValuesReply
+	for i := 0; i < n; i++ {
+		f := r.FieldID()
+		old, ok := c.Statics[f]
+		if !ok {
+			return jdwp.ErrInvalidFieldID
+		}
+		if cmd == jdwp.CmdClassTypeSetValues {
+			c.Statics[f] = r.UntaggedValue(old.Tag)
+		} else {
+			m.Values = append(m.Values, old)
+		}
+	}
+	if r.Err() != nil {
+		return jdwp.ErrIllegalArgument
+	}
+	if cmd == jdwp.CmdReferenceTypeGetValues {
+		m.Encode(w)
+	}
+	return jdwp.ErrNone
+}
+
 // Tick lets every thread that is not suspended run a little: its top frame
 // moves on, its locals and its this's fields change, its status changes;
 // sometimes it calls a method, returns, or renames itself. seed makes the
@@ -299,6 +332,9 @@ func (vm *ModelVM) run(t *ModelThread, seed uint64) {
 	}
 	if o, ok := vm.objects[top.This]; ok {
 		o.Fields[1] = jdwp.IntValue(int32(seed))
+	}
+	if c, ok := vm.classes[top.Class]; ok && seed%3 == 0 {
+		c.Statics[1] = jdwp.IntValue(int32(seed))
 	}
 	switch seed % 4 {
 	case 1: // a call

@@ -1,0 +1,130 @@
+package scache
+
+import "github.com/jdwpscache/scache/jdwp"
+
+// Asking again what the debugger asked at its last stops. A debugger's
+// views ask, at every stop, much that no reply of the stop leads to: an
+// expanded `this` (ObjectReference.GetValues of its fields), a class's
+// statics (ReferenceType.GetValues), a watched object, another thread. The
+// commands are the same bytes from stop to stop, so the Speculator keeps
+// the state commands the debugger asked at the recent stops of each kind
+// (breakpoint, step) and sends them again at the next stop of that kind,
+// with the frames. A command is forgotten once againIdle stops of its kind
+// went by without the debugger asking it; one it asks at every other stop
+// (a step out of the method whose `this` it expands) is kept.
+//
+// Commands that name a frame are left out: frame ids change at every
+// resume, and FamilyTopFrame asks the top frame's under its new id.
+
+const (
+	againIdle = 2  // stops of its kind without the debugger asking it, and a command is forgotten
+	maxAgain  = 64 // commands remembered per kind of stop
+)
+
+// againLog holds the commands to ask again, per kind of stop.
+type againLog struct {
+	kinds [2]againKind
+	// step is the kind of the current stop, while inStop.
+	step, inStop bool
+}
+
+// againKind holds the commands of one kind of stop, oldest first.
+type againKind struct {
+	keys  []againEntry
+	index map[Key]int // position in keys
+}
+
+type againEntry struct {
+	key   Key
+	idle  int  // stops of its kind since the debugger last asked it
+	asked bool // at the current stop
+}
+
+// againCommands are the commands FamilyAgain may send: the state commands
+// that name no frame.
+func againCommands() []jdwp.Command {
+	var cmds []jdwp.Command
+	for cmd, spec := range keyable {
+		if spec.life == lifetimeSuspension && cmd.Set != jdwp.SetStackFrame {
+			cmds = append(cmds, cmd)
+		}
+	}
+	return cmds
+}
+
+// askAgain queues, at a stop, the commands the debugger asked at the
+// recent stops of the same kind, oldest first, where the suspension lets
+// their replies be cached.
+func (s *Speculator) askAgain(stop stopEvent) {
+	s.again.beginStop(stop.step)
+	for _, e := range s.again.kinds[boolIndex(stop.step)].keys {
+		m, err := e.key.Message(s.sizes)
+		if err != nil {
+			continue
+		}
+		spec, ok := s.keySpecOf(m.Command())
+		if !ok || !s.stateCacheable(spec, m) {
+			continue
+		}
+		s.enqueueKey(e.key, subject{life: lifetimeSuspension, values: spec.values}, false)
+	}
+}
+
+// noteAsked records a state command the debugger asked (whether answered
+// from speculation or not) during the current stop.
+func (l *againLog) noteAsked(key Key) {
+	if !l.inStop || key.Command().Set == jdwp.SetStackFrame {
+		return
+	}
+	k := &l.kinds[boolIndex(l.step)]
+	if i, ok := k.index[key]; ok {
+		k.keys[i].asked = true
+		return
+	}
+	if len(k.keys) >= maxAgain {
+		return // full: a new command waits until older ones are forgotten
+	}
+	if k.index == nil {
+		k.index = make(map[Key]int)
+	}
+	k.index[key] = len(k.keys)
+	k.keys = append(k.keys, againEntry{key: key, asked: true})
+}
+
+// beginStop starts recording a stop of the given kind.
+func (l *againLog) beginStop(step bool) {
+	l.endStop()
+	l.inStop, l.step = true, step
+}
+
+// endStop closes the current stop, if any: what its debugger did not ask
+// ages, and what went idle too long is forgotten.
+func (l *againLog) endStop() {
+	if !l.inStop {
+		return
+	}
+	l.inStop = false
+	k := &l.kinds[boolIndex(l.step)]
+	kept := k.keys[:0]
+	for _, e := range k.keys {
+		if e.asked {
+			e.idle, e.asked = 0, false
+		} else {
+			e.idle++
+		}
+		if e.idle < againIdle {
+			kept = append(kept, e)
+		}
+	}
+	for i := len(kept); i < len(k.keys); i++ {
+		k.keys[i] = againEntry{}
+	}
+	k.keys = kept
+	clear(k.index)
+	for i, e := range k.keys {
+		k.index[e.key] = i
+	}
+}
+
+// reset forgets everything: the ids in the keys may mean nothing any more.
+func (l *againLog) reset() { *l = againLog{} }

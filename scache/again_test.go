@@ -1,0 +1,78 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/require"
+)
+
+// What the debugger asked at a stop and no reply leads to (an expanded
+// this's fields, a class's statics) goes out again at its next stop of the
+// same kind, with the frames: asked again, it is answered from speculation,
+// with what the VM holds after the threads ran. Not asked at two stops in a
+// row, it is forgotten.
+func TestAskedAgainAtTheNextStop(t *testing.T) {
+	h, top := stopped(t, jdwp.SuspendPolicyAll)
+	fields := &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: []jdwp.FieldID{1, 2}}
+	statics := &jdwp.RefTypeGetValuesCommand{RefType: top.Class, Fields: []jdwp.FieldID{1, 2}}
+	before := map[jdwp.Command][]byte{}
+	for _, m := range []jdwp.CommandMessage{fields, statics} {
+		got, want := ask(h, m)
+		require.Equal(t, want, got)
+		before[m.Command()] = jdwp.Data(got)
+	}
+	speculated := func(cmd jdwp.Command) int {
+		_, synthetic := h.vmCommands(cmd)
+		return synthetic
+	}
+	require.Zero(t, speculated(jdwp.CmdObjectReferenceGetValues), "nothing leads to them at the first stop")
+
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	h.vm.Tick(5) // thread 1 changes its this's fields and its class's statics
+	stopThread1(t, h, jdwp.SuspendPolicyAll)
+	require.Equal(t, 1, speculated(jdwp.CmdObjectReferenceGetValues), "asked again at the stop")
+	require.Equal(t, 1, speculated(jdwp.CmdReferenceTypeGetValues))
+	sent := len(h.toVM)
+	for _, m := range []jdwp.CommandMessage{fields, statics} {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s: what the VM holds now", m.Command())
+		require.NotEqual(t, before[m.Command()], jdwp.Data(got), "%s: the thread ran and changed it", m.Command())
+	}
+	require.Equal(t, sent, len(h.toVM), "both answered from speculation")
+
+	// Not asked at the next two stops: sent at both, then forgotten.
+	resumeAndStop(t, h)
+	resumeAndStop(t, h)
+	require.Equal(t, 3, speculated(jdwp.CmdObjectReferenceGetValues))
+	resumeAndStop(t, h)
+	require.Equal(t, 3, speculated(jdwp.CmdObjectReferenceGetValues), "forgotten")
+	require.Equal(t, 3, speculated(jdwp.CmdReferenceTypeGetValues))
+}
+
+// With the stopped thread alone suspended, the others may change any
+// object's fields and any static: nothing of that is asked again.
+func TestNotAskedAgainWhileOtherThreadsRun(t *testing.T) {
+	h, top := stopped(t, jdwp.SuspendPolicyEventThread)
+	ask(h, &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: []jdwp.FieldID{1, 2}})
+	ask(h, &jdwp.RefTypeGetValuesCommand{RefType: top.Class, Fields: []jdwp.FieldID{1}})
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	stopThread1(t, h, jdwp.SuspendPolicyEventThread)
+	for _, cmd := range []jdwp.Command{jdwp.CmdObjectReferenceGetValues, jdwp.CmdReferenceTypeGetValues} {
+		_, synthetic := h.vmCommands(cmd)
+		require.Zero(t, synthetic, "%s", cmd)
+	}
+}
+
+// The family is one of the defaults, and can be left out.
+func TestAskingAgainCanBeTurnedOff(t *testing.T) {
+	require.NotZero(t, scache.AllFamilies&scache.FamilyAgain)
+	h, top := stopped(t, jdwp.SuspendPolicyAll, scache.WithFamilies(scache.AllFamilies&^scache.FamilyAgain))
+	ask(h, &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: []jdwp.FieldID{1, 2}})
+	resumeAndStop(t, h)
+	_, synthetic := h.vmCommands(jdwp.CmdObjectReferenceGetValues)
+	require.Zero(t, synthetic)
+}
