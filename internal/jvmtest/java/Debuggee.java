@@ -1,5 +1,6 @@
 // A small program to debug: a deep recursion (40+ frames) that ends in
-// marker(), a few classes, and a loop that reaches marker() once per round.
+// marker(), a few classes, and a loop that reaches marker() once per round,
+// on a new object each round.
 // Lines tagged with a "// LINE:name" comment are found by the tests by name.
 import java.util.ArrayList;
 import java.util.List;
@@ -74,8 +75,12 @@ public class Debuggee {
         // A local of a generic type, for the variable tables with generics.
         List<Thread> started = new ArrayList<>();
         started.add(worker);
+        // Each round on a new object, as a program calls a method on one
+        // object after another: `this` differs from one breakpoint to the next.
         for (int round = 0; round < rounds; round++) {
-            d.recurse(40);
+            Debuggee r = new Debuggee("round-" + round);
+            r.recurse(40);
+            d.counter += r.counter;
         }
         System.out.println("debuggee done " + d.counter + " " + d.name);
     }
