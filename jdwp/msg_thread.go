@@ -242,6 +242,19 @@ func (m *StringRefValueCommand) Decode(r *Reader) error { m.Object = r.ObjectID(
 // Command implements CommandMessage.
 func (*StringRefValueCommand) Command() Command { return CmdStringReferenceValue }
 
+// ArrayRefLengthCommand asks for the length of an array
+// (ArrayReference.Length). Its reply is an IntReply.
+type ArrayRefLengthCommand struct{ Array ObjectID }
+
+// Command implements CommandMessage.
+func (*ArrayRefLengthCommand) Command() Command { return CmdArrayReferenceLength }
+
+// Encode implements Message.
+func (m *ArrayRefLengthCommand) Encode(w *Writer) { w.ObjectID(m.Array) }
+
+// Decode implements Message.
+func (m *ArrayRefLengthCommand) Decode(r *Reader) error { m.Array = r.ObjectID(); return r.Err() }
+
 // ObjectRefGetValuesCommand asks for the values of fields of an object
 // (ObjectReference.GetValues). Its reply is a ValuesReply.
 type ObjectRefGetValuesCommand struct {

@@ -55,6 +55,7 @@ var codecs = map[Command]messageCodec{
 
 	CmdObjectReferenceReferenceType: {func() CommandMessage { return &ObjectRefReferenceTypeCommand{} }, func() Message { return &ObjectRefReferenceTypeReply{} }},
 	CmdStringReferenceValue:         {func() CommandMessage { return &StringRefValueCommand{} }, func() Message { return &StringReply{} }},
+	CmdArrayReferenceLength:         {func() CommandMessage { return &ArrayRefLengthCommand{} }, func() Message { return &IntReply{} }},
 	CmdObjectReferenceGetValues:     {func() CommandMessage { return &ObjectRefGetValuesCommand{} }, func() Message { return &ValuesReply{} }},
 
 	CmdEventRequestSet:   {func() CommandMessage { return &EventRequestSetCommand{} }, func() Message { return &IntReply{} }},

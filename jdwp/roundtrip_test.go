@@ -293,6 +293,8 @@ var messageCases = []messageCase{
 	cmdCase(jdwp.CmdMethodBytecodes, func(g *gen) jdwp.Message {
 		return &jdwp.MethodBytecodesCommand{RefType: g.ref(), Method: g.method()}
 	}),
+	cmdCase(jdwp.CmdArrayReferenceLength, func(g *gen) jdwp.Message { return &jdwp.ArrayRefLengthCommand{Array: g.obj()} }),
+	replyCase(jdwp.CmdArrayReferenceLength, func(g *gen) jdwp.Message { return &jdwp.IntReply{Value: g.i32()} }),
 	cmdCase(jdwp.CmdObjectReferenceGetValues, func(g *gen) jdwp.Message {
 		return &jdwp.ObjectRefGetValuesCommand{Object: g.obj(), Fields: sliceOf(g, g.field)}
 	}),

@@ -15,10 +15,17 @@ import "github.com/jdwpscache/scache/jdwp"
 //
 // Commands that name a frame are left out: frame ids change at every
 // resume, and FamilyTopFrame asks the top frame's under its new id.
+//
+// The fields of `this` are kept apart, by the class of the stop's location:
+// most stops in a method find it on another object (a loop calling it on
+// one object after another), and the debugger asks the same fields of the
+// new one. They go out as soon as the top frame's this is known, with its
+// type, rather than one reply behind the type.
 
 const (
-	againIdle = 2  // stops of its kind without the debugger asking it, and a command is forgotten
-	maxAgain  = 64 // commands remembered per kind of stop
+	againIdle = 2   // stops of its kind without the debugger asking it, and a command is forgotten
+	maxAgain  = 64  // commands remembered per kind of stop
+	maxThis   = 256 // classes whose this's fields are remembered
 )
 
 // againLog holds the commands to ask again, per kind of stop.
@@ -26,6 +33,20 @@ type againLog struct {
 	kinds [2]againKind
 	// step is the kind of the current stop, while inStop.
 	step, inStop bool
+	// thisFields holds, by the class of a stop's location, the fields of
+	// this the debugger asked at its recent stops there.
+	thisFields map[jdwp.ReferenceTypeID]*thisFields
+	// class is the class of the current stop's location; this, the top
+	// frame's this once a ThisObject reply of the stop told it (0: not yet).
+	class jdwp.ReferenceTypeID
+	this  jdwp.ObjectID
+}
+
+// thisFields are the fields of this the debugger asks at stops in a class.
+type thisFields struct {
+	fields []jdwp.FieldID
+	idle   int  // stops in the class since the debugger last asked them
+	asked  bool // at the current stop
 }
 
 // againKind holds the commands of one kind of stop, oldest first.
@@ -57,6 +78,7 @@ func againCommands() []jdwp.Command {
 // their replies be cached.
 func (s *Speculator) askAgain(stop stopEvent) {
 	s.again.beginStop(stop.step)
+	s.again.class = stop.loc.Class
 	for _, e := range s.again.kinds[boolIndex(stop.step)].keys {
 		m, err := e.key.Message(s.sizes)
 		if err != nil {
@@ -68,6 +90,52 @@ func (s *Speculator) askAgain(stop stopEvent) {
 		}
 		s.enqueueKey(e.key, subject{life: lifetimeSuspension, values: spec.values}, false)
 	}
+}
+
+// askThisFields asks, when a ThisObject reply tells the top frame's this at
+// a stop, for the fields of this the debugger asked at its recent stops in
+// the same class.
+func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
+	l := &s.again
+	if !l.inStop || !s.top.set {
+		return nil
+	}
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
+	}
+	this := m.(*jdwp.TaggedObjectReply).Object.ID
+	cmd, err := p.key.Message(s.sizes)
+	asked, ok := cmd.(*jdwp.FrameThisObjectCommand)
+	if err != nil || !ok || asked.Thread != s.top.thread || asked.Frame != s.top.frame || this == 0 {
+		return nil
+	}
+	l.this = this
+	if e := l.thisFields[l.class]; e != nil {
+		s.enqueueState(&jdwp.ObjectRefGetValuesCommand{Object: this, Fields: e.fields}, true)
+	}
+	return nil
+}
+
+// noteThisFields records the fields of an ObjectReference.GetValues the
+// debugger asked, when the object is the current stop's this.
+func (l *againLog) noteThisFields(m *jdwp.ObjectRefGetValuesCommand) {
+	if !l.inStop || l.this == 0 || m.Object != l.this || l.class == 0 {
+		return
+	}
+	e := l.thisFields[l.class]
+	if e == nil {
+		if len(l.thisFields) >= maxThis {
+			return
+		}
+		if l.thisFields == nil {
+			l.thisFields = make(map[jdwp.ReferenceTypeID]*thisFields)
+		}
+		e = &thisFields{}
+		l.thisFields[l.class] = e
+	}
+	e.fields = append(e.fields[:0], m.Fields...)
+	e.asked = true
 }
 
 // noteAsked records a state command the debugger asked (whether answered
@@ -104,6 +172,14 @@ func (l *againLog) endStop() {
 		return
 	}
 	l.inStop = false
+	if e := l.thisFields[l.class]; e != nil {
+		if e.asked {
+			e.idle, e.asked = 0, false
+		} else if e.idle++; e.idle >= againIdle {
+			delete(l.thisFields, l.class)
+		}
+	}
+	l.class, l.this = 0, 0
 	k := &l.kinds[boolIndex(l.step)]
 	kept := k.keys[:0]
 	for _, e := range k.keys {

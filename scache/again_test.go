@@ -5,6 +5,7 @@ import (
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/scachetest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -75,4 +76,46 @@ func TestAskingAgainCanBeTurnedOff(t *testing.T) {
 	resumeAndStop(t, h)
 	_, synthetic := h.vmCommands(jdwp.CmdObjectReferenceGetValues)
 	require.Zero(t, synthetic)
+}
+
+// At a stop in the same class with `this` another object (a method called
+// on one object after another), the fields the debugger asked of the last
+// stop's this go out for the new one as soon as the top frame's this is
+// known: asked, they are answered from speculation.
+func TestThisFieldsOfTheNextObjectInTheSameClass(t *testing.T) {
+	h := running(t)
+	// Thread 1 runs in an instance method.
+	var method jdwp.MethodID
+	class := h.vm.Classes()[0]
+	for _, m := range class.Methods {
+		if scachetest.ModelModBits(m)&jdwp.ModStatic == 0 {
+			method = m
+		}
+	}
+	require.NotZero(t, method)
+	h.vm.SetThread(1, []scachetest.ModelFrame{{Class: class.ID, Method: method, Index: 3}}).Suspends = 0
+	stopThread1(t, h, jdwp.SuspendPolicyAll)
+	top := h.vm.Thread(1).Frames[0]
+	th := h.vm.Thread(1)
+	// As a debugger: the frames, the top frame's this, its fields.
+	ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
+	frame := h.vm.FrameID(th, th.Generation, 0)
+	got, want := ask(h, &jdwp.FrameThisObjectCommand{Thread: 1, Frame: frame})
+	require.Equal(t, want, got)
+	fields := []jdwp.FieldID{2, 1}
+	ask(h, &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: fields})
+
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	// The thread goes on to the same method, on a new object.
+	again := h.vm.SetThread(1, []scachetest.ModelFrame{{Class: top.Class, Method: top.Method, Index: top.Index}})
+	again.Suspends = 0
+	stopThread1(t, h, jdwp.SuspendPolicyAll)
+	next := h.vm.Thread(1).Frames[0].This
+	require.NotEqual(t, top.This, next)
+
+	sent := len(h.toVM)
+	got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: next, Fields: fields})
+	require.Equal(t, want, got)
+	require.Equal(t, sent, len(h.toVM), "answered from speculation")
 }

@@ -69,12 +69,15 @@ var families = []*family{
 			jdwp.CmdObjectReferenceGetValues: (*Speculator).onValues,
 			jdwp.CmdReferenceTypeGetValues:   (*Speculator).onValues,
 		},
-		sends: []jdwp.Command{jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue},
+		sends: []jdwp.Command{jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue, jdwp.CmdArrayReferenceLength},
 	},
 	{
 		flag: FamilyAgain, life: lifetimeSuspension,
 		onStop: (*Speculator).askAgain,
-		sends:  againCommands(),
+		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
+			jdwp.CmdStackFrameThisObject: (*Speculator).askThisFields,
+		},
+		sends: againCommands(),
 	},
 	{
 		flag: FamilyThreads, life: lifetimeSuspension,

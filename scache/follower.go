@@ -109,6 +109,11 @@ func (s *Speculator) usedRemotely(key Key) (bytes int, firstUse bool) {
 	defer s.mu.Unlock()
 	if StateCommand(key.Command()) {
 		s.again.noteAsked(key)
+		if m, err := key.Message(s.sizes); err == nil {
+			if m, ok := m.(*jdwp.ObjectRefGetValuesCommand); ok {
+				s.again.noteThisFields(m)
+			}
+		}
 	}
 	if e, ok := s.cache.get(key); ok {
 		first := e.synthetic && !e.used

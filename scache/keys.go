@@ -56,6 +56,7 @@ var keyable = map[jdwp.Command]keySpec{
 	jdwp.CmdStackFrameGetValues:          {life: lifetimeSuspension, threadLocal: true, values: true},
 	jdwp.CmdObjectReferenceReferenceType: {life: lifetimeObject},
 	jdwp.CmdStringReferenceValue:         {life: lifetimeObject},
+	jdwp.CmdArrayReferenceLength:         {life: lifetimeObject}, // an array's length never changes
 	jdwp.CmdThreadReferenceName:          {life: lifetimeSuspension},
 	// A suspended thread's status stays what it was (it runs no code: it
 	// cannot block, wait or sleep) whatever the others do. Not its name:
@@ -172,6 +173,8 @@ func objectOf(m jdwp.CommandMessage) jdwp.ObjectID {
 		return m.Object
 	case *jdwp.StringRefValueCommand:
 		return m.Object
+	case *jdwp.ArrayRefLengthCommand:
+		return m.Array
 	}
 	return 0
 }

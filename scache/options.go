@@ -297,7 +297,8 @@ const (
 	// FamilyTopFrame: on a Frames reply, the top frame's this (non-static
 	// methods) and the values of the variables visible at its code index.
 	FamilyTopFrame
-	// FamilyValues: the type of each object and the value of each string among those values.
+	// FamilyValues: the type of each object, the value of each string and
+	// the length of each array among those values.
 	FamilyValues
 	// FamilyAgain: at a stop, the state commands the debugger asked at its
 	// recent stops of the same kind (breakpoint or step) that name no frame:

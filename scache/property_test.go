@@ -149,6 +149,11 @@ func (s *session) control() {
 		s.stopped = t
 		s.event(ev, shadowEv)
 		if rapid.Bool().Draw(s.t, "watchAtStop") {
+			// As a debugger: the frames and the top frame's this, and once
+			// they are answered, what its views show.
+			s.send(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1})
+			s.send(&jdwp.FrameThisObjectCommand{Thread: t, Frame: s.frame(t)})
+			s.h.drain()
 			s.watch()
 		}
 		if rapid.Bool().Draw(s.t, "stepAtStop") {

@@ -30,9 +30,10 @@ type script struct {
 	nsig    int
 	stopped jdwp.ObjectID // the thread of the last stop event
 	// watches are what the debugger's views show at every stop, drawn at
-	// its first: the fields of the stopped thread's this, its class's
+	// its first: the fields of the stopped thread's this then, its class's
 	// statics, the threads, another thread's name. The same bytes at every
-	// stop, as a debugger's views ask them.
+	// stop, as a debugger's views ask them (and, apart, the fields of each
+	// stop's this).
 	watches []jdwp.CommandMessage
 }
 
@@ -245,6 +246,10 @@ func (d *script) watch() {
 			d.send(m)
 		}
 	}
+	// The expanded this of the stop, whichever object it is now.
+	if th := d.view.Thread(d.stopped); th != nil && len(th.Frames) > 0 && rapid.Bool().Draw(d.t, "thisExpanded") {
+		d.send(&jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{2, 1}})
+	}
 }
 
 // staticsClass draws a class whose statics the debugger reads or writes:
@@ -293,13 +298,9 @@ func (d *script) stateCommand() {
 	case 10:
 		d.send(&jdwp.RefTypeGetValuesCommand{RefType: d.staticsClass(), Fields: []jdwp.FieldID{1, 2}})
 	default:
-		obj := d.object()
-		d.sendRaw(jdwp.CmdObjectReferenceGetValues, func(w *jdwp.Writer) {
-			w.ObjectID(obj)
-			w.Int32(2)
-			w.FieldID(1)
-			w.FieldID(2)
-		})
+		// Both orders: a watch asks them as 2, 1.
+		first := jdwp.FieldID(rapid.IntRange(1, 2).Draw(d.t, "firstField"))
+		d.send(&jdwp.ObjectRefGetValuesCommand{Object: d.object(), Fields: []jdwp.FieldID{first, 3 - first}})
 	}
 }
 

@@ -243,7 +243,8 @@ func VisibleSlots(vt jdwp.MethodVariableTableReply, index uint64) []jdwp.SlotReq
 	return slots
 }
 
-// onValues asks for the type of every object, and the value of every string,
+// onValues asks for the type of every object, the value of every string and
+// the length of every array,
 // among the values of a GetValues or ThisObject reply of the current epoch.
 func (s *Speculator) onValues(_ *inFlight, reply *replyData) error {
 	m, err := reply.typed(s)
@@ -262,8 +263,11 @@ func (s *Speculator) onValues(_ *inFlight, reply *replyData) error {
 			continue
 		}
 		obj := v.ObjectID()
-		if v.Tag == jdwp.TagString {
+		switch v.Tag {
+		case jdwp.TagString:
 			s.enqueueObject(&jdwp.StringRefValueCommand{Object: obj}, true)
+		case jdwp.TagArray:
+			s.enqueueObject(&jdwp.ArrayRefLengthCommand{Array: obj}, true)
 		}
 		s.enqueueObject(&jdwp.ObjectRefReferenceTypeCommand{Object: obj}, true)
 	}
