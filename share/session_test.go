@@ -37,11 +37,12 @@ func startSession(t *testing.T, vmAddr string) (*share.Session, string) {
 // equals a direct one; the monitor saw the VM's threads every round.
 func TestDebuggerAndMonitorShareOneVM(t *testing.T) {
 	opts := jvmtest.DriverOptions{Stops: 3}
-	// The debuggee keeps running after the debugger leaves (many rounds), so
+	// The debuggee keeps running after the debugger leaves (rounds until the
+	// test ends), so
 	// that the monitor can finish whichever leaves first.
-	direct, _ := jvmtest.RunDriver(t, jvmtest.Start(t, "Debuggee", "100000").Addr, opts)
+	direct, _ := jvmtest.RunDriver(t, jvmtest.Start(t, "Debuggee", "-1").Addr, opts)
 
-	vm := jvmtest.Start(t, "Debuggee", "100000")
+	vm := jvmtest.Start(t, "Debuggee", "-1")
 	s, addr := startSession(t, vm.Addr)
 	type result struct {
 		out string
@@ -72,7 +73,7 @@ func TestDebuggerAndMonitorShareOneVM(t *testing.T) {
 // TestMonitorSurvivesTheDebuggerLeaving: the debugger disposes first; the
 // monitor keeps listing threads on the same connection.
 func TestMonitorSurvivesTheDebuggerLeaving(t *testing.T) {
-	vm := jvmtest.Start(t, "Debuggee", "100000")
+	vm := jvmtest.Start(t, "Debuggee", "-1")
 	s, addr := startSession(t, vm.Addr)
 	driver := make(chan string, 1)
 	go func() {

@@ -77,10 +77,14 @@ public class Debuggee {
         started.add(worker);
         // Each round on a new object, as a program calls a method on one
         // object after another: `this` differs from one breakpoint to the next.
-        for (int round = 0; round < rounds; round++) {
+        // Fewer than 0 rounds: rounds a millisecond apart until stopped.
+        for (int round = 0; rounds < 0 || round < rounds; round++) {
             Debuggee r = new Debuggee("round-" + round);
             r.recurse(40);
             d.counter += r.counter;
+            if (rounds < 0) {
+                Thread.sleep(1);
+            }
         }
         System.out.println("debuggee done " + d.counter + " " + d.name);
     }
