@@ -38,8 +38,7 @@ func startSession(t *testing.T, vmAddr string) (*share.Session, string) {
 func TestDebuggerAndMonitorShareOneVM(t *testing.T) {
 	opts := jvmtest.DriverOptions{Stops: 3}
 	// The debuggee keeps running after the debugger leaves (rounds until the
-	// test ends), so
-	// that the monitor can finish whichever leaves first.
+	// test ends), so that the monitor can finish whichever leaves first.
 	direct, _ := jvmtest.RunDriver(t, jvmtest.Start(t, "Debuggee", "-1").Addr, opts)
 
 	vm := jvmtest.Start(t, "Debuggee", "-1")
