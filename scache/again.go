@@ -45,8 +45,24 @@ type againLog struct {
 // thisFields are the fields of this the debugger asks at stops in a class.
 type thisFields struct {
 	fields []jdwp.FieldID
-	idle   int  // stops in the class since the debugger last asked them
-	asked  bool // at the current stop
+	recency
+}
+
+// recency is how recently the debugger asked something: kept while it was
+// asked at one of the last againIdle stops where it could have been.
+type recency struct {
+	idle  int  // such stops since the debugger last asked it
+	asked bool // at the current stop
+}
+
+// age closes a stop for it and reports whether it is still kept.
+func (r *recency) age() bool {
+	if r.asked {
+		r.idle, r.asked = 0, false
+	} else {
+		r.idle++
+	}
+	return r.idle < againIdle
 }
 
 // againKind holds the commands of one kind of stop, oldest first.
@@ -56,9 +72,8 @@ type againKind struct {
 }
 
 type againEntry struct {
-	key   Key
-	idle  int  // stops of its kind since the debugger last asked it
-	asked bool // at the current stop
+	key Key
+	recency
 }
 
 // againCommands are the commands FamilyAgain may send: the state commands
@@ -117,6 +132,15 @@ func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
 	return nil
 }
 
+// noteAsked records a state command the debugger asked (whether answered
+// from speculation or not) during the current stop, with its parameters.
+func (l *againLog) noteAsked(key Key, m jdwp.CommandMessage) {
+	l.noteKey(key)
+	if m, ok := m.(*jdwp.ObjectRefGetValuesCommand); ok {
+		l.noteThisFields(m)
+	}
+}
+
 // noteThisFields records the fields of an ObjectReference.GetValues the
 // debugger asked, when the object is the current stop's this.
 func (l *againLog) noteThisFields(m *jdwp.ObjectRefGetValuesCommand) {
@@ -138,9 +162,9 @@ func (l *againLog) noteThisFields(m *jdwp.ObjectRefGetValuesCommand) {
 	e.asked = true
 }
 
-// noteAsked records a state command the debugger asked (whether answered
-// from speculation or not) during the current stop.
-func (l *againLog) noteAsked(key Key) {
+// noteKey records the key of a state command the debugger asked during the
+// current stop, unless it names a frame.
+func (l *againLog) noteKey(key Key) {
 	if !l.inStop || key.Command().Set == jdwp.SetStackFrame {
 		return
 	}
@@ -156,7 +180,7 @@ func (l *againLog) noteAsked(key Key) {
 		k.index = make(map[Key]int)
 	}
 	k.index[key] = len(k.keys)
-	k.keys = append(k.keys, againEntry{key: key, asked: true})
+	k.keys = append(k.keys, againEntry{key: key, recency: recency{asked: true}})
 }
 
 // beginStop starts recording a stop of the given kind.
@@ -172,23 +196,14 @@ func (l *againLog) endStop() {
 		return
 	}
 	l.inStop = false
-	if e := l.thisFields[l.class]; e != nil {
-		if e.asked {
-			e.idle, e.asked = 0, false
-		} else if e.idle++; e.idle >= againIdle {
-			delete(l.thisFields, l.class)
-		}
+	if e := l.thisFields[l.class]; e != nil && !e.age() {
+		delete(l.thisFields, l.class)
 	}
 	l.class, l.this = 0, 0
 	k := &l.kinds[boolIndex(l.step)]
 	kept := k.keys[:0]
 	for _, e := range k.keys {
-		if e.asked {
-			e.idle, e.asked = 0, false
-		} else {
-			e.idle++
-		}
-		if e.idle < againIdle {
+		if e.age() {
 			kept = append(kept, e)
 		}
 	}

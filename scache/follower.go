@@ -108,12 +108,11 @@ func (s *Speculator) usedRemotely(key Key) (bytes int, firstUse bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if StateCommand(key.Command()) {
-		s.again.noteAsked(key)
-		if m, err := key.Message(s.sizes); err == nil {
-			if m, ok := m.(*jdwp.ObjectRefGetValuesCommand); ok {
-				s.again.noteThisFields(m)
-			}
+		m, err := key.Message(s.sizes)
+		if err != nil {
+			m = nil // the key alone is noted
 		}
+		s.again.noteAsked(key, m)
 	}
 	if e, ok := s.cache.get(key); ok {
 		first := e.synthetic && !e.used

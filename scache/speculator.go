@@ -343,10 +343,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	}
 	key := keyOf(h, packet)
 	if spec.life == lifetimeSuspension {
-		s.again.noteAsked(key)
-		if m, ok := params.(*jdwp.ObjectRefGetValuesCommand); ok {
-			s.again.noteThisFields(m)
-		}
+		s.again.noteAsked(key, params)
 	}
 	if e, ok := s.cache.get(key); ok {
 		s.stats.Hits++

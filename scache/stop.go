@@ -244,8 +244,8 @@ func VisibleSlots(vt jdwp.MethodVariableTableReply, index uint64) []jdwp.SlotReq
 }
 
 // onValues asks for the type of every object, the value of every string and
-// the length of every array,
-// among the values of a GetValues or ThisObject reply of the current epoch.
+// the length of every array among the values of a GetValues or ThisObject
+// reply of the current epoch.
 func (s *Speculator) onValues(_ *inFlight, reply *replyData) error {
 	m, err := reply.typed(s)
 	if err != nil {
