@@ -19,8 +19,8 @@ import "github.com/jdwpscache/scache/jdwp"
 // The fields of `this` are kept apart, by the class of the stop's location:
 // most stops in a method find it on another object (a loop calling it on
 // one object after another), and the debugger asks the same fields of the
-// new one. They go out as soon as the top frame's this is known, with its
-// type, rather than one reply behind the type.
+// new one. They go out as soon as the top frame's this is known and its
+// type is the type of the object they were asked of (see guessed.go).
 
 const (
 	againIdle = 2   // stops of its kind without the debugger asking it, and a command is forgotten
@@ -33,18 +33,35 @@ type againLog struct {
 	kinds [2]againKind
 	// step is the kind of the current stop, while inStop.
 	step, inStop bool
-	// thisFields holds, by the class of a stop's location, the fields of
-	// this the debugger asked at its recent stops there.
-	thisFields map[jdwp.ReferenceTypeID]*thisFields
+	// thisFields holds, by the class of a stop's location and the type of
+	// its this, the fields of this the debugger asked at its recent stops
+	// there.
+	thisFields map[thisKind]*thisFields
+	// thisSeen holds, by class and kind of stop, the `this` of the last
+	// stops there (guessed.go).
+	thisSeen map[thisSite]*thisHistory
+	// newest is the highest object or type id a reply read named.
+	newest jdwp.ObjectID
 	// class is the class of the current stop's location; this, the top
-	// frame's this once a ThisObject reply of the stop told it (0: not yet).
-	class jdwp.ReferenceTypeID
-	this  jdwp.ObjectID
+	// frame's this once a ThisObject reply of the stop told it (0: not yet)
+	// and thisType its type once known; fieldsAsked, the object whose
+	// fields were asked at the stop.
+	class       jdwp.ReferenceTypeID
+	this        jdwp.ObjectID
+	thisType    jdwp.ReferenceTypeID
+	fieldsAsked jdwp.ObjectID
 }
 
-// thisFields are the fields of this the debugger asks at stops in a class.
+// thisKind is the class of a stop's location and the type of its this.
+type thisKind struct{ class, typ jdwp.ReferenceTypeID }
+
+// thisFields are the fields of this the debugger asks at stops in a class
+// when this is of a type.
 type thisFields struct {
 	fields []jdwp.FieldID
+	// values are the fields' values at the last stop, read from valuesOf.
+	values   []jdwp.Value
+	valuesOf jdwp.ObjectID
 	recency
 }
 
@@ -77,9 +94,9 @@ type againEntry struct {
 }
 
 // againCommands are the commands FamilyAgain may send: the state commands
-// that name no frame.
+// that name no frame, and what it asks of guessed objects (guessed.go).
 func againCommands() []jdwp.Command {
-	var cmds []jdwp.Command
+	cmds := []jdwp.Command{jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue, jdwp.CmdArrayReferenceLength}
 	for cmd, spec := range keyable {
 		if spec.life == lifetimeSuspension && cmd.Set != jdwp.SetStackFrame {
 			cmds = append(cmds, cmd)
@@ -105,11 +122,13 @@ func (s *Speculator) askAgain(stop stopEvent) {
 		}
 		s.enqueueKey(e.key, subject{life: lifetimeSuspension, values: spec.values}, false)
 	}
+	s.guessThis(stop)
 }
 
-// askThisFields asks, when a ThisObject reply tells the top frame's this at
-// a stop, for the fields of this the debugger asked at its recent stops in
-// the same class.
+// askThisFields notes, when a ThisObject reply tells the top frame's this
+// at a stop, which object it is, and asks for the fields of this the
+// debugger asked at its recent stops in the same class (once its type is
+// known).
 func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
 	l := &s.again
 	if !l.inStop || !s.top.set {
@@ -126,37 +145,46 @@ func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
 		return nil
 	}
 	l.this = this
-	if e := l.thisFields[l.class]; e != nil {
-		s.enqueueState(&jdwp.ObjectRefGetValuesCommand{Object: this, Fields: e.fields}, true)
-	}
+	l.observeThis(this)
+	s.askFieldsOf(this)
 	return nil
 }
 
 // noteAsked records a state command the debugger asked (whether answered
-// from speculation or not) during the current stop, with its parameters.
-func (l *againLog) noteAsked(key Key, m jdwp.CommandMessage) {
-	l.noteKey(key)
-	if m, ok := m.(*jdwp.ObjectRefGetValuesCommand); ok {
-		l.noteThisFields(m)
+// from speculation or not) during the current stop, with its parameters:
+// the fields of the stop's this apart, by its class.
+func (s *Speculator) noteAsked(key Key, m jdwp.CommandMessage) {
+	l := &s.again
+	if m, ok := m.(*jdwp.ObjectRefGetValuesCommand); ok && l.inStop && l.this != 0 && m.Object == l.this {
+		if typ, ok := s.objectType(m.Object); ok {
+			l.thisType = typ
+			l.noteThisFields(m)
+		}
+		return
 	}
+	l.noteKey(key)
 }
 
 // noteThisFields records the fields of an ObjectReference.GetValues the
-// debugger asked, when the object is the current stop's this.
+// debugger asked of the current stop's this, whose type is known.
 func (l *againLog) noteThisFields(m *jdwp.ObjectRefGetValuesCommand) {
-	if !l.inStop || l.this == 0 || m.Object != l.this || l.class == 0 {
+	if l.class == 0 {
 		return
 	}
-	e := l.thisFields[l.class]
+	kind := thisKind{l.class, l.thisType}
+	e := l.thisFields[kind]
 	if e == nil {
 		if len(l.thisFields) >= maxThis {
 			return
 		}
 		if l.thisFields == nil {
-			l.thisFields = make(map[jdwp.ReferenceTypeID]*thisFields)
+			l.thisFields = make(map[thisKind]*thisFields)
 		}
 		e = &thisFields{}
-		l.thisFields[l.class] = e
+		l.thisFields[kind] = e
+	}
+	if !sameFields(e.fields, m.Fields) {
+		e.values, e.valuesOf = e.values[:0], 0
 	}
 	e.fields = append(e.fields[:0], m.Fields...)
 	e.asked = true
@@ -196,10 +224,12 @@ func (l *againLog) endStop() {
 		return
 	}
 	l.inStop = false
-	if e := l.thisFields[l.class]; e != nil && !e.age() {
-		delete(l.thisFields, l.class)
+	// Only the fields of this's type could have been asked at the stop.
+	kind := thisKind{l.class, l.thisType}
+	if e := l.thisFields[kind]; e != nil && !e.age() {
+		delete(l.thisFields, kind)
 	}
-	l.class, l.this = 0, 0
+	l.class, l.this, l.thisType, l.fieldsAsked = 0, 0, 0, 0
 	k := &l.kinds[boolIndex(l.step)]
 	kept := k.keys[:0]
 	for _, e := range k.keys {

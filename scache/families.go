@@ -75,7 +75,9 @@ var families = []*family{
 		flag: FamilyAgain, life: lifetimeSuspension,
 		onStop: (*Speculator).askAgain,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
-			jdwp.CmdStackFrameThisObject: (*Speculator).askThisFields,
+			jdwp.CmdStackFrameThisObject:         (*Speculator).askThisFields,
+			jdwp.CmdObjectReferenceReferenceType: (*Speculator).onThisType,
+			jdwp.CmdObjectReferenceGetValues:     (*Speculator).onThisValues,
 		},
 		sends: againCommands(),
 	},
@@ -120,6 +122,7 @@ func (s *Speculator) familyOn(f *family) bool {
 // dispatchStop runs the stop handlers of the families that are on.
 func (s *Speculator) dispatchStop(stop stopEvent) {
 	s.learn.beginStop(stop.step)
+	s.again.sawID(jdwp.ObjectID(stop.loc.Class))
 	for _, f := range families {
 		if f.onStop != nil && s.familyOn(f) {
 			f.onStop(s, stop)

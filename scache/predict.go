@@ -97,9 +97,4 @@ func (fp *framePredictor) missed() { fp.fits, fp.missedAny = 0, true }
 const maxPredictedThreads = 4096
 
 // frameIDMask returns the mask of a frame id of the session's size.
-func frameIDMask(sizes jdwp.IDSizes) uint64 {
-	if sizes.FrameID >= 8 {
-		return ^uint64(0)
-	}
-	return 1<<(8*uint(sizes.FrameID)) - 1
-}
+func frameIDMask(sizes jdwp.IDSizes) uint64 { return idMask(sizes.FrameID) }

@@ -343,7 +343,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	}
 	key := keyOf(h, packet)
 	if spec.life == lifetimeSuspension {
-		s.again.noteAsked(key, params)
+		s.noteAsked(key, params)
 	}
 	if e, ok := s.cache.get(key); ok {
 		s.stats.Hits++
@@ -476,6 +476,12 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	} else {
 		s.forwardDownPtr(r, packet)
 	}
+	if p.synthetic && h.ErrorCode != jdwp.ErrNone && namesObject(p.cmd) {
+		// Perhaps asked before the VM gave the object its id (see
+		// guessed.go): the debugger's commands go to the VM themselves.
+		p.poisoned = true
+		s.releaseWaiters(r, p)
+	}
 	s.answerWaiters(r, p, packet)
 	if p.synthetic && len(p.waiters) > 0 {
 		s.stats.SyntheticUsed++
@@ -563,6 +569,21 @@ func (s *Speculator) answerWaiters(r *Response, p *inFlight, reply []byte) {
 		r.Edict.Downstream = append(r.Edict.Downstream, b)
 		r.Journal.Downstream = append(r.Journal.Downstream, b)
 	}
+	s.compactHeld()
+}
+
+// releaseWaiters sends upstream, in the order they arrived, the debugger
+// commands held on p: its reply will not answer them.
+func (s *Speculator) releaseWaiters(r *Response, p *inFlight) {
+	for _, hc := range p.waiters {
+		if hc.answered {
+			continue
+		}
+		hc.answered = true
+		// Already in the journal since it was held: only the edict sends it now.
+		r.Edict.Upstream = append(r.Edict.Upstream, hc.packet)
+	}
+	p.waiters = nil
 	s.compactHeld()
 }
 

@@ -72,6 +72,9 @@ func (s *Speculator) onFrames(p *inFlight, reply *replyData) error {
 		return err
 	}
 	frames := m.(*jdwp.ThreadFramesReply).Frames
+	for _, f := range frames {
+		s.again.sawID(jdwp.ObjectID(f.Location.Class))
+	}
 	cmd, err := p.key.Message(s.sizes)
 	asked, ok := cmd.(*jdwp.ThreadFramesCommand)
 	if err != nil || !ok || len(frames) == 0 || asked.StartFrame != 0 {
@@ -263,6 +266,7 @@ func (s *Speculator) onValues(_ *inFlight, reply *replyData) error {
 			continue
 		}
 		obj := v.ObjectID()
+		s.again.sawID(obj)
 		switch v.Tag {
 		case jdwp.TagString:
 			s.enqueueObject(&jdwp.StringRefValueCommand{Object: obj}, true)

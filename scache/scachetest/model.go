@@ -176,6 +176,13 @@ func (vm *ModelVM) Threads() []*ModelThread {
 	return out
 }
 
+// NewObject creates an object of class, with the id after the last
+// object's, as a VM gives an object its id when it first shows it to the
+// debugger, and returns the id.
+func (vm *ModelVM) NewObject(class jdwp.ReferenceTypeID) jdwp.ObjectID {
+	return vm.newObject(class, int64(vm.nextObj))
+}
+
 func (vm *ModelVM) newObject(class jdwp.ReferenceTypeID, seed int64) jdwp.ObjectID {
 	vm.nextObj++
 	vm.objects[vm.nextObj] = &ModelObject{Class: class, Fields: map[jdwp.FieldID]jdwp.Value{

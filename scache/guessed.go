@@ -1,0 +1,243 @@
+package scache
+
+import "github.com/jdwpscache/scache/jdwp"
+
+// Guessed object ids. A method called on one object after another stops
+// on a new `this` each time, and the debugger's first question about it,
+// its type (ObjectReference.ReferenceType), can only be asked once the VM
+// said which object it is: a round trip after the stop's own. But VMs hand
+// out object ids in order (OpenJDK's JDWP agent, which ART also uses, gives
+// each object it shows a debugger the next number of a counter), and a loop
+// shows the debugger the same number of new objects from one stop to the
+// next. So the Speculator learns, per class and kind of stop, how far apart
+// the `this` of successive stops are, and at a stop asks the type of the
+// object that distance after the last one, and of the object right after
+// the newest it has seen named (a round that showed only objects it read),
+// right behind the ThisObject that will give it its id (the agent answers
+// commands one after another, in order). Once two stops in a row found
+// neither guess right, it guesses there again only after one would have
+// been. Likewise, once it asks the fields of `this`, it asks, right
+// behind them, for the type, string value or length of the objects that
+// stood as far after the last stop's `this` as its new field values did.
+//
+// Only commands that are correct whatever object an id names are sent on a
+// guess: an object's type, a string's value, an array's length (the agent
+// checks the object is a string or an array). The fields of an object are
+// asked only once its type is known to be the one they were asked of: a
+// VM reads fields by their offsets, and another class's field ids on an
+// object are outside the protocol. A guess is keyed like any command, so
+// its reply answers only a debugger command with the same bytes, about
+// the object the id names by then: a wrong guess costs only waste. An
+// error reply to a command about an object (the id given out only after
+// the command was answered) is not kept and answers no one (see
+// namesObject).
+
+// thisHistory is what the Speculator knows of the `this` of the stops of
+// one kind in one class.
+type thisHistory struct {
+	last  jdwp.ObjectID // the `this` of the last such stop
+	delta uint64        // last minus the one before it: 0 once only one was seen
+	// guesses are the guesses for the current stop; misses counts the
+	// stops in a row where none was right.
+	guesses [2]jdwp.ObjectID
+	misses  int
+}
+
+// maxThisMisses is how many stops in a row may find no guess right before
+// guessing pauses at a site.
+const maxThisMisses = 2
+
+// thisSite is a class and a kind of stop (a breakpoint, a step).
+type thisSite struct {
+	class jdwp.ReferenceTypeID
+	step  bool
+}
+
+// namesObject reports whether cmd is about the object an id of its
+// parameters names: an error reply to it may only mean that the VM had not
+// given the id out yet when it read it.
+func namesObject(cmd jdwp.Command) bool {
+	switch cmd.Set {
+	case jdwp.SetObjectReference, jdwp.SetStringReference, jdwp.SetArrayReference:
+		return true
+	}
+	return false
+}
+
+// guessThis asks, at a stop whose top frame's ThisObject went out with the
+// event, for the type of the object the learned distance after the last
+// stop's `this` of the same kind in the same class, and for its fields if
+// that object's type is known already (the same object again).
+func (s *Speculator) guessThis(stop stopEvent) {
+	l := &s.again
+	if !s.top.set || !s.top.predicted || !s.top.thisDone {
+		return // no ThisObject ahead of a guess: its id would not be given out yet
+	}
+	h := l.thisSeen[thisSite{stop.loc.Class, stop.step}]
+	if h == nil || h.last == 0 {
+		return
+	}
+	mask := idMask(s.sizes.ObjectID)
+	h.guesses = [2]jdwp.ObjectID{jdwp.ObjectID((uint64(h.last) + h.delta) & mask)}
+	if l.newest >= h.last && h.delta != 0 {
+		h.guesses[1] = jdwp.ObjectID((uint64(l.newest) + 1) & mask)
+	}
+	if h.misses >= maxThisMisses {
+		return // paused: observeThis still tells whether these were right
+	}
+	for _, guess := range h.guesses {
+		if guess != 0 {
+			s.enqueueObject(&jdwp.ObjectRefReferenceTypeCommand{Object: guess}, true)
+			s.askFieldsOf(guess)
+		}
+	}
+}
+
+// sawID notes an object or type id a reply named.
+func (l *againLog) sawID(id jdwp.ObjectID) {
+	if id > l.newest {
+		l.newest = id
+	}
+}
+
+// observeThis notes the `this` of the current stop, once a ThisObject
+// reply of its top frame told it.
+func (l *againLog) observeThis(this jdwp.ObjectID) {
+	site := thisSite{l.class, l.step}
+	h := l.thisSeen[site]
+	if h == nil {
+		if len(l.thisSeen) >= maxThis {
+			return
+		}
+		if l.thisSeen == nil {
+			l.thisSeen = make(map[thisSite]*thisHistory)
+		}
+		h = &thisHistory{}
+		l.thisSeen[site] = h
+	}
+	if h.last != 0 {
+		h.delta = uint64(this) - uint64(h.last)
+	}
+	switch {
+	case h.guesses == [2]jdwp.ObjectID{}:
+	case this == h.guesses[0] || this == h.guesses[1]:
+		h.misses = 0
+	default:
+		h.misses++
+	}
+	h.last, h.guesses = this, [2]jdwp.ObjectID{}
+}
+
+// askFieldsOf asks for the fields of obj the debugger asked of `this` at
+// the recent stops in the class of the current stop when this was of obj's
+// type, once that type is known; and, right
+// behind them, for what the debugger will ask of their values: for each
+// value that was an object newer than the `this` it was read from, the
+// object as much newer than obj.
+func (s *Speculator) askFieldsOf(obj jdwp.ObjectID) {
+	l := &s.again
+	if obj == 0 || obj == l.fieldsAsked {
+		return
+	}
+	typ, ok := s.objectType(obj)
+	if !ok {
+		return // its type's reply will call again
+	}
+	if obj == l.this {
+		l.thisType = typ
+	}
+	e := l.thisFields[thisKind{l.class, typ}]
+	if e == nil {
+		return
+	}
+	l.fieldsAsked = obj
+	s.enqueueState(&jdwp.ObjectRefGetValuesCommand{Object: obj, Fields: e.fields}, true)
+	if e.valuesOf == 0 || obj == e.valuesOf {
+		return
+	}
+	mask := idMask(s.sizes.ObjectID)
+	for _, v := range e.values {
+		if !v.Tag.IsObject() || v.ObjectID() <= e.valuesOf {
+			continue
+		}
+		guess := jdwp.ObjectID((uint64(obj) + uint64(v.ObjectID()) - uint64(e.valuesOf)) & mask)
+		switch v.Tag {
+		case jdwp.TagString:
+			s.enqueueObject(&jdwp.StringRefValueCommand{Object: guess}, true)
+		case jdwp.TagArray:
+			s.enqueueObject(&jdwp.ArrayRefLengthCommand{Array: guess}, true)
+		}
+		s.enqueueObject(&jdwp.ObjectRefReferenceTypeCommand{Object: guess}, true)
+	}
+}
+
+// onThisType goes on with the fields of the current stop's `this` when
+// the reply that tells its type arrives.
+func (s *Speculator) onThisType(p *inFlight, reply *replyData) error {
+	l := &s.again
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
+	}
+	l.sawID(jdwp.ObjectID(m.(*jdwp.ObjectRefReferenceTypeReply).TypeID))
+	if l.inStop && p.object == l.this {
+		s.askFieldsOf(l.this)
+	}
+	return nil
+}
+
+// onThisValues notes the values of the fields of the current stop's
+// `this` that the debugger asks at its stops in this class.
+func (s *Speculator) onThisValues(p *inFlight, reply *replyData) error {
+	l := &s.again
+	e := l.thisFields[thisKind{l.class, l.thisType}]
+	if !l.inStop || l.this == 0 || e == nil {
+		return nil
+	}
+	cmd, err := p.key.Message(s.sizes)
+	asked, ok := cmd.(*jdwp.ObjectRefGetValuesCommand)
+	if err != nil || !ok || asked.Object != l.this || !sameFields(asked.Fields, e.fields) {
+		return nil
+	}
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
+	}
+	e.values = append(e.values[:0], m.(*jdwp.ValuesReply).Values...)
+	e.valuesOf = l.this
+	return nil
+}
+
+// objectType returns the type of an object from a cached reply.
+func (s *Speculator) objectType(obj jdwp.ObjectID) (jdwp.ReferenceTypeID, bool) {
+	code, data, ok := s.cachedData(&jdwp.ObjectRefReferenceTypeCommand{Object: obj})
+	if !ok || code != jdwp.ErrNone {
+		return 0, false
+	}
+	var m jdwp.ObjectRefReferenceTypeReply
+	if jdwp.Unmarshal(data, s.sizes, &m) != nil {
+		return 0, false
+	}
+	return m.TypeID, true
+}
+
+// sameFields reports whether a and b are the same fields in the same order.
+func sameFields(a, b []jdwp.FieldID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// idMask returns the mask of an id of size bytes.
+func idMask(size int) uint64 {
+	if size >= 8 || size <= 0 {
+		return ^uint64(0)
+	}
+	return 1<<(8*uint(size)) - 1
+}
