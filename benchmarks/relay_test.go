@@ -20,8 +20,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// relayStops is how many breakpoint stops each benchmarked session makes.
-const relayStops = 3
+// relayStops is how many breakpoint stops each benchmarked session makes:
+// the first is cold (nothing is known of the program), the second learns
+// from the first, and a breakpoint in a loop is hit many times more; the
+// per-stop medians are of all of them.
+const relayStops = 5
 
 // workloadSession runs the JDI driver with workload o against a fresh VM
 // behind a latency link of the given one-way delay, through a proxy in mode
