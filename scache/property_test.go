@@ -141,6 +141,7 @@ func (s *session) control() {
 		return
 	}
 	t := s.runningThread(s.shadow, s.thread())
+	s.newThis(t)
 	policy := jdwp.SuspendPolicy(rapid.IntRange(0, 2).Draw(s.t, "policy"))
 	ev, ok := s.h.vm.Stop(t, policy)
 	shadowEv, shadowOK := s.shadow.Stop(t, policy)
@@ -160,6 +161,28 @@ func (s *session) control() {
 			s.stepRequest(t)
 		}
 	}
+}
+
+// newThis lets thread t, before it stops, go on to its method on a new
+// object most of the time (a loop calling it on one object after another),
+// now and then of another class (a subclass): the object gets the id after
+// the last object's, in both VMs.
+func (s *session) newThis(t jdwp.ObjectID) {
+	th, shadow := s.h.vm.Thread(t), s.shadow.Thread(t)
+	if th == nil || shadow == nil || len(th.Frames) == 0 || th.Suspends > 0 {
+		return
+	}
+	switch rapid.IntRange(0, 5).Draw(s.t, "newThis") {
+	case 0, 1:
+		return // the same object
+	case 2:
+		class := rapid.SampledFrom(s.classes).Draw(s.t, "thisClass").ID
+		th.Frames[0].This, shadow.Frames[0].This = s.h.vm.NewObject(class), s.shadow.NewObject(class)
+	default:
+		class := th.Frames[0].Class
+		th.Frames[0].This, shadow.Frames[0].This = s.h.vm.NewObject(class), s.shadow.NewObject(class)
+	}
+	require.Equal(s.t, th.Frames[0].This, shadow.Frames[0].This, "the shadow VM stays in step")
 }
 
 func (s *session) check() {

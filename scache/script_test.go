@@ -248,6 +248,7 @@ func (d *script) watch() {
 	}
 	// The expanded this of the stop, whichever object it is now.
 	if th := d.view.Thread(d.stopped); th != nil && len(th.Frames) > 0 && rapid.Bool().Draw(d.t, "thisExpanded") {
+		d.send(&jdwp.ObjectRefReferenceTypeCommand{Object: th.Frames[0].This})
 		d.send(&jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{2, 1}})
 	}
 }
