@@ -302,7 +302,9 @@ const (
 	FamilyValues
 	// FamilyAgain: at a stop, the state commands the debugger asked at its
 	// recent stops of the same kind (breakpoint or step) that name no frame:
-	// the fields of an expanded object, a class's statics (see again.go).
+	// the fields of an expanded object, a class's statics (see again.go);
+	// and the type of the next `this`, guessed from the ids of the last
+	// stops' (see guessed.go).
 	FamilyAgain
 	// FamilyThreads: while all threads are suspended, AllThreads and each
 	// thread's Name, Status and FrameCount.
