@@ -66,8 +66,9 @@ func namesObject(cmd jdwp.Command) bool {
 
 // guessThis asks, at a stop whose top frame's ThisObject went out with the
 // event, for the type of the object the learned distance after the last
-// stop's `this` of the same kind in the same class, and for its fields if
-// that object's type is known already (the same object again).
+// stop's `this` of the same kind in the same class, and (when that distance
+// is not 0) of the object after the newest one seen; and for the fields of
+// either whose type is known already (the same object again).
 func (s *Speculator) guessThis(stop stopEvent) {
 	l := &s.again
 	if !s.top.set || !s.top.predicted || !s.top.thisDone {
@@ -130,10 +131,9 @@ func (l *againLog) observeThis(this jdwp.ObjectID) {
 
 // askFieldsOf asks for the fields of obj the debugger asked of `this` at
 // the recent stops in the class of the current stop when this was of obj's
-// type, once that type is known; and, right
-// behind them, for what the debugger will ask of their values: for each
-// value that was an object newer than the `this` it was read from, the
-// object as much newer than obj.
+// type, once that type is known; and, right behind them, for what the
+// debugger will ask of their values: for each value that was an object
+// newer than the `this` it was read from, the object as much newer than obj.
 func (s *Speculator) askFieldsOf(obj jdwp.ObjectID) {
 	l := &s.again
 	if obj == 0 || obj == l.fieldsAsked {
@@ -160,14 +160,7 @@ func (s *Speculator) askFieldsOf(obj jdwp.ObjectID) {
 		if !v.Tag.IsObject() || v.ObjectID() <= e.valuesOf {
 			continue
 		}
-		guess := jdwp.ObjectID((uint64(obj) + uint64(v.ObjectID()) - uint64(e.valuesOf)) & mask)
-		switch v.Tag {
-		case jdwp.TagString:
-			s.enqueueObject(&jdwp.StringRefValueCommand{Object: guess}, true)
-		case jdwp.TagArray:
-			s.enqueueObject(&jdwp.ArrayRefLengthCommand{Array: guess}, true)
-		}
-		s.enqueueObject(&jdwp.ObjectRefReferenceTypeCommand{Object: guess}, true)
+		s.enqueueValueFacts(v.Tag, jdwp.ObjectID((uint64(obj)+uint64(v.ObjectID())-uint64(e.valuesOf))&mask))
 	}
 }
 

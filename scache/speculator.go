@@ -575,7 +575,14 @@ func (s *Speculator) answerWaiters(r *Response, p *inFlight, reply []byte) {
 // releaseWaiters sends upstream, in the order they arrived, the debugger
 // commands held on p: its reply will not answer them.
 func (s *Speculator) releaseWaiters(r *Response, p *inFlight) {
-	for _, hc := range p.waiters {
+	sendHeldUp(r, p.waiters)
+	p.waiters = nil
+	s.compactHeld()
+}
+
+// sendHeldUp sends upstream in r the held commands not answered yet.
+func sendHeldUp(r *Response, held []*heldCommand) {
+	for _, hc := range held {
 		if hc.answered {
 			continue
 		}
@@ -583,8 +590,6 @@ func (s *Speculator) releaseWaiters(r *Response, p *inFlight) {
 		// Already in the journal since it was held: only the edict sends it now.
 		r.Edict.Upstream = append(r.Edict.Upstream, hc.packet)
 	}
-	p.waiters = nil
-	s.compactHeld()
 }
 
 // compactHeld drops answered commands from the held list.
@@ -611,14 +616,7 @@ func (s *Speculator) disable(r *Response, why error) {
 	s.enabled = false
 	s.disabledFor = why
 	s.log.Warn("scache: speculation disabled; passing every packet through", "reason", why)
-	for _, h := range s.held {
-		if h.answered {
-			continue
-		}
-		h.answered = true
-		// Already in the journal since it was held: only the edict sends it now.
-		r.Edict.Upstream = append(r.Edict.Upstream, h.packet)
-	}
+	sendHeldUp(r, s.held)
 	s.held = nil
 	for id, p := range s.pending {
 		p.waiters = nil

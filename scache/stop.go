@@ -265,17 +265,22 @@ func (s *Speculator) onValues(_ *inFlight, reply *replyData) error {
 		if !v.Tag.IsObject() || v.Bits == 0 {
 			continue
 		}
-		obj := v.ObjectID()
-		s.again.sawID(obj)
-		switch v.Tag {
-		case jdwp.TagString:
-			s.enqueueObject(&jdwp.StringRefValueCommand{Object: obj}, true)
-		case jdwp.TagArray:
-			s.enqueueObject(&jdwp.ArrayRefLengthCommand{Array: obj}, true)
-		}
-		s.enqueueObject(&jdwp.ObjectRefReferenceTypeCommand{Object: obj}, true)
+		s.again.sawID(v.ObjectID())
+		s.enqueueValueFacts(v.Tag, v.ObjectID())
 	}
 	return nil
+}
+
+// enqueueValueFacts queues what a debugger asks of an object value it
+// shows: its type, and a string's value or an array's length.
+func (s *Speculator) enqueueValueFacts(tag jdwp.Tag, obj jdwp.ObjectID) {
+	switch tag {
+	case jdwp.TagString:
+		s.enqueueObject(&jdwp.StringRefValueCommand{Object: obj}, true)
+	case jdwp.TagArray:
+		s.enqueueObject(&jdwp.ArrayRefLengthCommand{Array: obj}, true)
+	}
+	s.enqueueObject(&jdwp.ObjectRefReferenceTypeCommand{Object: obj}, true)
 }
 
 // onAllThreads asks, while every thread is suspended, for each thread's
