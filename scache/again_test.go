@@ -83,17 +83,7 @@ func TestAskingAgainCanBeTurnedOff(t *testing.T) {
 // stop's this go out for the new one as soon as the top frame's this is
 // known: asked, they are answered from speculation.
 func TestThisFieldsOfTheNextObjectInTheSameClass(t *testing.T) {
-	h := running(t)
-	// Thread 1 runs in an instance method.
-	var method jdwp.MethodID
-	class := h.vm.Classes()[0]
-	for _, m := range class.Methods {
-		if scachetest.ModelModBits(m)&jdwp.ModStatic == 0 {
-			method = m
-		}
-	}
-	require.NotZero(t, method)
-	h.vm.SetThread(1, []scachetest.ModelFrame{{Class: class.ID, Method: method, Index: 3}}).Suspends = 0
+	h, _ := inInstanceMethod(t)
 	stopThread1(t, h, jdwp.SuspendPolicyAll)
 	top := h.vm.Thread(1).Frames[0]
 	th := h.vm.Thread(1)

@@ -49,10 +49,10 @@ func queuedFor(h *harness, cmd jdwp.Command, obj jdwp.ObjectID) int {
 	return n
 }
 
-// inspectThis asks, as a debugger, for the frames, the top frame's this
-// and its type, checks every reply against the VM's, and resumes. It
-// reports whether the type was answered without a command reaching the VM.
-func inspectThis(t *testing.T, h *harness) (typeFromSpeculation bool) {
+// askThis asks, as a debugger, for the frames, the top frame's this and
+// its type, and checks every reply against the VM's. It reports whether
+// the type was answered without a command reaching the VM.
+func askThis(t *testing.T, h *harness) (typeFromSpeculation bool) {
 	th := h.vm.Thread(1)
 	h.send(&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
 	got, want := ask(h, &jdwp.FrameThisObjectCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)})
@@ -60,9 +60,19 @@ func inspectThis(t *testing.T, h *harness) (typeFromSpeculation bool) {
 	sent := len(h.toVM)
 	got, want = ask(h, &jdwp.ObjectRefReferenceTypeCommand{Object: th.Frames[0].This})
 	require.Equal(t, want, got)
-	typeFromSpeculation = len(h.toVM) == sent
+	return len(h.toVM) == sent
+}
+
+// resume resumes every thread and lets the VM answer everything.
+func resume(h *harness) {
 	h.send(&jdwp.VMResumeCommand{})
 	h.drain()
+}
+
+// inspectThis is askThis, then a resume.
+func inspectThis(t *testing.T, h *harness) (typeFromSpeculation bool) {
+	typeFromSpeculation = askThis(t, h)
+	resume(h)
 	return typeFromSpeculation
 }
 
@@ -150,14 +160,10 @@ func TestFieldsAreNotAskedOfAnObjectOfAnotherType(t *testing.T) {
 	this := h.vm.Thread(1).Frames[0].This
 	stopOn(t, h, this)
 	h.drain()
-	th := h.vm.Thread(1)
-	h.send(&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
-	ask(h, &jdwp.FrameThisObjectCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)})
-	ask(h, &jdwp.ObjectRefReferenceTypeCommand{Object: this})
+	askThis(t, h)
 	got, want := ask(h, &jdwp.ObjectRefGetValuesCommand{Object: this, Fields: fields})
 	require.Equal(t, want, got)
-	h.send(&jdwp.VMResumeCommand{})
-	h.drain()
+	resume(h)
 
 	// A stop in the same class on an object of another class (a subclass).
 	other := h.vm.Classes()[1]
@@ -166,14 +172,10 @@ func TestFieldsAreNotAskedOfAnObjectOfAnotherType(t *testing.T) {
 	h.drain()
 	require.Zero(t, queuedFor(h, jdwp.CmdObjectReferenceGetValues, stranger), "not asked of an object of another type")
 	// The debugger asks the fields of the other type; those are kept apart.
-	th = h.vm.Thread(1)
-	h.send(&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
-	ask(h, &jdwp.FrameThisObjectCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)})
-	ask(h, &jdwp.ObjectRefReferenceTypeCommand{Object: stranger})
+	askThis(t, h)
 	got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: stranger, Fields: []jdwp.FieldID{1}})
 	require.Equal(t, want, got)
-	h.send(&jdwp.VMResumeCommand{})
-	h.drain()
+	resume(h)
 
 	// And on one of the same class again: asked.
 	same := h.vm.NewObject(class.ID)
