@@ -206,6 +206,8 @@ var relayWorkloads = []struct {
 	{"eventthread", jvmtest.DriverOptions{Stops: relayStops, EventThread: true}},
 	{"hotswap", jvmtest.DriverOptions{Stops: relayStops, HotSwap: true}},
 	{"extras", jvmtest.DriverOptions{Stops: relayStops, Extras: true}},
+	// Another debugger, which asks in its own way: the JDK's jdb, typed at.
+	{"jdb", jvmtest.DriverOptions{Stops: relayStops, Jdb: true}},
 }
 
 // BenchmarkRelayWorkloads measures the JDI driver's wall time for each

@@ -222,12 +222,18 @@ type DriverOptions struct {
 	Extras bool
 	// Exit ends the session with vm.exit(7) instead of dispose.
 	Exit bool
+	// Jdb drives the session with the JDK's jdb instead of the JDI driver
+	// (see RunJdb); of the other options only Stops applies.
+	Jdb bool
 }
 
 // RunDriver runs the JDI driver against addr and returns its transcript
 // (without the timing line) and the session's wall time as the driver measured it.
 func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duration) {
 	t.Helper()
+	if o.Jdb {
+		return RunJdb(t, addr, o)
+	}
 	dir := Compile(t)
 	host, port, ok := strings.Cut(addr, ":")
 	if !ok {

@@ -27,3 +27,18 @@ func TestDriverDirect(t *testing.T) {
 	require.Contains(t, transcript, "disposed after 2 stops")
 	require.Equal(t, 2, strings.Count(transcript, "step out ->"))
 }
+
+// TestJdbDirect runs jdb straight against a real VM: each stop is where the
+// debuggee's source says, with its stack, locals and this.
+func TestJdbDirect(t *testing.T) {
+	vm := jvmtest.Start(t, "Debuggee", "2")
+	transcript, elapsed := jvmtest.RunJdb(t, vm.Addr, jvmtest.DriverOptions{Stops: 2})
+	require.Positive(t, elapsed)
+	marker := jvmtest.Line("Debuggee.java", "marker")
+	require.Equal(t, 2, strings.Count(transcript, fmt.Sprintf(`Breakpoint hit: "thread=main", Debuggee.marker(), line=%d bci=0`, marker)), transcript)
+	require.Equal(t, 4, strings.Count(transcript, `Step completed: "thread=main", Debuggee.marker()`), transcript)
+	require.Equal(t, 2, strings.Count(transcript, "[44] Debuggee.main (Debuggee.java:"), transcript)
+	require.Contains(t, transcript, "name: \"round-1\"")
+	require.Contains(t, transcript, "recent: instance of int[4] (id=N)")
+	require.Contains(t, transcript, "The application exited")
+}

@@ -1,0 +1,184 @@
+package jvmtest
+
+import (
+	"fmt"
+	"io"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// jdbPrompt is the prompt jdb prints, after each command's output, while
+// the main thread is stopped.
+const jdbPrompt = "main[1] "
+
+// jdbGuard bounds how long one jdb command may take before the session is
+// failed (a hung session must not hang the test binary); it is not a means
+// of synchronisation: every step waits for jdb's prompt.
+const jdbGuard = 2 * time.Minute
+
+// runningPrompts matches the prompt jdb prints when the program runs on,
+// at a line's start or after the stopped prompt: jdb prints it from the
+// thread that resumes the program, while the thread that prints events may
+// be writing, so where it lands differs from one session to the next.
+var runningPrompts = regexp.MustCompile(`(?m)(^|main\[1\] )> `)
+
+// objectIDs matches the object ids jdb prints ("(id=533)"), which depend on
+// how many objects the VM showed any debugger before: a proxy that asks
+// ahead may be shown them in another order.
+var objectIDs = regexp.MustCompile(`id=\d+`)
+
+// jdbSession is a running jdb whose output is collected as it comes.
+type jdbSession struct {
+	t   testing.TB
+	cmd *exec.Cmd
+	in  io.WriteCloser
+
+	mu      sync.Mutex
+	out     strings.Builder
+	changed chan struct{} // closed and replaced whenever output arrives or jdb exits
+	exited  bool
+}
+
+// RunJdb runs the JDK's command-line debugger, jdb, against addr as a user
+// at a terminal would: it stops at the line of Debuggee tagged LINE:marker
+// and, at each of o.Stops stops, lists the stack (where), the locals,
+// dumps this (its fields' values), steps over twice with the locals after
+// each step, and continues; after the last stop it clears the breakpoint
+// and lets the program end. Each command is typed when jdb's prompt says
+// the previous one is done. It returns the transcript (object ids
+// replaced by "id=N", from the first prompt on, without the running
+// prompts) and the wall time from jdb's first prompt to its
+// exit. Of DriverOptions only Stops applies.
+func RunJdb(t testing.TB, addr string, o DriverOptions) (string, time.Duration) {
+	t.Helper()
+	Compile(t)
+	if _, err := exec.LookPath("jdb"); err != nil {
+		t.Fatalf("jdb not found: run the README's test command (make test), which installs OpenJDK 17")
+	}
+	s := &jdbSession{t: t, changed: make(chan struct{})}
+	s.cmd = exec.Command("jdb", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", "-attach", addr)
+	in, err := s.cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.in = in
+	outR, outW := io.Pipe()
+	s.cmd.Stdout, s.cmd.Stderr = outW, outW
+	if err := s.cmd.Start(); err != nil {
+		t.Fatalf("starting jdb: %v", err)
+	}
+	waited := make(chan struct{})
+	go func() {
+		_ = s.cmd.Wait()
+		outW.Close()
+		close(waited)
+	}()
+	t.Cleanup(func() {
+		_ = s.cmd.Process.Kill()
+		<-waited
+	})
+	go s.collect(outR)
+
+	s.awaitPrompts(1) // "VM Started", the main thread suspended
+	start := time.Now()
+	line := Line("Debuggee.java", "marker")
+	s.do(fmt.Sprintf("stop at Debuggee:%d", line))
+	for stop := 1; stop <= o.Stops; stop++ {
+		s.do("cont")
+		for _, c := range []string{"where", "locals", "dump this", "next", "locals", "next", "locals"} {
+			s.do(c)
+		}
+	}
+	s.do(fmt.Sprintf("clear Debuggee:%d", line))
+	s.type_("cont")
+	s.awaitExit()
+	elapsed := time.Since(start)
+	s.mu.Lock()
+	text := s.out.String()
+	s.mu.Unlock()
+	if !strings.Contains(text, "The application exited") {
+		t.Fatalf("jdb: the program did not end as expected:\n%s", text)
+	}
+	// From the first stopped prompt on: before it, jdb's start-up messages
+	// come from two of its threads in either order.
+	_, text, _ = strings.Cut(text, jdbPrompt)
+	text = runningPrompts.ReplaceAllString(text, "$1")
+	return objectIDs.ReplaceAllString(text, "id=N"), elapsed
+}
+
+// collect appends jdb's output as it arrives.
+func (s *jdbSession) collect(r io.Reader) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := r.Read(buf)
+		s.mu.Lock()
+		s.out.Write(buf[:n])
+		if err != nil {
+			s.exited = true
+		}
+		close(s.changed)
+		s.changed = make(chan struct{})
+		s.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// do types a command and waits for the prompt that follows its output.
+func (s *jdbSession) do(command string) {
+	s.t.Helper()
+	s.mu.Lock()
+	prompts := strings.Count(s.out.String(), jdbPrompt)
+	s.mu.Unlock()
+	s.type_(command)
+	s.awaitPrompts(prompts + 1)
+}
+
+// type_ writes one command line to jdb.
+func (s *jdbSession) type_(command string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.in, command+"\n"); err != nil {
+		s.t.Fatalf("jdb: typing %q: %v", command, err)
+	}
+}
+
+// awaitPrompts waits until jdb has printed n prompts in all.
+func (s *jdbSession) awaitPrompts(n int) {
+	s.t.Helper()
+	s.await(func(out string, exited bool) bool {
+		if exited {
+			s.t.Fatalf("jdb exited while a command was pending:\n%s", out)
+		}
+		return strings.Count(out, jdbPrompt) >= n
+	})
+}
+
+// awaitExit waits until jdb has exited (its output closed).
+func (s *jdbSession) awaitExit() {
+	s.t.Helper()
+	s.await(func(_ string, exited bool) bool { return exited })
+}
+
+// await waits until done holds of the output so far, within jdbGuard.
+func (s *jdbSession) await(done func(out string, exited bool) bool) {
+	s.t.Helper()
+	guard := time.After(jdbGuard)
+	for {
+		s.mu.Lock()
+		out, exited, changed := s.out.String(), s.exited, s.changed
+		s.mu.Unlock()
+		if done(out, exited) {
+			return
+		}
+		select {
+		case <-changed:
+		case <-guard:
+			s.t.Fatalf("jdb: no progress within %v:\n%s", jdbGuard, out)
+		}
+	}
+}
