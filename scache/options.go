@@ -35,11 +35,10 @@ type config struct {
 	// follower: the far half of a split proxy. It sends nothing of its own:
 	// the near half's speculation reaches it through adopt.
 	follower bool
-	// answerAhead: answer the debugger's Clear of a step or breakpoint
-	// request at once (ahead.go). aheadByDefault: WithAnswerAhead was not
-	// given, so a far half turns it on (newFar). setsAhead: answer a step
-	// request's Set at once (request_ids.go).
-	answerAhead, aheadByDefault, setsAhead bool
+	// answerAhead: answer at once the debugger's Set of a step request
+	// (request_ids.go) and its Clear of a step or breakpoint request
+	// (ahead.go).
+	answerAhead bool
 }
 
 func defaultConfig() config {
@@ -184,8 +183,10 @@ func (st *settings) config() config {
 	if st.families.set {
 		c.families = st.families.v
 	}
-	c.answerAhead, c.aheadByDefault = st.answerAhead.v, !st.answerAhead.set && st.preset == presetDefault
-	c.setsAhead = st.answerAhead.v || c.aheadByDefault
+	c.answerAhead = st.preset == presetDefault
+	if st.answerAhead.set {
+		c.answerAhead = st.answerAhead.v
+	}
 	if st.logger != nil {
 		c.logger = st.logger
 	}
@@ -260,11 +261,13 @@ func WithBelay(on bool) Option {
 // reply, the commands whose reply is known: EventRequest.Set of a step
 // request (with the id the VM will give it, see request_ids.go) and
 // EventRequest.Clear of a step or breakpoint request (ahead.go). Default:
-// both in the far half of a split proxy, where a stop's answers arrive with
-// its event and these round trips are all the debugger waits for; the Sets
-// only in a proxy next to the debugger: there its speculation at a step
-// overlaps the Clear's round trip, and answering the Clear ahead only moves
-// the wait. A near half never answers ahead. Classic answers nothing ahead.
+// on in a proxy next to the debugger and in the far half of a split proxy.
+// Where a debugger clears its step request as a stop begins (JDI IDEs), the
+// Clear's round trip overlaps the speculation in flight and answering it
+// ahead only moves the wait; where it clears it as it leaves the stop (jdb,
+// before its next step), nothing overlaps it and it is a whole round trip
+// saved per stop. A near half never answers ahead (it is not next to the
+// debugger). Classic answers nothing ahead.
 func WithAnswerAhead(on bool) Option {
 	return option(fmt.Sprintf("WithAnswerAhead(%v)", on), forAll, func(st *settings) error {
 		st.answerAhead.put(on)

@@ -176,7 +176,7 @@ func (s *Speculator) onRequestCommand(r *Response, h jdwp.Header, packet []byte)
 // it, when it may (see requestIDs), and reports whether it did.
 func (s *Speculator) setAhead(r *Response, h jdwp.Header, packet []byte) bool {
 	q := &s.requests
-	if !s.enabled || !s.cfg.setsAhead || s.over || q.renaming() {
+	if !s.enabled || !s.cfg.answerAhead || s.over || q.renaming() {
 		return false
 	}
 	if s.replyAwaited(h.ID) || s.ahead[h.ID] > 0 {

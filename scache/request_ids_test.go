@@ -68,9 +68,11 @@ func TestStepRequestIsAnsweredAheadWithTheVMsID(t *testing.T) {
 	require.Zero(t, st.AheadContradicted)
 }
 
-// Next to the debugger, by default, a step request is answered ahead and
-// its Clear is not (see WithAnswerAhead).
-func TestByDefaultStepRequestsOnlyAreAnsweredAhead(t *testing.T) {
+// Next to the debugger, by default, a step request and its Clear are
+// answered ahead (see WithAnswerAhead): jdb clears its step request as it
+// leaves a stop, a round trip nothing else overlaps. The Clear still
+// reaches the VM, whose reply is absorbed.
+func TestByDefaultStepRequestsAndClearsAreAnsweredAhead(t *testing.T) {
 	h := withRequests(t)
 	before := len(h.toDebugger)
 	h.send(stepRequest(1))
@@ -78,9 +80,12 @@ func TestByDefaultStepRequestsOnlyAreAnsweredAhead(t *testing.T) {
 	h.drain()
 	before = len(h.toDebugger)
 	h.send(&jdwp.EventRequestClearCommand{EventKind: jdwp.EventSingleStep, RequestID: 3})
-	require.Len(t, h.toDebugger, before, "the Clear waits for the VM")
+	require.Len(t, h.toDebugger, before+1, "the Clear is answered ahead")
+	require.Len(t, h.vmQueue, 1, "and is on its way to the VM")
 	h.drain()
-	require.Equal(t, int64(1), h.s.Stats().AnsweredAhead)
+	require.Len(t, h.toDebugger, before+1, "the VM's reply is absorbed")
+	require.Len(t, h.vm.Requests(), 2, "the VM cleared the request")
+	require.Equal(t, int64(2), h.s.Stats().AnsweredAhead)
 }
 
 // A Set is answered ahead only when it cannot fail and its id is known:

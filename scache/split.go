@@ -89,7 +89,7 @@ func NewNear(opts ...Option) (*Near, error) {
 }
 
 func newNear(cfg config) *Near {
-	cfg.answerAhead, cfg.setsAhead = false, false // the far half answers ahead if at all, next to the debugger
+	cfg.answerAhead = false // the far half answers ahead if at all, next to the debugger
 	return &Near{spec: newSpeculator(cfg)}
 }
 
@@ -206,9 +206,6 @@ func NewFar(opts ...Option) (*Far, error) {
 
 func newFar(cfg config) *Far {
 	cfg.follower = true
-	if cfg.aheadByDefault {
-		cfg.answerAhead = true
-	}
 	return &Far{spec: newSpeculator(cfg)}
 }
 
