@@ -16,16 +16,17 @@ import "github.com/jdwpscache/scache/jdwp"
 // Commands that name a frame are left out: frame ids change at every
 // resume, and FamilyTopFrame asks the top frame's under its new id.
 //
-// The fields of `this` are kept apart, by the class of the stop's location:
-// most stops in a method find it on another object (a loop calling it on
+// The fields of `this` are kept apart, by the class of the stop's location
+// and the kind of stop (jdb dumps this at breakpoints only): most stops in a method find it on another object (a loop calling it on
 // one object after another), and the debugger asks the same fields of the
 // new one. They go out as soon as the top frame's this is known and its
 // type is the type of the object they were asked of (see guessed.go).
 
 const (
-	againIdle = 2   // stops of its kind without the debugger asking it, and a command is forgotten
-	maxAgain  = 64  // commands remembered per kind of stop
-	maxThis   = 256 // classes whose this's fields are remembered
+	againIdle   = 2   // stops of its kind without the debugger asking it, and a command is forgotten
+	maxAgain    = 64  // commands remembered per kind of stop
+	maxThis     = 256 // classes whose this's fields are remembered
+	maxThisAsks = 32  // GetValues of this remembered per class (jdb asks one per field)
 )
 
 // againLog holds the commands to ask again, per kind of stop.
@@ -33,9 +34,9 @@ type againLog struct {
 	kinds [2]againKind
 	// step is the kind of the current stop, while inStop.
 	step, inStop bool
-	// thisFields holds, by the class of a stop's location and the type of
-	// its this, the fields of this the debugger asked at its recent stops
-	// there.
+	// thisFields holds, by the class of a stop's location, the type of its
+	// this and the kind of stop, the fields of this the debugger asked at
+	// its recent such stops.
 	thisFields map[thisKind]*thisFields
 	// thisSeen holds, by class and kind of stop, the `this` of the last
 	// stops there (guessed.go).
@@ -52,17 +53,55 @@ type againLog struct {
 	fieldsAsked jdwp.ObjectID
 }
 
-// thisKind is the class of a stop's location and the type of its this.
-type thisKind struct{ class, typ jdwp.ReferenceTypeID }
+// thisKind is the class of a stop's location, the type of its this and
+// the kind of stop: jdb dumps this at breakpoints, not at steps.
+type thisKind struct {
+	class, typ jdwp.ReferenceTypeID
+	step       bool
+}
+
+// thisKindOf returns the kind of the current stop with this of type typ.
+func (l *againLog) thisKindOf(typ jdwp.ReferenceTypeID) thisKind {
+	return thisKind{l.class, typ, l.step}
+}
 
 // thisFields are the fields of this the debugger asks at stops in a class
-// when this is of a type.
+// when this is of a type: one ObjectReference.GetValues of them all (JDI
+// IDEs) or one per field (jdb's dump), in the order asked.
 type thisFields struct {
+	asks []*fieldsAsk
+}
+
+// fieldsAsk is one ObjectReference.GetValues the debugger asks of this.
+type fieldsAsk struct {
 	fields []jdwp.FieldID
 	// values are the fields' values at the last stop, read from valuesOf.
 	values   []jdwp.Value
 	valuesOf jdwp.ObjectID
 	recency
+}
+
+// ask returns the ask of the given fields, if remembered.
+func (e *thisFields) ask(fields []jdwp.FieldID) *fieldsAsk {
+	for _, a := range e.asks {
+		if sameFields(a.fields, fields) {
+			return a
+		}
+	}
+	return nil
+}
+
+// age closes a stop for the asks and reports whether any is still kept.
+func (e *thisFields) age() bool {
+	kept := e.asks[:0]
+	for _, a := range e.asks {
+		if a.age() {
+			kept = append(kept, a)
+		}
+	}
+	clear(e.asks[len(kept):])
+	e.asks = kept
+	return len(kept) > 0
 }
 
 // recency is how recently the debugger asked something: kept while it was
@@ -127,8 +166,8 @@ func (s *Speculator) askAgain(stop stopEvent) {
 
 // askThisFields notes, when a ThisObject reply tells the top frame's this
 // at a stop, which object it is, and asks for the fields of this the
-// debugger asked at its recent stops in the same class (once its type is
-// known).
+// debugger asked at its recent stops of the same kind in the same class
+// (once its type is known).
 func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
 	l := &s.again
 	if !l.inStop || !s.top.set {
@@ -171,7 +210,7 @@ func (l *againLog) noteThisFields(m *jdwp.ObjectRefGetValuesCommand) {
 	if l.class == 0 {
 		return
 	}
-	kind := thisKind{l.class, l.thisType}
+	kind := l.thisKindOf(l.thisType)
 	e := l.thisFields[kind]
 	if e == nil {
 		if len(l.thisFields) >= maxThis {
@@ -183,11 +222,15 @@ func (l *againLog) noteThisFields(m *jdwp.ObjectRefGetValuesCommand) {
 		e = &thisFields{}
 		l.thisFields[kind] = e
 	}
-	if !sameFields(e.fields, m.Fields) {
-		e.values, e.valuesOf = e.values[:0], 0
+	a := e.ask(m.Fields)
+	if a == nil {
+		if len(e.asks) >= maxThisAsks {
+			return
+		}
+		a = &fieldsAsk{fields: append([]jdwp.FieldID(nil), m.Fields...)}
+		e.asks = append(e.asks, a)
 	}
-	e.fields = append(e.fields[:0], m.Fields...)
-	e.asked = true
+	a.asked = true
 }
 
 // noteKey records the key of a state command the debugger asked during the
@@ -225,7 +268,7 @@ func (l *againLog) endStop() {
 	}
 	l.inStop = false
 	// Only the fields of this's type could have been asked at the stop.
-	kind := thisKind{l.class, l.thisType}
+	kind := l.thisKindOf(l.thisType)
 	if e := l.thisFields[kind]; e != nil && !e.age() {
 		delete(l.thisFields, kind)
 	}

@@ -130,8 +130,8 @@ func (l *againLog) observeThis(this jdwp.ObjectID) {
 }
 
 // askFieldsOf asks for the fields of obj the debugger asked of `this` at
-// the recent stops in the class of the current stop when this was of obj's
-// type, once that type is known; and, right behind them, for what the
+// the recent stops of the current stop's kind in its class when this was
+// of obj's type, once that type is known; and, right behind them, for what the
 // debugger will ask of their values: for each value that was an object
 // newer than the `this` it was read from, the object as much newer than obj.
 func (s *Speculator) askFieldsOf(obj jdwp.ObjectID) {
@@ -146,21 +146,25 @@ func (s *Speculator) askFieldsOf(obj jdwp.ObjectID) {
 	if obj == l.this {
 		l.thisType = typ
 	}
-	e := l.thisFields[thisKind{l.class, typ}]
+	e := l.thisFields[l.thisKindOf(typ)]
 	if e == nil {
 		return
 	}
 	l.fieldsAsked = obj
-	s.enqueueState(&jdwp.ObjectRefGetValuesCommand{Object: obj, Fields: e.fields}, true)
-	if e.valuesOf == 0 || obj == e.valuesOf {
-		return
+	for _, a := range e.asks {
+		s.enqueueState(&jdwp.ObjectRefGetValuesCommand{Object: obj, Fields: a.fields}, true)
 	}
 	mask := idMask(s.sizes.ObjectID)
-	for _, v := range e.values {
-		if !v.Tag.IsObject() || v.ObjectID() <= e.valuesOf {
+	for _, a := range e.asks {
+		if a.valuesOf == 0 || obj == a.valuesOf {
 			continue
 		}
-		s.enqueueValueFacts(v.Tag, jdwp.ObjectID((uint64(obj)+uint64(v.ObjectID())-uint64(e.valuesOf))&mask))
+		for _, v := range a.values {
+			if !v.Tag.IsObject() || v.ObjectID() <= a.valuesOf {
+				continue
+			}
+			s.enqueueValueFacts(v.Tag, jdwp.ObjectID((uint64(obj)+uint64(v.ObjectID())-uint64(a.valuesOf))&mask))
+		}
 	}
 }
 
@@ -183,21 +187,25 @@ func (s *Speculator) onThisType(p *inFlight, reply *replyData) error {
 // `this` that the debugger asks at its stops in this class.
 func (s *Speculator) onThisValues(p *inFlight, reply *replyData) error {
 	l := &s.again
-	e := l.thisFields[thisKind{l.class, l.thisType}]
+	e := l.thisFields[l.thisKindOf(l.thisType)]
 	if !l.inStop || l.this == 0 || e == nil {
 		return nil
 	}
 	cmd, err := p.key.Message(s.sizes)
 	asked, ok := cmd.(*jdwp.ObjectRefGetValuesCommand)
-	if err != nil || !ok || asked.Object != l.this || !sameFields(asked.Fields, e.fields) {
+	if err != nil || !ok || asked.Object != l.this {
+		return nil
+	}
+	a := e.ask(asked.Fields)
+	if a == nil {
 		return nil
 	}
 	m, err := reply.typed(s)
 	if err != nil {
 		return err
 	}
-	e.values = append(e.values[:0], m.(*jdwp.ValuesReply).Values...)
-	e.valuesOf = l.this
+	a.values = append(a.values[:0], m.(*jdwp.ValuesReply).Values...)
+	a.valuesOf = l.this
 	return nil
 }
 

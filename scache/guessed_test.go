@@ -185,3 +185,47 @@ func TestFieldsAreNotAskedOfAnObjectOfAnotherType(t *testing.T) {
 	got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: same, Fields: fields})
 	require.Equal(t, want, got)
 }
+
+// stepOn stops thread 1 at the end of a single step, with this as its top
+// frame's this, and delivers the event.
+func stepOn(t *testing.T, h *harness, this jdwp.ObjectID) {
+	h.vm.Thread(1).Frames[0].This = this
+	ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyAll)
+	require.True(t, ok)
+	var c jdwp.Composite
+	require.NoError(t, jdwp.Unmarshal(jdwp.Data(ev), sizes8, &c))
+	c.Events[0].(*jdwp.LocationEvent).EventKind = jdwp.EventSingleStep
+	ph, _ := jdwp.ParseHeader(ev)
+	h.event(jdwp.AppendCommandPacket(nil, ph.ID, &c, sizes8))
+}
+
+// jdb's dump asks the fields of this one GetValues at a time (and first
+// one of no field): at a breakpoint on the next object each is answered
+// without reaching the VM. At a step jdb shows the locals only: the fields
+// asked at breakpoints are not asked there.
+func TestThisFieldsAskedOneByOne(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	asks := [][]jdwp.FieldID{{}, {1}, {2}}
+	for stop := 0; stop < 5; stop++ {
+		this := h.vm.NewObject(class.ID)
+		stopOn(t, h, this)
+		h.drain()
+		askThis(t, h)
+		for _, fields := range asks {
+			sent := len(h.toVM)
+			got, want := ask(h, &jdwp.ObjectRefGetValuesCommand{Object: this, Fields: fields})
+			require.Equal(t, want, got)
+			if stop >= 2 {
+				require.Equal(t, sent, len(h.toVM), "stop %d: the fields %v answered from speculation", stop, fields)
+			}
+		}
+		resume(h)
+
+		asked := queuedFor(h, jdwp.CmdObjectReferenceGetValues, this)
+		stepOn(t, h, this)
+		h.drain()
+		askThis(t, h)
+		require.Equal(t, asked, queuedFor(h, jdwp.CmdObjectReferenceGetValues, this), "stop %d: no fields asked at the step", stop)
+		resume(h)
+	}
+}
