@@ -121,7 +121,7 @@ func (s *Speculator) familyOn(f *family) bool {
 
 // dispatchStop runs the stop handlers of the families that are on.
 func (s *Speculator) dispatchStop(stop stopEvent) {
-	s.learn.beginStop(stop.step)
+	s.learn.beginStop(stop.step, stop.thread)
 	s.again.sawID(jdwp.ObjectID(stop.loc.Class))
 	for _, f := range families {
 		if f.onStop != nil && s.familyOn(f) {

@@ -30,11 +30,14 @@ const (
 )
 
 // A site is one kind of speculation about a stop: a command (for Frames,
-// whether of the whole stack) at a stop that ended a step or not.
+// whether of the whole stack) at a stop that ended a step or not, about the
+// stopped thread or another. jdb asks the stopped thread's name and status
+// at every stop and never another's; an IDE's threads view asks them all.
 type site struct {
 	cmd   jdwp.Command
 	whole bool // Frames of the whole stack
 	step  bool // the stop ended a single step
+	other bool // about another thread than the stopped one
 }
 
 // siteOf returns the site of a state command at the current stop.
@@ -43,15 +46,19 @@ func (l *learner) siteOf(m jdwp.CommandMessage) site {
 	if f, ok := m.(*jdwp.ThreadFramesCommand); ok {
 		st.whole = f.StartFrame == 0 && f.Length == -1
 	}
+	if t, ok := threadOf(m); ok && t != l.thread {
+		st.other = true
+	}
 	return st
 }
 
 // learner keeps the counts of one session.
 type learner struct {
 	sites  map[site]*siteUse
-	stops  [2]int // stops so far, not ending a step and ending one
-	inStop bool   // a trusted stop's epoch goes on
-	step   bool   // the current stop ended a step
+	stops  [2]int        // stops so far, not ending a step and ending one
+	inStop bool          // a trusted stop's epoch goes on
+	step   bool          // the current stop ended a step
+	thread jdwp.ThreadID // the current stop's thread
 	class  map[jdwp.Command]*classUse
 }
 
@@ -92,15 +99,18 @@ func (l *learner) use(st site) *siteUse {
 	u := l.sites[st]
 	if u == nil {
 		u = &siteUse{}
+		if l.paused(st) {
+			u.unused = pauseAfter // as at the other kind of stop (see paused)
+		}
 		l.sites[st] = u
 	}
 	return u
 }
 
 // beginStop starts the accounting of a trusted stop.
-func (l *learner) beginStop(step bool) {
+func (l *learner) beginStop(step bool, thread jdwp.ThreadID) {
 	l.endStop()
-	l.inStop, l.step = true, step
+	l.inStop, l.step, l.thread = true, step, thread
 	l.stops[boolIndex(step)]++
 }
 
@@ -126,8 +136,34 @@ func (l *learner) allows(m jdwp.CommandMessage) bool {
 	if !l.inStop {
 		return true
 	}
-	u := l.sites[l.siteOf(m)]
-	return u == nil || u.unused < pauseAfter || l.stops[boolIndex(l.step)]%probeEvery == 0
+	st := l.siteOf(m)
+	if !l.paused(st) {
+		return true
+	}
+	if l.stops[boolIndex(l.step)]%probeEvery != 0 {
+		return false
+	}
+	if st.other {
+		// Another thread's name, status or frames follow the thread list:
+		// probed only while the debugger uses the list, not once per
+		// thread at every probe of a debugger that never asks for them.
+		return !l.paused(site{cmd: jdwp.CmdVirtualMachineAllThreads, step: l.step})
+	}
+	return true
+}
+
+// paused reports whether a site was sent and unused at its last stops. A
+// site never sent at its kind of stop goes as it goes at the other kind,
+// the best guess there is (jdb, which asks no other thread at a
+// breakpoint, asks none at a step either).
+func (l *learner) paused(st site) bool {
+	u := l.sites[st]
+	if u == nil {
+		kin := st
+		kin.step = !st.step
+		u = l.sites[kin]
+	}
+	return u != nil && u.unused >= pauseAfter
 }
 
 // sent notes that the site of m was speculated at the current stop.
@@ -144,17 +180,6 @@ func (l *learner) used(m jdwp.CommandMessage) {
 		u := l.use(l.siteOf(m))
 		u.used, u.unused = true, 0
 	}
-}
-
-// paused counts the sites paused now.
-func (l *learner) paused() int {
-	n := 0
-	for _, u := range l.sites {
-		if u.unused >= pauseAfter {
-			n++
-		}
-	}
-	return n
 }
 
 func boolIndex(b bool) int {

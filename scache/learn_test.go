@@ -79,3 +79,48 @@ func TestUnusedClassMetadataIsPaused(t *testing.T) {
 		require.Positive(t, n, "SourceFile is asked: still speculated in round %d (%v)", round, sourceFile)
 	}
 }
+
+// jdb asks the stopped thread's name and status at every stop and never
+// another thread's: after the first stop no other thread's name is
+// speculated, neither at the probes of the thread list nor at the first
+// step (a kind of stop goes as the other went until it has its own
+// record), while the stopped thread's name still is.
+func TestOtherThreadsArePausedApartFromTheStoppedOne(t *testing.T) {
+	h := running(t)
+	others := func() int {
+		n := 0
+		for _, th := range h.vm.Threads() {
+			if th.ID != 1 {
+				n += queuedFor(h, jdwp.CmdThreadReferenceName, th.ID)
+			}
+		}
+		return n
+	}
+	jdbStop := func(step bool) {
+		this := h.vm.Thread(1).Frames[0].This
+		if step {
+			stepOn(t, h, this)
+		} else {
+			stopOn(t, h, this)
+		}
+		for _, m := range []jdwp.CommandMessage{
+			&jdwp.ThreadFrameCountCommand{Thread: 1},
+			&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1},
+			&jdwp.ThreadNameCommand{Thread: 1},
+			&jdwp.ThreadStatusCommand{Thread: 1},
+		} {
+			got, want := ask(h, m)
+			require.Equal(t, want, got)
+		}
+		resume(h)
+	}
+	jdbStop(false)
+	cold := others()
+	require.Positive(t, cold, "at the first stop the threads view is tried")
+	own := queuedFor(h, jdwp.CmdThreadReferenceName, 1)
+	for stop := 0; stop < 24; stop++ {
+		jdbStop(stop%3 != 0)
+	}
+	require.Equal(t, cold, others(), "no other thread's name since")
+	require.Greater(t, queuedFor(h, jdwp.CmdThreadReferenceName, 1), own, "the stopped thread's name is still speculated")
+}
