@@ -40,7 +40,7 @@ type againLog struct {
 	thisFields map[thisKind]*thisFields
 	// thisSeen holds, by class and kind of stop, the `this` of the last
 	// stops there (guessed.go).
-	thisSeen map[thisSite]*thisHistory
+	thisSeen map[thisSite]*idHistory
 	// newest is the highest object or type id a reply read named.
 	newest jdwp.ObjectID
 	// class is the class of the current stop's location; this, the top

@@ -32,15 +32,49 @@ import "github.com/jdwpscache/scache/jdwp"
 // the command was answered) is not kept and answers no one (see
 // namesObject).
 
-// thisHistory is what the Speculator knows of the `this` of the stops of
-// one kind in one class.
-type thisHistory struct {
-	last  jdwp.ObjectID // the `this` of the last such stop
+// idHistory is what the Speculator knows of the object at one site (the
+// `this` of the stops of one kind in one class, a variable at a code
+// location) from one stop to the next.
+type idHistory struct {
+	last  jdwp.ObjectID // the object at the last such stop
 	delta uint64        // last minus the one before it: 0 once only one was seen
 	// guesses are the guesses for the current stop; misses counts the
 	// stops in a row where none was right.
 	guesses [2]jdwp.ObjectID
 	misses  int
+}
+
+// observe notes the object at the site at the current stop.
+func (h *idHistory) observe(id jdwp.ObjectID) {
+	if h.last != 0 {
+		h.delta = uint64(id) - uint64(h.last)
+	}
+	switch {
+	case h.guesses == [2]jdwp.ObjectID{}:
+	case id == h.guesses[0] || id == h.guesses[1]:
+		h.misses = 0
+	default:
+		h.misses++
+	}
+	h.last, h.guesses = id, [2]jdwp.ObjectID{}
+}
+
+// guess returns the guesses for the current stop: the object the learned
+// distance after the last, and (when that distance is not 0 and newest is
+// not older than the last) the one after newest. It records them, for
+// observe to tell whether one was right, and returns none while paused.
+func (h *idHistory) guess(newest jdwp.ObjectID, mask uint64) [2]jdwp.ObjectID {
+	if h.last == 0 {
+		return [2]jdwp.ObjectID{}
+	}
+	h.guesses = [2]jdwp.ObjectID{jdwp.ObjectID((uint64(h.last) + h.delta) & mask)}
+	if newest >= h.last && h.delta != 0 {
+		h.guesses[1] = jdwp.ObjectID((uint64(newest) + 1) & mask)
+	}
+	if h.misses >= maxThisMisses {
+		return [2]jdwp.ObjectID{} // paused: observe still tells whether these were right
+	}
+	return h.guesses
 }
 
 // maxThisMisses is how many stops in a row may find no guess right before
@@ -75,18 +109,10 @@ func (s *Speculator) guessThis(stop stopEvent) {
 		return // no ThisObject ahead of a guess: its id would not be given out yet
 	}
 	h := l.thisSeen[thisSite{stop.loc.Class, stop.step}]
-	if h == nil || h.last == 0 {
+	if h == nil {
 		return
 	}
-	mask := idMask(s.sizes.ObjectID)
-	h.guesses = [2]jdwp.ObjectID{jdwp.ObjectID((uint64(h.last) + h.delta) & mask)}
-	if l.newest >= h.last && h.delta != 0 {
-		h.guesses[1] = jdwp.ObjectID((uint64(l.newest) + 1) & mask)
-	}
-	if h.misses >= maxThisMisses {
-		return // paused: observeThis still tells whether these were right
-	}
-	for _, guess := range h.guesses {
+	for _, guess := range h.guess(l.newest, idMask(s.sizes.ObjectID)) {
 		if guess != 0 {
 			s.enqueueObject(&jdwp.ObjectRefReferenceTypeCommand{Object: guess}, true)
 			s.askFieldsOf(guess)
@@ -111,22 +137,12 @@ func (l *againLog) observeThis(this jdwp.ObjectID) {
 			return
 		}
 		if l.thisSeen == nil {
-			l.thisSeen = make(map[thisSite]*thisHistory)
+			l.thisSeen = make(map[thisSite]*idHistory)
 		}
-		h = &thisHistory{}
+		h = &idHistory{}
 		l.thisSeen[site] = h
 	}
-	if h.last != 0 {
-		h.delta = uint64(this) - uint64(h.last)
-	}
-	switch {
-	case h.guesses == [2]jdwp.ObjectID{}:
-	case this == h.guesses[0] || this == h.guesses[1]:
-		h.misses = 0
-	default:
-		h.misses++
-	}
-	h.last, h.guesses = this, [2]jdwp.ObjectID{}
+	h.observe(this)
 }
 
 // askFieldsOf asks for the fields of obj the debugger asked of `this` at
