@@ -41,6 +41,11 @@ type againLog struct {
 	// thisSeen holds, by class and kind of stop, the `this` of the last
 	// stops there (guessed.go).
 	thisSeen map[thisSite]*idHistory
+	// localsSeen holds, by code location and slot, the objects of the
+	// variables of the last stops there (guessed_locals.go); stops counts
+	// the stops, for a variable to be noted once per stop.
+	localsSeen map[localSite]*localHistory
+	stops      int
 	// newest is the highest object or type id a reply read named.
 	newest jdwp.ObjectID
 	// class is the class of the current stop's location; this, the top
@@ -258,6 +263,7 @@ func (l *againLog) noteKey(key Key) {
 func (l *againLog) beginStop(step bool) {
 	l.endStop()
 	l.inStop, l.step = true, step
+	l.stops++
 }
 
 // endStop closes the current stop, if any: what its debugger did not ask

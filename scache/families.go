@@ -78,6 +78,7 @@ var families = []*family{
 			jdwp.CmdStackFrameThisObject:         (*Speculator).askThisFields,
 			jdwp.CmdObjectReferenceReferenceType: (*Speculator).onThisType,
 			jdwp.CmdObjectReferenceGetValues:     (*Speculator).onThisValues,
+			jdwp.CmdStackFrameGetValues:          (*Speculator).observeLocals,
 		},
 		sends: againCommands(),
 	},

@@ -150,6 +150,9 @@ func (s *Speculator) advanceTop() {
 				return
 			}
 			s.enqueueState(&jdwp.FrameGetValuesCommand{Thread: top.thread, Frame: top.frame, Slots: slots}, true)
+			if top.predicted && s.cfg.families&FamilyAgain != 0 {
+				s.guessLocals(top.loc, slots) // behind the GetValues that gives their ids out
+			}
 		}
 	}
 }

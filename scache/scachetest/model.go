@@ -190,6 +190,9 @@ func (vm *ModelVM) newObject(class jdwp.ReferenceTypeID, seed int64) jdwp.Object
 	return vm.nextObj
 }
 
+// NewString makes a string object with the next id and returns it.
+func (vm *ModelVM) NewString(s string) jdwp.ObjectID { return vm.newString(s) }
+
 func (vm *ModelVM) newString(s string) jdwp.ObjectID {
 	vm.nextObj++
 	vm.objects[vm.nextObj] = &ModelObject{Class: stringClass, String: &s}
