@@ -17,9 +17,9 @@ import "github.com/jdwpscache/scache/jdwp"
 // resume, and FamilyTopFrame asks the top frame's under its new id.
 //
 // The fields of `this` are kept apart, by the class of the stop's location
-// and the kind of stop (jdb dumps this at breakpoints only): most stops in a method find it on another object (a loop calling it on
-// one object after another), and the debugger asks the same fields of the
-// new one. They go out as soon as the top frame's this is known and its
+// and the kind of stop (jdb dumps this at breakpoints only): most stops in
+// a method find it on another object (a loop calling it on one object
+// after another), and the debugger asks the same fields of the new one. They go out as soon as the top frame's this is known and its
 // type is the type of the object they were asked of (see guessed.go).
 
 const (

@@ -11,10 +11,11 @@ import (
 // event and waits for that empty reply before it inspects the stop: a whole
 // round trip that tells it nothing.
 //
-// Where the answers of a stop arrive with its event (the far half of a split
-// proxy: on by default there, WithAnswerAhead elsewhere), the Speculator
-// forwards the debugger's Clear unchanged, in its place in
-// the stream, and answers it at once with the empty reply; the VM's reply,
+// Next to the debugger (a proxy there, the far half of a split proxy; see
+// WithAnswerAhead), the Speculator forwards the debugger's Clear unchanged,
+// in its place in the stream, and answers it at once with the empty reply:
+// jdb clears its step request as it leaves each stop, where no speculation
+// overlaps the round trip. The VM's reply,
 // when it comes, is absorbed. Every later command of the debugger reaches
 // the VM after the Clear, as it would have. It does so only for the kinds
 // whose clearing touches nothing but the agent's own handler lists (single

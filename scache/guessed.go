@@ -147,9 +147,10 @@ func (l *againLog) observeThis(this jdwp.ObjectID) {
 
 // askFieldsOf asks for the fields of obj the debugger asked of `this` at
 // the recent stops of the current stop's kind in its class when this was
-// of obj's type, once that type is known; and, right behind them, for what the
-// debugger will ask of their values: for each value that was an object
-// newer than the `this` it was read from, the object as much newer than obj.
+// of obj's type, once that type is known; and, right behind them, for what
+// the debugger will ask of their values: for each value that was an object
+// newer than the `this` it was read from, the object as much newer than
+// obj.
 func (s *Speculator) askFieldsOf(obj jdwp.ObjectID) {
 	l := &s.again
 	if obj == 0 || obj == l.fieldsAsked {
