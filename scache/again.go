@@ -109,6 +109,23 @@ func (e *thisFields) age() bool {
 	return len(kept) > 0
 }
 
+// boundedEntry returns (*m)[k], made (with the map) when absent, unless the
+// map holds limit entries already: then nil.
+func boundedEntry[K comparable, V any](m *map[K]*V, k K, limit int) *V {
+	if v := (*m)[k]; v != nil {
+		return v
+	}
+	if len(*m) >= limit {
+		return nil
+	}
+	if *m == nil {
+		*m = make(map[K]*V)
+	}
+	v := new(V)
+	(*m)[k] = v
+	return v
+}
+
 // recency is how recently the debugger asked something: kept while it was
 // asked at one of the last againIdle stops where it could have been.
 type recency struct {
@@ -215,17 +232,9 @@ func (l *againLog) noteThisFields(m *jdwp.ObjectRefGetValuesCommand) {
 	if l.class == 0 {
 		return
 	}
-	kind := l.thisKindOf(l.thisType)
-	e := l.thisFields[kind]
+	e := boundedEntry(&l.thisFields, l.thisKindOf(l.thisType), maxThis)
 	if e == nil {
-		if len(l.thisFields) >= maxThis {
-			return
-		}
-		if l.thisFields == nil {
-			l.thisFields = make(map[thisKind]*thisFields)
-		}
-		e = &thisFields{}
-		l.thisFields[kind] = e
+		return
 	}
 	a := e.ask(m.Fields)
 	if a == nil {

@@ -130,19 +130,9 @@ func (l *againLog) sawID(id jdwp.ObjectID) {
 // observeThis notes the `this` of the current stop, once a ThisObject
 // reply of its top frame told it.
 func (l *againLog) observeThis(this jdwp.ObjectID) {
-	site := thisSite{l.class, l.step}
-	h := l.thisSeen[site]
-	if h == nil {
-		if len(l.thisSeen) >= maxThis {
-			return
-		}
-		if l.thisSeen == nil {
-			l.thisSeen = make(map[thisSite]*idHistory)
-		}
-		h = &idHistory{}
-		l.thisSeen[site] = h
+	if h := boundedEntry(&l.thisSeen, thisSite{l.class, l.step}, maxThis); h != nil {
+		h.observe(this)
 	}
-	h.observe(this)
 }
 
 // askFieldsOf asks for the fields of obj the debugger asked of `this` at

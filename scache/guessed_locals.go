@@ -76,19 +76,8 @@ func (s *Speculator) observeLocals(p *inFlight, reply *replyData) error {
 		if i >= len(values) || !values[i].Tag.IsObject() || values[i].Bits == 0 {
 			continue
 		}
-		site := localSite{s.top.loc, slot.Slot}
-		h := l.localsSeen[site]
-		if h == nil {
-			if len(l.localsSeen) >= maxLocals {
-				continue
-			}
-			if l.localsSeen == nil {
-				l.localsSeen = make(map[localSite]*localHistory)
-			}
-			h = &localHistory{}
-			l.localsSeen[site] = h
-		}
-		if h.observedAt == l.stops {
+		h := boundedEntry(&l.localsSeen, localSite{s.top.loc, slot.Slot}, maxLocals)
+		if h == nil || h.observedAt == l.stops {
 			continue // noted at this stop (speculation's reply and the debugger's own)
 		}
 		h.observe(values[i].ObjectID())
