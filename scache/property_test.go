@@ -2,7 +2,9 @@ package scache_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
+	"sort"
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -166,7 +168,8 @@ func (s *session) control() {
 // newThis lets thread t, before it stops, go on to its method on a new
 // object most of the time (a loop calling it on one object after another),
 // now and then of another class (a subclass): the object gets the id after
-// the last object's, in both VMs.
+// the last object's, in both VMs; half the time back at the same line; and
+// its string variables, mostly, new strings.
 func (s *session) newThis(t jdwp.ObjectID) {
 	th, shadow := s.h.vm.Thread(t), s.shadow.Thread(t)
 	if th == nil || shadow == nil || len(th.Frames) == 0 || th.Suspends > 0 {
@@ -183,6 +186,35 @@ func (s *session) newThis(t jdwp.ObjectID) {
 		th.Frames[0].This, shadow.Frames[0].This = s.h.vm.NewObject(class), s.shadow.NewObject(class)
 	}
 	require.Equal(s.t, th.Frames[0].This, shadow.Frames[0].This, "the shadow VM stays in step")
+	if rapid.Bool().Draw(s.t, "loopBack") {
+		// A loop: the thread is back at the line it stopped at before.
+		th.Frames[0].Index, shadow.Frames[0].Index = loopIndex, loopIndex
+	}
+	s.newStrings(th.Frames[0], shadow.Frames[0])
+}
+
+// loopIndex is the code index a looping thread comes back to.
+const loopIndex = 10
+
+// newStrings gives, now and then, the string variables of a top frame a
+// new string each (a loop building one at each pass), in both VMs.
+func (s *session) newStrings(top, shadow scachetest.ModelFrame) {
+	var slots []int32
+	for slot, v := range top.Locals {
+		if v.Tag == jdwp.TagString {
+			slots = append(slots, slot)
+		}
+	}
+	sort.Slice(slots, func(i, j int) bool { return slots[i] < slots[j] })
+	for _, slot := range slots {
+		if rapid.IntRange(0, 2).Draw(s.t, "newString") == 0 {
+			continue
+		}
+		text := fmt.Sprintf("pass-%d", slot)
+		top.Locals[slot] = jdwp.ObjectValue(jdwp.TagString, s.h.vm.NewString(text))
+		shadow.Locals[slot] = jdwp.ObjectValue(jdwp.TagString, s.shadow.NewString(text))
+		require.Equal(s.t, top.Locals[slot], shadow.Locals[slot], "the shadow VM stays in step")
+	}
 }
 
 func (s *session) check() {
