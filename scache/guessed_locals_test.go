@@ -93,7 +93,7 @@ func TestGuessedIDsNeverStale(t *testing.T) {
 		this, text := vm.NewObject(class.ID), vm.NewString("start")
 		lastThis, lastText := this, text
 		// What this debugger's views ask at every stop, by index in asks.
-		views := rapid.SliceOfNDistinct(rapid.IntRange(0, 10), 1, -1, rapid.ID[int]).Draw(t, "views")
+		views := rapid.SliceOfNDistinct(rapid.IntRange(0, 11), 1, -1, rapid.ID[int]).Draw(t, "views")
 		for stop, stops := 0, rapid.IntRange(3, 12).Draw(t, "stops"); stop < stops; stop++ {
 			if rapid.IntRange(0, 3).Draw(t, "newThis") > 0 {
 				c := class.ID
@@ -153,6 +153,9 @@ func TestGuessedIDsNeverStale(t *testing.T) {
 				&jdwp.ObjectRefReferenceTypeCommand{Object: lastThis},
 				&jdwp.StringRefValueCommand{Object: lastText},
 				&jdwp.ObjectRefGetValuesCommand{Object: lastThis, Fields: []jdwp.FieldID{1}},
+				// An id not given out yet (a debugger that names ids it was
+				// not shown): its error must not outlive the moment.
+				&jdwp.StringRefValueCommand{Object: text + 1},
 			}
 			for _, i := range rapid.Permutation(views).Draw(t, "order") {
 				got, want := ask(h, asks[i])

@@ -476,9 +476,10 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	} else {
 		s.forwardDownPtr(r, packet)
 	}
-	if p.synthetic && h.ErrorCode != jdwp.ErrNone && namesObject(p.cmd) {
-		// Perhaps asked before the VM gave the object its id (see
-		// guessed.go): the debugger's commands go to the VM themselves.
+	if h.ErrorCode != jdwp.ErrNone && namesObject(p.cmd) {
+		// Perhaps asked before the VM gave the object its id (a guess, see
+		// guessed.go; or a debugger naming an id it was not shown): not
+		// kept, and the debugger's commands held on it go to the VM.
 		p.poisoned = true
 		s.releaseWaiters(r, p)
 	}
