@@ -1,6 +1,10 @@
 package scache
 
-import "github.com/jdwpscache/scache/jdwp"
+import (
+	"slices"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
 
 // Asking again what the debugger asked at its last stops. A debugger's
 // views ask, at every stop, much that no reply of the stop leads to: an
@@ -43,7 +47,7 @@ type againLog struct {
 	thisSeen map[thisSite]*idHistory
 	// localsSeen holds, by code location and slot, the objects of the
 	// variables of the last stops there (guessed_locals.go); stops counts
-	// the stops, for a variable to be noted once per stop.
+	// the stops, for each object to be noted once per stop (idHistory).
 	localsSeen map[localSite]*localHistory
 	stops      int
 	// newest is the highest object or type id a reply read named.
@@ -89,7 +93,7 @@ type fieldsAsk struct {
 // ask returns the ask of the given fields, if remembered.
 func (e *thisFields) ask(fields []jdwp.FieldID) *fieldsAsk {
 	for _, a := range e.asks {
-		if sameFields(a.fields, fields) {
+		if slices.Equal(a.fields, fields) {
 			return a
 		}
 	}
@@ -295,9 +299,7 @@ func (l *againLog) endStop() {
 			kept = append(kept, e)
 		}
 	}
-	for i := len(kept); i < len(k.keys); i++ {
-		k.keys[i] = againEntry{}
-	}
+	clear(k.keys[len(kept):])
 	k.keys = kept
 	clear(k.index)
 	for i, e := range k.keys {

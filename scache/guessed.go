@@ -42,10 +42,18 @@ type idHistory struct {
 	// stops in a row where none was right.
 	guesses [2]jdwp.ObjectID
 	misses  int
+	// observedAt is the stop (againLog.stops) the object was last noted at.
+	observedAt int
 }
 
-// observe notes the object at the site at the current stop.
-func (h *idHistory) observe(id jdwp.ObjectID) {
+// observe notes the object at the site at stop, once: a second reply that
+// tells it at the same stop (speculation's and the debugger's own) is not
+// a stop of its own.
+func (h *idHistory) observe(id jdwp.ObjectID, stop int) {
+	if h.observedAt == stop {
+		return
+	}
+	h.observedAt = stop
 	if h.last != 0 {
 		h.delta = uint64(id) - uint64(h.last)
 	}
@@ -131,7 +139,7 @@ func (l *againLog) sawID(id jdwp.ObjectID) {
 // reply of its top frame told it.
 func (l *againLog) observeThis(this jdwp.ObjectID) {
 	if h := boundedEntry(&l.thisSeen, thisSite{l.class, l.step}, maxThis); h != nil {
-		h.observe(this)
+		h.observe(this, l.stops)
 	}
 }
 
@@ -227,19 +235,6 @@ func (s *Speculator) objectType(obj jdwp.ObjectID) (jdwp.ReferenceTypeID, bool) 
 		return 0, false
 	}
 	return m.TypeID, true
-}
-
-// sameFields reports whether a and b are the same fields in the same order.
-func sameFields(a, b []jdwp.FieldID) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // idMask returns the mask of an id of size bytes.

@@ -33,8 +33,7 @@ type localSite struct {
 // site: its ids from stop to stop, and the tag of the last one.
 type localHistory struct {
 	idHistory
-	tag        jdwp.Tag
-	observedAt int // the stop (againLog.stops) it was last noted at
+	tag jdwp.Tag
 }
 
 // guessLocals asks, behind the top frame's GetValues of slots sent with
@@ -77,11 +76,11 @@ func (s *Speculator) observeLocals(p *inFlight, reply *replyData) error {
 			continue
 		}
 		h := boundedEntry(&l.localsSeen, localSite{s.top.loc, slot.Slot}, maxLocals)
-		if h == nil || h.observedAt == l.stops {
-			continue // noted at this stop (speculation's reply and the debugger's own)
+		if h == nil {
+			continue
 		}
-		h.observe(values[i].ObjectID())
-		h.tag, h.observedAt = values[i].Tag, l.stops
+		h.observe(values[i].ObjectID(), l.stops)
+		h.tag = values[i].Tag
 	}
 	return nil
 }

@@ -96,15 +96,21 @@ func (s *Speculator) enqueueObject(m jdwp.CommandMessage, urgent bool) {
 // already queued. Urgent commands (the state of a stop, which the debugger
 // asks first) go before the others.
 func (s *Speculator) enqueue(m jdwp.CommandMessage, sub subject, urgent bool) {
-	if s.over || s.cfg.follower || len(s.queue)+len(s.urgent) >= s.cfg.maxQueued {
+	if s.queueClosed() {
 		return // checked before the key is made: a full queue costs nothing
 	}
 	s.enqueueKey(s.newKey(m), sub, urgent)
 }
 
+// queueClosed reports whether nothing may be queued now: the session is
+// ending, the Speculator follows another (a far half), or the queue is full.
+func (s *Speculator) queueClosed() bool {
+	return s.over || s.cfg.follower || len(s.queue)+len(s.urgent) >= s.cfg.maxQueued
+}
+
 // enqueueKey is enqueue for a command given by its key.
 func (s *Speculator) enqueueKey(key Key, sub subject, urgent bool) {
-	if s.over || s.cfg.follower || len(s.queue)+len(s.urgent) >= s.cfg.maxQueued {
+	if s.queueClosed() {
 		return
 	}
 	if s.cache.contains(key) {
