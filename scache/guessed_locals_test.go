@@ -11,6 +11,36 @@ import (
 	"pgregory.net/rapid"
 )
 
+// stringMethod returns an instance method of the model class whose
+// variable table has a String variable (slot 2).
+func stringMethod(t tb, class *scachetest.ModelClass) jdwp.MethodID {
+	var method jdwp.MethodID
+	for _, m := range class.Methods {
+		if scachetest.ModelModBits(m)&jdwp.ModStatic == 0 && m%4 >= 2 {
+			method = m
+		}
+	}
+	require.NotZero(t, method)
+	return method
+}
+
+// loopLocals returns the values of slots at a pass n through a loop: the
+// String variable (slot 2) holds text, the other objects this, the ints n.
+func loopLocals(slots []jdwp.SlotRequest, this, text jdwp.ObjectID, n int) map[int32]jdwp.Value {
+	locals := map[int32]jdwp.Value{}
+	for _, sl := range slots {
+		switch {
+		case sl.Slot == 2:
+			locals[sl.Slot] = jdwp.ObjectValue(jdwp.TagString, text)
+		case sl.Tag.IsObject():
+			locals[sl.Slot] = jdwp.ObjectValue(jdwp.TagObject, this)
+		default:
+			locals[sl.Slot] = jdwp.IntValue(int32(n))
+		}
+	}
+	return locals
+}
+
 // A string built anew at each pass through a code location, as a loop
 // does: once the distance between its ids was seen (two stops) and the top
 // frame is predicted, its value goes out with the stop event, right behind
@@ -19,13 +49,7 @@ import (
 func TestTheNextLocalObjectIsGuessed(t *testing.T) {
 	h := running(t)
 	class := h.vm.Classes()[0]
-	var method jdwp.MethodID
-	for _, m := range class.Methods {
-		if scachetest.ModelModBits(m)&jdwp.ModStatic == 0 && m%4 >= 2 {
-			method = m // an instance method with a String variable (slot 2)
-		}
-	}
-	require.NotZero(t, method)
+	method := stringMethod(t, class)
 	const index = 10
 	slots := scache.VisibleSlots(scachetest.ModelVariableTable(method), index)
 	require.Contains(t, slots, jdwp.SlotRequest{Slot: 2, Tag: jdwp.TagObject}, "the String variable is visible")
@@ -35,18 +59,7 @@ func TestTheNextLocalObjectIsGuessed(t *testing.T) {
 		this := h.vm.NewObject(class.ID)
 		text := h.vm.NewString(fmt.Sprintf("value-%d", stop))
 		th := h.vm.Thread(1)
-		locals := map[int32]jdwp.Value{}
-		for _, sl := range slots {
-			switch {
-			case sl.Slot == 2:
-				locals[sl.Slot] = jdwp.ObjectValue(jdwp.TagString, text)
-			case sl.Tag.IsObject():
-				locals[sl.Slot] = jdwp.ObjectValue(jdwp.TagObject, this)
-			default:
-				locals[sl.Slot] = jdwp.IntValue(int32(stop))
-			}
-		}
-		th.Frames[0].Locals = locals
+		th.Frames[0].Locals = loopLocals(slots, this, text, stop)
 		stopOn(t, h, this)
 		guessed := queuedFor(h, jdwp.CmdStringReferenceValue, text)
 		h.drain()
@@ -82,13 +95,7 @@ func TestGuessedIDsNeverStale(t *testing.T) {
 		h.send(&jdwp.VMResumeCommand{})
 		h.drain()
 		class, other := vm.Classes()[0], vm.Classes()[1]
-		var method jdwp.MethodID
-		for _, m := range class.Methods {
-			if scachetest.ModelModBits(m)&jdwp.ModStatic == 0 && m%4 >= 2 {
-				method = m
-			}
-		}
-		require.NotZero(t, method)
+		method := stringMethod(t, class)
 		vm.SetThread(1, []scachetest.ModelFrame{{Class: class.ID, Method: method, Index: 10}}).Suspends = 0
 		this, text := vm.NewObject(class.ID), vm.NewString("start")
 		lastThis, lastText := this, text
@@ -114,25 +121,11 @@ func TestGuessedIDsNeverStale(t *testing.T) {
 				top.Index = 14
 			}
 			slots := scache.VisibleSlots(scachetest.ModelVariableTable(method), top.Index)
-			top.This, top.Locals = this, map[int32]jdwp.Value{}
-			for _, sl := range slots {
-				switch {
-				case sl.Slot == 2:
-					top.Locals[sl.Slot] = jdwp.ObjectValue(jdwp.TagString, text)
-				case sl.Tag.IsObject():
-					top.Locals[sl.Slot] = jdwp.ObjectValue(jdwp.TagObject, this)
-				default:
-					top.Locals[sl.Slot] = jdwp.IntValue(int32(stop))
-				}
-			}
+			top.This, top.Locals = this, loopLocals(slots, this, text, stop)
 			ev, ok := vm.Stop(1, jdwp.SuspendPolicyAll)
 			require.True(t, ok)
 			if rapid.Bool().Draw(t, "step") {
-				var c jdwp.Composite
-				require.NoError(t, jdwp.Unmarshal(jdwp.Data(ev), sizes8, &c))
-				c.Events[0].(*jdwp.LocationEvent).EventKind = jdwp.EventSingleStep
-				ph, _ := jdwp.ParseHeader(ev)
-				ev = jdwp.AppendCommandPacket(nil, ph.ID, &c, sizes8)
+				ev = asStep(t, ev)
 			}
 			h.event(ev)
 			for n := rapid.IntRange(0, 30).Draw(t, "answeredFirst"); n > 0 && h.step(); n-- {

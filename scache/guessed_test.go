@@ -192,11 +192,17 @@ func stepOn(t *testing.T, h *harness, this jdwp.ObjectID) {
 	h.vm.Thread(1).Frames[0].This = this
 	ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyAll)
 	require.True(t, ok)
+	h.event(asStep(t, ev))
+}
+
+// asStep returns the model's breakpoint event packet ev as the end of a
+// single step at the same place.
+func asStep(t tb, ev []byte) []byte {
 	var c jdwp.Composite
 	require.NoError(t, jdwp.Unmarshal(jdwp.Data(ev), sizes8, &c))
 	c.Events[0].(*jdwp.LocationEvent).EventKind = jdwp.EventSingleStep
 	ph, _ := jdwp.ParseHeader(ev)
-	h.event(jdwp.AppendCommandPacket(nil, ph.ID, &c, sizes8))
+	return jdwp.AppendCommandPacket(nil, ph.ID, &c, sizes8)
 }
 
 // jdb's dump asks the fields of this one GetValues at a time (and first

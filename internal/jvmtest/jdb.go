@@ -94,7 +94,7 @@ func RunJdb(t testing.TB, addr string, o DriverOptions) (string, time.Duration) 
 		}
 	}
 	s.do(fmt.Sprintf("clear Debuggee:%d", line))
-	s.type_("cont")
+	s.enter("cont")
 	s.awaitExit()
 	elapsed := time.Since(start)
 	s.mu.Lock()
@@ -135,12 +135,12 @@ func (s *jdbSession) do(command string) {
 	s.mu.Lock()
 	prompts := strings.Count(s.out.String(), jdbPrompt)
 	s.mu.Unlock()
-	s.type_(command)
+	s.enter(command)
 	s.awaitPrompts(prompts + 1)
 }
 
-// type_ writes one command line to jdb.
-func (s *jdbSession) type_(command string) {
+// enter types one command line to jdb.
+func (s *jdbSession) enter(command string) {
 	s.t.Helper()
 	if _, err := io.WriteString(s.in, command+"\n"); err != nil {
 		s.t.Fatalf("jdb: typing %q: %v", command, err)
