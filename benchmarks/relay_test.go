@@ -156,16 +156,10 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 	if sent > 0 {
 		b.ReportMetric(float64(used)/float64(sent), "used/speculated")
 	}
-	for mode, rts := range roundTrips {
-		if mode != "off" && len(rts) > 0 {
-			sort.Float64s(rts)
-			b.ReportMetric(rts[len(rts)/2], "rt/stop_median_"+mode)
-		}
-	}
 	for _, m := range []struct {
 		rts  map[string][]float64
 		unit string
-	}{{breakpointRoundTrips, "rt/breakpoint_median_"}, {breakpointInspection, "rt_inspect/breakpoint_median_"}} {
+	}{{roundTrips, "rt/stop_median_"}, {breakpointRoundTrips, "rt/breakpoint_median_"}, {breakpointInspection, "rt_inspect/breakpoint_median_"}} {
 		for mode, rts := range m.rts {
 			if mode != "off" && len(rts) > 0 {
 				sort.Float64s(rts)
