@@ -39,7 +39,7 @@ func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.D
 // workloadStops is workloadSession, with the stops as the debugger lived
 // them (a StopLog on the journal of the proxy next to it; none direct).
 func workloadStops(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) (time.Duration, string, scache.Stats, []scache.StopRecord) {
-	vm := jvmtest.Start(b, "Debuggee", fmt.Sprint(o.Stops))
+	vm := jvmtest.Start(b, "Debuggee", o.DebuggeeArgs(o.Stops)...)
 	stops := &scache.StopLog{}
 	record := func(e scache.JournalEntry) {
 		stops.Add(e)
@@ -202,6 +202,8 @@ var relayWorkloads = []struct {
 	{"extras", jvmtest.DriverOptions{Stops: relayStops, Extras: true}},
 	// Another debugger, which asks in its own way: the JDK's jdb, typed at.
 	{"jdb", jvmtest.DriverOptions{Stops: relayStops, Jdb: true}},
+	// Several app threads taking turns: each stop in another thread.
+	{"threads", jvmtest.DriverOptions{Stops: relayStops, Threads: 4}},
 }
 
 // BenchmarkRelayWorkloads measures the JDI driver's wall time for each
@@ -290,7 +292,7 @@ func BenchmarkReplayPredictsLive(b *testing.B) {
 // the VM, the link between the debugger and the proxy, and returns the
 // proxy's journal: a capture made next to the VM.
 func recordNearVM(b *testing.B, delay time.Duration, o jvmtest.DriverOptions) []journal.Record {
-	vm := jvmtest.Start(b, "Debuggee", fmt.Sprint(o.Stops))
+	vm := jvmtest.Start(b, "Debuggee", o.DebuggeeArgs(o.Stops)...)
 	var mu sync.Mutex
 	var records []journal.Record
 	ended := make(chan struct{}, 1)

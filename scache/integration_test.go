@@ -73,6 +73,9 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	"event thread": {Stops: 3, EventThread: true},
 	// Another debugger: the JDK's jdb, typed at as a user would.
 	"jdb": {Stops: 2, Jdb: true},
+	// Stops in one thread after another; the threads view reads where each
+	// suspended thread is.
+	"threads": {Stops: 3, Threads: 3},
 }
 
 // TestTranscriptThroughProxyEqualsDirect debugs real HotSpot VMs with a real
@@ -81,11 +84,11 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 func TestTranscriptThroughProxyEqualsDirect(t *testing.T) {
 	for name, opts := range transcriptWorkloads {
 		t.Run(name, func(t *testing.T) {
-			vm := jvmtest.Start(t, "Debuggee", "3")
+			vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
 			direct, _ := jvmtest.RunDriver(t, vm.Addr, opts)
 			require.Regexp(t, "disposed after|The application exited", direct, "the direct session ended as it should")
 			for _, mode := range []string{"off", "classic", "scache"} {
-				vm := jvmtest.Start(t, "Debuggee", "3")
+				vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
 				addr, stats := startProxy(t, vm.Addr, mode)
 				got, _ := jvmtest.RunDriver(t, addr, opts)
 				require.Equal(t, direct, got, "transcript through the %s proxy", mode)

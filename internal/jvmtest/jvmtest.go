@@ -222,9 +222,25 @@ type DriverOptions struct {
 	Extras bool
 	// Exit ends the session with vm.exit(7) instead of dispose.
 	Exit bool
+	// Threads, when not 0, has the debuggee run its rounds on that many
+	// app threads taking turns (app-0, app-1, ...: see DebuggeeArgs), so
+	// that successive stops are in different threads, and the driver's
+	// threads view also reads every other suspended thread's top frame,
+	// as an IDE's does.
+	Threads int
 	// Jdb drives the session with the JDK's jdb instead of the JDI driver
 	// (see RunJdb); of the other options only Stops applies.
 	Jdb bool
+}
+
+// DebuggeeArgs returns the arguments of a Debuggee that runs the given
+// rounds as the options need: Start(t, "Debuggee", o.DebuggeeArgs(3)...).
+func (o DriverOptions) DebuggeeArgs(rounds int) []string {
+	args := []string{fmt.Sprint(rounds)}
+	if o.Threads > 0 {
+		args = append(args, fmt.Sprintf("threads=%d", o.Threads))
+	}
+	return args
 }
 
 // RunDriver runs the JDI driver against addr and returns its transcript
@@ -252,6 +268,9 @@ func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duratio
 	}
 	if o.Extras {
 		args = append(args, "extras")
+	}
+	if o.Threads > 0 {
+		args = append(args, "topframes")
 	}
 	if o.Exit {
 		args = append(args, "exit")

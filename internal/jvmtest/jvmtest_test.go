@@ -42,3 +42,21 @@ func TestJdbDirect(t *testing.T) {
 	require.Contains(t, transcript, "recent: instance of int[4] (id=N)")
 	require.Contains(t, transcript, "The application exited")
 }
+
+// TestDriverDirectInThreads runs the JDI driver against a debuggee whose
+// app threads take turns: the stops come from one thread after another,
+// each thread's stack starts at its run method, and the threads view
+// lists every app thread.
+func TestDriverDirectInThreads(t *testing.T) {
+	opts := jvmtest.DriverOptions{Stops: 3, Threads: 2}
+	vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+	transcript, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+	require.Contains(t, transcript, "stop 1 in thread app-0", transcript)
+	require.Contains(t, transcript, "stop 2 in thread app-1")
+	require.Contains(t, transcript, "stop 3 in thread app-0")
+	// marker, Swappable.through, 41 recurse frames, the lambda, Thread.run.
+	require.Contains(t, transcript, "frames 45")
+	require.Regexp(t, `threads \[.*app-0:45, app-1,`, transcript)
+	require.Regexp(t, `threads \[.*app-0, app-1:45,`, transcript)
+	require.Contains(t, transcript, "disposed after 3 stops")
+}

@@ -77,6 +77,17 @@ public class Debuggee {
         started.add(worker);
         // Each round on a new object, as a program calls a method on one
         // object after another: `this` differs from one breakpoint to the next.
+        int threads = 0;
+        for (int i = 1; i < args.length; i++) {
+            if (args[i].startsWith("threads=")) {
+                threads = Integer.parseInt(args[i].substring("threads=".length()));
+            }
+        }
+        if (threads > 0) {
+            inTurns(d, rounds, threads);
+            System.out.println("debuggee done " + d.counter + " " + d.name);
+            return;
+        }
         // Fewer than 0 rounds: rounds a millisecond apart until stopped.
         for (int round = 0; rounds < 0 || round < rounds; round++) {
             Debuggee r = new Debuggee("round-" + round);
@@ -87,5 +98,70 @@ public class Debuggee {
             }
         }
         System.out.println("debuggee done " + d.counter + " " + d.name);
+    }
+
+    // inTurns runs the rounds on threads app-0, app-1, ... taking turns:
+    // round r on app-(r % threads), each on a new object, so that the stops
+    // come from one thread after another in a known order while the others
+    // wait their turn.
+    static void inTurns(Debuggee d, int rounds, int threads) throws InterruptedException {
+        Turns turns = new Turns(d, rounds, threads);
+        List<Thread> apps = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            Thread app = new Thread(turns, "app-" + i);
+            app.start();
+            apps.add(app);
+        }
+        for (Thread app : apps) {
+            app.join();
+        }
+    }
+
+    // Turns is what each app thread runs (a named class: a lambda's class
+    // name carries an address, which differs from one VM to the next).
+    static final class Turns implements Runnable {
+        private final Debuggee d;
+        private final int rounds;
+        private final int threads;
+        private int started;
+        private int next;
+
+        Turns(Debuggee d, int rounds, int threads) {
+            this.d = d;
+            this.rounds = rounds;
+            this.threads = threads;
+        }
+
+        public void run() {
+            int first = Integer.parseInt(Thread.currentThread().getName().substring("app-".length()));
+            synchronized (this) {
+                started++;
+                notifyAll();
+            }
+            // Every app thread is alive from the first stop to the last:
+            // the first round waits for all to start, and each thread
+            // outlives its own rounds until all are done.
+            for (int round = first; round < rounds + threads; round += threads) {
+                synchronized (this) {
+                    while (started < threads || next < Math.min(round, rounds)) {
+                        try {
+                            wait();
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                }
+                if (round >= rounds) {
+                    return;
+                }
+                Debuggee r = new Debuggee("round-" + round);
+                r.recurse(40);
+                synchronized (this) {
+                    d.counter += r.counter;
+                    next++;
+                    notifyAll();
+                }
+            }
+        }
     }
 }

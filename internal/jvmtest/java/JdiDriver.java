@@ -5,13 +5,14 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [exit]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [exit]
 //
 // hotswap redefines Swappable after the first stop; setvalue changes a local
 // at each stop and reads it back; extras expands `this` at every stop and
 // step as an IDE's variables view does (its class's source, superclass and
 // interfaces, each field's value, arrays' lengths); eventthread stops with suspend policy
-// EVENT_THREAD, so that the other threads keep running; exit ends the VM
+// EVENT_THREAD, so that the other threads keep running; topframes reads
+// every other suspended thread's top frame in the threads view; exit ends the VM
 // with vm.exit(7) at the last stop's event instead of inspecting it and
 // disposing, and prints how that went.
 import com.sun.jdi.*;
@@ -27,6 +28,7 @@ public class JdiDriver {
     private int policy = EventRequest.SUSPEND_ALL;
     private boolean exit;
     private boolean extras;
+    private boolean topFrames;
 
     JdiDriver(VirtualMachine vm) {
         this.vm = vm;
@@ -42,6 +44,7 @@ public class JdiDriver {
         boolean eventThread = false;
         boolean exit = false;
         boolean extras = false;
+        boolean topFrames = false;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("hotswap=")) {
                 hotswap = args[i].substring("hotswap=".length());
@@ -51,6 +54,8 @@ public class JdiDriver {
                 eventThread = true;
             } else if (args[i].equals("extras")) {
                 extras = true;
+            } else if (args[i].equals("topframes")) {
+                topFrames = true;
             } else if (args[i].equals("exit")) {
                 exit = true;
             } else if (!args[i].isEmpty()) {
@@ -73,6 +78,7 @@ public class JdiDriver {
         d.policy = eventThread ? EventRequest.SUSPEND_EVENT_THREAD : EventRequest.SUSPEND_ALL;
         d.exit = exit;
         d.extras = extras;
+        d.topFrames = topFrames;
         d.run(stops, markerLine, hotswap, setValue);
         long elapsed = System.nanoTime() - start;
         System.out.print(d.out);
@@ -193,6 +199,12 @@ public class JdiDriver {
                 continue;
             }
             int depth = other.frameCount();
+            if (topFrames && depth > 0 && !other.equals(t)) {
+                // Where each suspended thread is, as an IDE's threads view
+                // shows it; left out of the transcript: a thread waiting its
+                // turn may be anywhere on the way to its wait.
+                other.frame(0).location();
+            }
             threads.add(other.equals(t) ? other.name() + ":" + depth : other.name());
         }
         Collections.sort(threads);
