@@ -18,7 +18,10 @@ import (
 // (a step out of the method whose `this` it expands) is kept.
 //
 // Commands that name a frame are left out: frame ids change at every
-// resume, and FamilyTopFrame asks the top frame's under its new id.
+// resume, and FamilyTopFrame asks the top frame's under its new id. A
+// thread's command asked of the stopped thread is kept as asked of
+// whichever thread stopped (stoppedThread): the next stop may be in
+// another thread, and its debugger asks the same of that one.
 //
 // The fields of `this` are kept apart, by the class of the stop's location
 // and the kind of stop (jdb dumps this at breakpoints only): most stops in
@@ -36,8 +39,10 @@ const (
 // againLog holds the commands to ask again, per kind of stop.
 type againLog struct {
 	kinds [2]againKind
-	// step is the kind of the current stop, while inStop.
+	// step is the kind of the current stop, while inStop; thread, the
+	// thread it stopped.
 	step, inStop bool
+	thread       jdwp.ThreadID
 	// thisFields holds, by the class of a stop's location, the type of its
 	// this and the kind of stop, the fields of this the debugger asked at
 	// its recent such stops.
@@ -174,10 +179,11 @@ func againCommands() []jdwp.Command {
 // recent stops of the same kind, oldest first, where the suspension lets
 // their replies be cached.
 func (s *Speculator) askAgain(stop stopEvent) {
-	s.again.beginStop(stop.step)
+	s.again.beginStop(stop.step, stop.thread)
 	s.again.class = stop.loc.Class
 	for _, e := range s.again.kinds[boolIndex(stop.step)].keys {
-		m, err := e.key.Message(s.sizes)
+		key := e.key.ofThread(stop.thread, s.sizes)
+		m, err := key.Message(s.sizes)
 		if err != nil {
 			continue
 		}
@@ -185,7 +191,7 @@ func (s *Speculator) askAgain(stop stopEvent) {
 		if !ok || !s.stateCacheable(spec, m) {
 			continue
 		}
-		s.enqueueKey(e.key, subject{life: lifetimeSuspension, values: spec.values}, false)
+		s.enqueueKey(key, subject{life: lifetimeSuspension, values: spec.values}, false)
 	}
 	s.guessThis(stop)
 }
@@ -227,7 +233,10 @@ func (s *Speculator) noteAsked(key Key, m jdwp.CommandMessage) {
 		}
 		return
 	}
-	l.noteKey(key)
+	if key.namesThread(stoppedThread, s.sizes) {
+		return // thread 0 is no thread: kept as a stop's own it would mean another
+	}
+	l.noteKey(key.ofStoppedThread(l.thread, s.sizes))
 }
 
 // noteThisFields records the fields of an ObjectReference.GetValues the
@@ -272,10 +281,10 @@ func (l *againLog) noteKey(key Key) {
 	k.keys = append(k.keys, againEntry{key: key, recency: recency{asked: true}})
 }
 
-// beginStop starts recording a stop of the given kind.
-func (l *againLog) beginStop(step bool) {
+// beginStop starts recording a stop of the given kind of thread.
+func (l *againLog) beginStop(step bool, thread jdwp.ThreadID) {
 	l.endStop()
-	l.inStop, l.step = true, step
+	l.inStop, l.step, l.thread = true, step, thread
 	l.stops++
 }
 
@@ -291,7 +300,7 @@ func (l *againLog) endStop() {
 	if e := l.thisFields[kind]; e != nil && !e.age() {
 		delete(l.thisFields, kind)
 	}
-	l.class, l.this, l.thisType, l.fieldsAsked = 0, 0, 0, 0
+	l.class, l.this, l.thisType, l.fieldsAsked, l.thread = 0, 0, 0, 0, 0
 	k := &l.kinds[boolIndex(l.step)]
 	kept := k.keys[:0]
 	for _, e := range k.keys {
@@ -309,3 +318,26 @@ func (l *againLog) endStop() {
 
 // reset forgets everything: the ids in the keys may mean nothing any more.
 func (l *againLog) reset() { *l = againLog{} }
+
+// A key of stoppedThread is a command of the ThreadReference set asked of
+// the thread a stop stopped, whichever it is: every command of that set
+// names its thread first, and the key keeps thread id 0 (never a thread's)
+// in its place.
+const stoppedThread jdwp.ThreadID = 0
+
+// ofStoppedThread returns k as a key of stoppedThread if it is a thread's
+// command about the stopped thread t, else k.
+func (k Key) ofStoppedThread(t jdwp.ThreadID, sizes jdwp.IDSizes) Key {
+	if t == stoppedThread || !k.namesThread(t, sizes) {
+		return k
+	}
+	return k.withThread(stoppedThread, sizes)
+}
+
+// ofThread returns k about thread t if it is a key of stoppedThread, else k.
+func (k Key) ofThread(t jdwp.ThreadID, sizes jdwp.IDSizes) Key {
+	if !k.namesThread(stoppedThread, sizes) {
+		return k
+	}
+	return k.withThread(t, sizes)
+}

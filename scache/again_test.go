@@ -109,3 +109,103 @@ func TestThisFieldsOfTheNextObjectInTheSameClass(t *testing.T) {
 	require.Equal(t, want, got)
 	require.Equal(t, sent, len(h.toVM), "answered from speculation")
 }
+
+// An IDE's threads view asks where each other thread is (its top frame)
+// while the stopped thread's own frames are on their way: the stopped
+// thread's top frame stays the one its this and fields are asked of, so
+// the fields asked of this at one stop still go out for the next stop's
+// this.
+func TestAnotherThreadsFramesLeaveTheStoppedThreadsTopFrame(t *testing.T) {
+	h, _ := inInstanceMethod(t)
+	top := h.vm.Thread(1).Frames[0]
+	stopOn(t, h, top.This)
+	// The other thread's top frame is asked before any reply came back.
+	h.send(&jdwp.ThreadFramesCommand{Thread: 2, StartFrame: 0, Length: 1})
+	h.drain()
+	th := h.vm.Thread(1)
+	ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
+	got, want := ask(h, &jdwp.FrameThisObjectCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)})
+	require.Equal(t, want, got)
+	ask(h, &jdwp.ObjectRefReferenceTypeCommand{Object: top.This})
+	fields := []jdwp.FieldID{2, 1}
+	ask(h, &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: fields})
+	resume(h)
+
+	again := h.vm.SetThread(1, []scachetest.ModelFrame{{Class: top.Class, Method: top.Method, Index: top.Index}})
+	again.Suspends = 0
+	stopThread1(t, h, jdwp.SuspendPolicyAll)
+	next := h.vm.Thread(1).Frames[0].This
+	require.NotEqual(t, top.This, next)
+	sent := len(h.toVM)
+	got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: next, Fields: fields})
+	require.Equal(t, want, got)
+	require.Equal(t, sent, len(h.toVM), "answered from speculation")
+}
+
+// What the debugger asked of the stopped thread (jdb: its status) is asked,
+// at the next stop, of the thread that stopped then, not of the thread
+// that stopped last time: stops come from one thread after another.
+func TestTheStoppedThreadsCommandsFollowTheStop(t *testing.T) {
+	h := running(t)
+	stopAndAskStatus := func(thread jdwp.ThreadID) {
+		ev, ok := h.vm.Stop(thread, jdwp.SuspendPolicyAll)
+		require.True(t, ok)
+		h.event(ev)
+		h.drain()
+		got, want := ask(h, &jdwp.ThreadStatusCommand{Thread: thread})
+		require.Equal(t, want, got)
+		resume(h)
+	}
+	stopAndAskStatus(1)
+	for _, thread := range []jdwp.ThreadID{2, 1, 2} {
+		own, other := queuedFor(h, jdwp.CmdThreadReferenceStatus, jdwp.ObjectID(thread)), queuedFor(h, jdwp.CmdThreadReferenceStatus, jdwp.ObjectID(3-thread))
+		ev, ok := h.vm.Stop(thread, jdwp.SuspendPolicyAll)
+		require.True(t, ok)
+		h.event(ev)
+		require.Equal(t, own+1, queuedFor(h, jdwp.CmdThreadReferenceStatus, jdwp.ObjectID(thread)), "thread %d's status goes out with its stop", thread)
+		require.Equal(t, other, queuedFor(h, jdwp.CmdThreadReferenceStatus, jdwp.ObjectID(3-thread)), "not the last stopped thread's")
+		h.drain()
+		sent := len(h.toVM)
+		got, want := ask(h, &jdwp.ThreadStatusCommand{Thread: thread})
+		require.Equal(t, want, got)
+		require.Equal(t, sent, len(h.toVM), "answered from speculation")
+		resume(h)
+	}
+}
+
+// An IDE's threads view shows where each suspended thread is: once the
+// debugger asked another thread's top frame, every other thread's goes out
+// with the threads view at the next stops and answers it, the thread that
+// stopped last time included (never asked as another's before); a
+// debugger that never asked gets none (the view's status, depth and name
+// only).
+func TestThreadsViewTopFramesOnceAsked(t *testing.T) {
+	h := running(t)
+	threadsView := func(stopped jdwp.ThreadID, topFrames bool) {
+		h.send(&jdwp.VMAllThreadsCommand{})
+		for _, th := range h.vm.Threads() {
+			ask(h, &jdwp.ThreadStatusCommand{Thread: th.ID})
+			ask(h, &jdwp.ThreadFrameCountCommand{Thread: th.ID})
+			if topFrames && th.ID != stopped {
+				got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: th.ID, StartFrame: 0, Length: 1})
+				require.Equal(t, want, got)
+			}
+			ask(h, &jdwp.ThreadNameCommand{Thread: th.ID})
+		}
+	}
+	stopThread1(t, h, jdwp.SuspendPolicyAll)
+	threadsView(1, false)
+	resumeAndStop(t, h)
+	require.Zero(t, queuedFor(h, jdwp.CmdThreadReferenceFrames, 2), "never asked, never sent")
+	threadsView(1, true)
+	resume(h)
+	before := queuedFor(h, jdwp.CmdThreadReferenceFrames, 1)
+	ev, ok := h.vm.Stop(2, jdwp.SuspendPolicyAll)
+	require.True(t, ok)
+	h.event(ev)
+	h.drain()
+	sent := len(h.toVM)
+	require.Equal(t, before+1, queuedFor(h, jdwp.CmdThreadReferenceFrames, 1), "asked of another thread, sent of each with the threads view")
+	threadsView(2, true)
+	require.Equal(t, sent, len(h.toVM), "and answered from speculation")
+}

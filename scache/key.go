@@ -96,3 +96,26 @@ func (k Key) AppendCommand(b []byte, id uint32) []byte {
 		CommandSet: c.Set, Command: c.Cmd})
 	return append(b, k[2:]...)
 }
+
+// namesThread reports whether k is a command of the ThreadReference set
+// about thread t.
+func (k Key) namesThread(t jdwp.ThreadID, sizes jdwp.IDSizes) bool {
+	n := int(sizes.ObjectID)
+	if k.Command().Set != jdwp.SetThreadReference || n == 0 || len(k) < 2+n {
+		return false
+	}
+	var w jdwp.Writer
+	w.Reset(sizes)
+	w.ObjectID(jdwp.ObjectID(t))
+	return string(w.Bytes()) == string(k[2:2+n])
+}
+
+// withThread returns a ThreadReference key with its thread replaced by t.
+func (k Key) withThread(t jdwp.ThreadID, sizes jdwp.IDSizes) Key {
+	var w jdwp.Writer
+	w.Reset(sizes)
+	w.Uint8(k[0])
+	w.Uint8(k[1])
+	w.ObjectID(jdwp.ObjectID(t))
+	return Key(append(w.Bytes(), k[2+int(sizes.ObjectID):]...))
+}

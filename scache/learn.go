@@ -90,6 +90,7 @@ func (l *learner) classUsed(cmd jdwp.Command) { l.classOf(cmd).used++ }
 type siteUse struct {
 	unused     int  // successive stops at which it was sent and not used
 	sent, used bool // at the current stop
+	wanted     bool // used or asked at some stop of the session
 }
 
 func (l *learner) use(st site) *siteUse {
@@ -178,8 +179,21 @@ func (l *learner) sent(m jdwp.CommandMessage) {
 func (l *learner) used(m jdwp.CommandMessage) {
 	if l.inStop {
 		u := l.use(l.siteOf(m))
-		u.used, u.unused = true, 0
+		u.used, u.unused, u.wanted = true, 0, true
 	}
+}
+
+// wantedOfOthers reports whether the debugger ever asked, at a stop of
+// either kind, for cmd (Frames: not of the whole stack) of a thread other
+// than the stopped one. Speculation a debugger seldom wants (another
+// thread's top frame) waits for that instead of being tried and paused.
+func (l *learner) wantedOfOthers(cmd jdwp.Command) bool {
+	for _, step := range []bool{false, true} {
+		if u := l.sites[site{cmd: cmd, step: step, other: true}]; u != nil && u.wanted {
+			return true
+		}
+	}
+	return false
 }
 
 func boolIndex(b bool) int {

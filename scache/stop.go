@@ -82,6 +82,9 @@ func (s *Speculator) onFrames(p *inFlight, reply *replyData) error {
 	}
 	top := frames[0]
 	s.predictor.observe(asked.Thread, top.Frame, frameIDMask(s.sizes))
+	if s.susp.stopped != 0 && asked.Thread != s.susp.stopped {
+		return nil // another thread's, as a threads view asks: the top frame is the stopped thread's
+	}
 	if s.top.set && s.top.thread == asked.Thread {
 		if !s.top.predicted {
 			return nil
@@ -302,11 +305,18 @@ func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
 	return nil
 }
 
-// enqueueThreadsView queues each thread's status, depth and name.
+// enqueueThreadsView queues each thread's status, depth and name, and,
+// once the debugger asked where another thread is (an IDE's threads view
+// shows each one's top frame), each other thread's top frame. What the
+// debugger does not ask, the learner soon pauses.
 func (s *Speculator) enqueueThreadsView(threads []jdwp.ThreadID) {
+	topFrames := s.learn.wantedOfOthers(jdwp.CmdThreadReferenceFrames)
 	for _, t := range threads {
 		s.enqueueState(&jdwp.ThreadStatusCommand{Thread: t}, false)
 		s.enqueueState(&jdwp.ThreadFrameCountCommand{Thread: t}, false)
+		if topFrames && t != s.susp.stopped {
+			s.enqueueState(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, false)
+		}
 		s.enqueueState(&jdwp.ThreadNameCommand{Thread: t}, false)
 	}
 }
