@@ -129,3 +129,73 @@ func TestStoppedThreadStatusAtAnEventThreadStop(t *testing.T) {
 	require.Len(t, r.Edict.Upstream, 1, "a running thread's status is asked of the VM")
 	require.Empty(t, r.Edict.Downstream)
 }
+
+// TestAStopOfManyThreadsGoesOutInOneRound: with a dozen threads (an app's
+// workers beside the VM's own) and a debugger that shows its threads view,
+// the stop's whole speculation (its frames, name, this and values, the
+// thread list, each thread's status, depth, top frame and name) is sent
+// with the event: none of it waits for a reply to free a place in flight.
+func TestAStopOfManyThreadsGoesOutInOneRound(t *testing.T) {
+	sizes := jdwp.DefaultIDSizes
+	vm := scachetest.NewModelVM(sizes)
+	c := vm.AddClass("LThreads;", 2, false, false)
+	const threads = 12
+	for id := jdwp.ThreadID(1); id <= threads; id++ {
+		vm.SetThread(id, []scachetest.ModelFrame{{Class: c.ID, Method: c.Methods[0], Index: 3}, {Class: c.ID, Method: c.Methods[1], Index: 5}})
+	}
+	s, err := New()
+	require.NoError(t, err)
+	// deliver lets the VM answer, in order, what goes up (the edicts'
+	// packets are the Speculator's until its next call: copied).
+	deliver := func(r Response) {
+		var pending [][]byte
+		keep := func(r Response) {
+			for _, p := range r.Edict.Upstream {
+				pending = append(pending, append([]byte(nil), p...))
+			}
+		}
+		for keep(r); len(pending) > 0; {
+			p := pending[0]
+			pending = pending[1:]
+			keep(s.OnDownstream(vm.Handle(p)))
+		}
+	}
+	nextID := uint32(1)
+	ask := func(m jdwp.CommandMessage) {
+		deliver(s.OnUpstream(jdwp.AppendCommandPacket(nil, nextID, m, sizes)))
+		nextID++
+	}
+	threadsView := func(stopped jdwp.ThreadID) {
+		ask(&jdwp.VMAllThreadsCommand{})
+		for id := jdwp.ThreadID(1); id <= threads; id++ {
+			ask(&jdwp.ThreadStatusCommand{Thread: id})
+			ask(&jdwp.ThreadFrameCountCommand{Thread: id})
+			if id != stopped {
+				ask(&jdwp.ThreadFramesCommand{Thread: id, StartFrame: 0, Length: 1})
+			}
+			ask(&jdwp.ThreadNameCommand{Thread: id})
+		}
+	}
+	ask(&jdwp.VMIDSizesCommand{})
+	for stop := jdwp.ThreadID(1); stop <= 3; stop++ {
+		ask(&jdwp.VMResumeCommand{})
+		ev, ok := vm.Stop(stop, jdwp.SuspendPolicyAll)
+		require.True(t, ok)
+		r := s.OnDownstream(ev)
+		if stop == 3 {
+			require.Greater(t, len(r.Edict.Upstream), 4*threads, "the whole stop, with the event")
+			require.Zero(t, s.Stats().Held)
+			sent := map[jdwp.Command]int{}
+			for _, p := range r.Edict.Upstream {
+				h, err := jdwp.ParseHeader(p)
+				require.NoError(t, err)
+				sent[h.Cmd()]++
+			}
+			require.Equal(t, threads, sent[jdwp.CmdThreadReferenceName], "every thread's name")
+			require.Equal(t, threads, sent[jdwp.CmdThreadReferenceStatus], "every thread's status")
+		}
+		deliver(r)
+		ask(&jdwp.ThreadFramesCommand{Thread: stop, StartFrame: 0, Length: -1})
+		threadsView(stop)
+	}
+}
