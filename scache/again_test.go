@@ -94,18 +94,21 @@ func TestThisFieldsOfTheNextObjectInTheSameClass(t *testing.T) {
 	require.Equal(t, want, got)
 	fields := []jdwp.FieldID{2, 1}
 	ask(h, &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: fields})
+	requireNextThisFieldsSpeculated(t, h, top, fields)
+}
 
-	h.send(&jdwp.VMResumeCommand{})
-	h.drain()
-	// The thread goes on to the same method, on a new object.
+// requireNextThisFieldsSpeculated resumes, lets thread 1 go on to the
+// method of top on a new object and stop there, and asks the new this's
+// fields: the reply is the VM's, and came from speculation.
+func requireNextThisFieldsSpeculated(t *testing.T, h *harness, top scachetest.ModelFrame, fields []jdwp.FieldID) {
+	resume(h)
 	again := h.vm.SetThread(1, []scachetest.ModelFrame{{Class: top.Class, Method: top.Method, Index: top.Index}})
 	again.Suspends = 0
 	stopThread1(t, h, jdwp.SuspendPolicyAll)
 	next := h.vm.Thread(1).Frames[0].This
 	require.NotEqual(t, top.This, next)
-
 	sent := len(h.toVM)
-	got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: next, Fields: fields})
+	got, want := ask(h, &jdwp.ObjectRefGetValuesCommand{Object: next, Fields: fields})
 	require.Equal(t, want, got)
 	require.Equal(t, sent, len(h.toVM), "answered from speculation")
 }
@@ -129,17 +132,7 @@ func TestAnotherThreadsFramesLeaveTheStoppedThreadsTopFrame(t *testing.T) {
 	ask(h, &jdwp.ObjectRefReferenceTypeCommand{Object: top.This})
 	fields := []jdwp.FieldID{2, 1}
 	ask(h, &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: fields})
-	resume(h)
-
-	again := h.vm.SetThread(1, []scachetest.ModelFrame{{Class: top.Class, Method: top.Method, Index: top.Index}})
-	again.Suspends = 0
-	stopThread1(t, h, jdwp.SuspendPolicyAll)
-	next := h.vm.Thread(1).Frames[0].This
-	require.NotEqual(t, top.This, next)
-	sent := len(h.toVM)
-	got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: next, Fields: fields})
-	require.Equal(t, want, got)
-	require.Equal(t, sent, len(h.toVM), "answered from speculation")
+	requireNextThisFieldsSpeculated(t, h, top, fields)
 }
 
 // What the debugger asked of the stopped thread (jdb: its status) is asked,
