@@ -225,7 +225,7 @@ func WithMaxFrames(n int) Option {
 // the rest wait in order and are sent as replies come back. The VM serves one
 // command at a time, so each synthetic command ahead of a debugger's own delays
 // it; the bound keeps that delay small (HotSpot answered a stop's commands
-// about 20 µs apart, so 64 ahead cost a debugger's command about 1.3 ms). The
+// about 20 µs apart, so 64 ahead delay a debugger's command about 1.3 ms). The
 // default lets a whole stop go out with its event for an app of a dozen
 // threads whose threads view the debugger shows (four commands a thread);
 // with 32, such a stop cost a second round trip. 0 means unbounded.
