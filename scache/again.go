@@ -233,7 +233,7 @@ func (s *Speculator) noteAsked(key Key, m jdwp.CommandMessage) {
 		}
 		return
 	}
-	if key.namesThread(stoppedThread, s.sizes) {
+	if t, ok := key.thread(s.sizes); ok && t == stoppedThread {
 		return // thread 0 is no thread: kept as a stop's own it would mean another
 	}
 	l.noteKey(key.ofStoppedThread(l.thread, s.sizes))
@@ -328,16 +328,16 @@ const stoppedThread jdwp.ThreadID = 0
 // ofStoppedThread returns k as a key of stoppedThread if it is a thread's
 // command about the stopped thread t, else k.
 func (k Key) ofStoppedThread(t jdwp.ThreadID, sizes jdwp.IDSizes) Key {
-	if t == stoppedThread || !k.namesThread(t, sizes) {
-		return k
+	if kt, ok := k.thread(sizes); ok && kt == t && t != stoppedThread {
+		return k.withThread(stoppedThread, sizes)
 	}
-	return k.withThread(stoppedThread, sizes)
+	return k
 }
 
 // ofThread returns k about thread t if it is a key of stoppedThread, else k.
 func (k Key) ofThread(t jdwp.ThreadID, sizes jdwp.IDSizes) Key {
-	if !k.namesThread(stoppedThread, sizes) {
-		return k
+	if kt, ok := k.thread(sizes); ok && kt == stoppedThread {
+		return k.withThread(t, sizes)
 	}
-	return k.withThread(t, sizes)
+	return k
 }

@@ -2,6 +2,7 @@ package scache
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/jdwpscache/scache/jdwp"
 )
@@ -97,25 +98,30 @@ func (k Key) AppendCommand(b []byte, id uint32) []byte {
 	return append(b, k[2:]...)
 }
 
-// namesThread reports whether k is a command of the ThreadReference set
-// about thread t.
-func (k Key) namesThread(t jdwp.ThreadID, sizes jdwp.IDSizes) bool {
+// thread returns the thread a key of the ThreadReference set names (every
+// command of that set names its thread first); ok is false for other keys.
+// It reads the key's bytes in place: it runs for every state command a
+// debugger asks at a stop.
+func (k Key) thread(sizes jdwp.IDSizes) (t jdwp.ThreadID, ok bool) {
 	n := int(sizes.ObjectID)
-	if k.Command().Set != jdwp.SetThreadReference || n == 0 || len(k) < 2+n {
-		return false
+	if k.Command().Set != jdwp.SetThreadReference || n == 0 || n > 8 || len(k) < 2+n {
+		return 0, false
 	}
-	var w jdwp.Writer
-	w.Reset(sizes)
-	w.ObjectID(jdwp.ObjectID(t))
-	return string(w.Bytes()) == string(k[2:2+n])
+	for i := 2; i < 2+n; i++ {
+		t = t<<8 | jdwp.ThreadID(k[i])
+	}
+	return t, true
 }
 
 // withThread returns a ThreadReference key with its thread replaced by t.
 func (k Key) withThread(t jdwp.ThreadID, sizes jdwp.IDSizes) Key {
-	var w jdwp.Writer
-	w.Reset(sizes)
-	w.Uint8(k[0])
-	w.Uint8(k[1])
-	w.ObjectID(jdwp.ObjectID(t))
-	return Key(append(w.Bytes(), k[2+int(sizes.ObjectID):]...))
+	n := int(sizes.ObjectID)
+	var b strings.Builder
+	b.Grow(len(k))
+	b.WriteString(string(k[:2]))
+	for i := n - 1; i >= 0; i-- {
+		b.WriteByte(byte(t >> (8 * i)))
+	}
+	b.WriteString(string(k[2+n:]))
+	return Key(b.String())
 }
