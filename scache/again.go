@@ -107,15 +107,21 @@ func (e *thisFields) ask(fields []jdwp.FieldID) *fieldsAsk {
 
 // age closes a stop for the asks and reports whether any is still kept.
 func (e *thisFields) age() bool {
-	kept := e.asks[:0]
-	for _, a := range e.asks {
-		if a.age() {
-			kept = append(kept, a)
+	e.asks = aged(e.asks, func(a **fieldsAsk) bool { return (*a).age() })
+	return len(e.asks) > 0
+}
+
+// aged closes a stop for each entry of list (age reports whether it is
+// still kept) and returns those kept, in order, in list's storage.
+func aged[T any](list []T, age func(*T) bool) []T {
+	kept := list[:0]
+	for i := range list {
+		if age(&list[i]) {
+			kept = append(kept, list[i])
 		}
 	}
-	clear(e.asks[len(kept):])
-	e.asks = kept
-	return len(kept) > 0
+	clear(list[len(kept):])
+	return kept
 }
 
 // boundedEntry returns (*m)[k], made (with the map) when absent, unless the
@@ -302,14 +308,7 @@ func (l *againLog) endStop() {
 	}
 	l.class, l.this, l.thisType, l.fieldsAsked, l.thread = 0, 0, 0, 0, 0
 	k := &l.kinds[boolIndex(l.step)]
-	kept := k.keys[:0]
-	for _, e := range k.keys {
-		if e.age() {
-			kept = append(kept, e)
-		}
-	}
-	clear(k.keys[len(kept):])
-	k.keys = kept
+	k.keys = aged(k.keys, func(e *againEntry) bool { return e.age() })
 	clear(k.index)
 	for i, e := range k.keys {
 		k.index[e.key] = i
