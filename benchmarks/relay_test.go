@@ -17,6 +17,7 @@ import (
 	"github.com/jdwpscache/scache/internal/replay"
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 )
 
@@ -78,11 +79,11 @@ func workloadStops(b *testing.B, delay time.Duration, mode string, o jvmtest.Dri
 // belayed commands. journal gets the far half's journal.
 func splitSession(b *testing.B, vmAddr string, delay time.Duration, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) (time.Duration, string, scache.Stats) {
 	nearStats, farStats := make(chan scache.Stats, 1), make(chan scache.Stats, 1)
-	near := serveProxy(b, vmAddr, "scache", nearStats, scache.WithSplit(scache.NearHalf))
+	near := serveProxy(b, vmAddr, "scache", nearStats, transport.WithSplit(transport.NearHalf))
 	link, err := latency.Listen(near, delay)
 	require.NoError(b, err)
 	defer link.Close()
-	far := serveProxy(b, link.Addr, "scache", farStats, scache.WithSplit(scache.FarHalf), scache.WithJournal(journal))
+	far := serveProxy(b, link.Addr, "scache", farStats, transport.WithSplit(transport.FarHalf), scache.WithJournal(journal))
 	transcript, elapsed := jvmtest.RunDriver(b, far, o)
 	return elapsed, transcript, replay.SplitStats(<-nearStats, <-farStats)
 }
@@ -95,13 +96,13 @@ func serveProxy(b *testing.B, target, mode string, stats chan<- scache.Stats, ex
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(b, err)
 	opts = append(append(opts, extra...), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		scache.WithSessionEnded(func(st scache.Stats, err error) {
+		transport.WithSessionEnded(func(st scache.Stats, err error) {
 			if err != nil {
 				b.Errorf("session through the %s proxy: %v", mode, err)
 			}
 			stats <- st
 		}))
-	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", target)
 	}, opts...)
@@ -296,11 +297,11 @@ func recordNearVM(b *testing.B, delay time.Duration, o jvmtest.DriverOptions) []
 	var mu sync.Mutex
 	var records []journal.Record
 	ended := make(chan struct{}, 1)
-	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", vm.Addr)
 	}, scache.PassThrough(), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		scache.WithSessionEnded(func(scache.Stats, error) { ended <- struct{}{} }),
+		transport.WithSessionEnded(func(scache.Stats, error) { ended <- struct{}{} }),
 		scache.WithJournal(func(e scache.JournalEntry) {
 			mu.Lock()
 			defer mu.Unlock()

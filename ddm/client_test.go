@@ -10,7 +10,7 @@ import (
 	"github.com/jdwpscache/scache/ddm/ddmtest"
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/jdwp"
-	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -207,7 +207,7 @@ func TestThroughTheSpeculator(t *testing.T) {
 	defer vm.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	relay, err := scache.NewRelay()
+	relay, err := transport.NewRelay()
 	require.NoError(t, err)
 	spec := relay.Speculator()
 	done := make(chan error, 1)

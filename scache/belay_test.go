@@ -12,7 +12,7 @@ import (
 // speculating sends a Frames command, lets the VM answer it, and leaves the
 // synthetic commands it triggered in flight.
 func speculating(t *testing.T, opts ...scache.Option) (*harness, *scachetest.ModelClass) {
-	vm, c := oneFrameWorld()
+	vm, c := scachetest.OneFrameWorld(sizes8)
 	h := newHarness(t, vm, opts...)
 	h.send(&jdwp.ThreadFramesCommand{Thread: 7, StartFrame: 0, Length: -1})
 	require.True(t, h.step())
@@ -51,7 +51,7 @@ func TestClassicDoesNotBelay(t *testing.T) {
 }
 
 func TestBelayOnTheDebuggersOwnCommandInFlight(t *testing.T) {
-	vm, c := oneFrameWorld()
+	vm, c := scachetest.OneFrameWorld(sizes8)
 	h := newHarness(t, vm)
 	cmd := &jdwp.RefTypeSourceFileCommand{RefType: c.ID}
 	a := h.send(cmd)
@@ -85,7 +85,7 @@ func TestDisableWhileHoldingReleasesHeldCommandsUpstream(t *testing.T) {
 }
 
 func TestRedefineClassesEvictsCachedAndInFlight(t *testing.T) {
-	vm, c := oneFrameWorld()
+	vm, c := scachetest.OneFrameWorld(sizes8)
 	h := newHarness(t, vm)
 	h.send(&jdwp.ThreadFramesCommand{Thread: 7, StartFrame: 0, Length: -1})
 	h.drain()
@@ -119,7 +119,7 @@ func TestRedefineWhileSyntheticInFlightAnswersHeldButDoesNotCache(t *testing.T) 
 }
 
 func TestClassUnloadWhileInFlightDoesNotCache(t *testing.T) {
-	vm, c := oneFrameWorld()
+	vm, c := scachetest.OneFrameWorld(sizes8)
 	h := newHarness(t, vm)
 	h.send(&jdwp.VMAllClassesCommand{})
 	h.drain()
@@ -140,7 +140,7 @@ func TestClassUnloadWhileInFlightDoesNotCache(t *testing.T) {
 func TestVMDeathAndDisposeClearEverything(t *testing.T) {
 	for _, end := range []string{"VMDeath", "Dispose"} {
 		t.Run(end, func(t *testing.T) {
-			vm, _ := oneFrameWorld()
+			vm, _ := scachetest.OneFrameWorld(sizes8)
 			h := newHarness(t, vm)
 			h.send(&jdwp.ThreadFramesCommand{Thread: 7, StartFrame: 0, Length: -1})
 			h.drain()

@@ -55,7 +55,7 @@ func TestForwardPathDoesNotAllocate(t *testing.T) {
 
 // BenchmarkHit: a keyable command answered from the cache.
 func BenchmarkHit(b *testing.B) {
-	vm, c := oneFrameWorld()
+	vm, c := scachetest.OneFrameWorld(sizes8)
 	h := newHarness(b, vm)
 	h.send(&jdwp.ThreadFramesCommand{Thread: 7, StartFrame: 0, Length: -1})
 	h.drain()

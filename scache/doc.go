@@ -102,7 +102,7 @@
 // Across a slow link, a proxy next to the debugger learns of a stop only when
 // the event has crossed it. Split mode puts the link between two halves: a
 // [Near] next to the VM, a [Far] next to the debugger, and a tunnel of one
-// TCP connection between them (tunnel.go: its handshake and frames). The
+// TCP connection between them (package internal/tunnel: its handshake and frames). The
 // near half is a Speculator that speculates at the VM's latency; it forwards
 // the VM's packets and announces each synthetic command it sends, then its
 // reply. The far half is the same state machine as a follower

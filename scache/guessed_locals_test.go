@@ -89,7 +89,7 @@ func TestTheNextLocalObjectIsGuessed(t *testing.T) {
 // equals the VM's answer at the moment it was asked.
 func TestGuessedIDsNeverStale(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		vm, _ := world(sizes8)
+		vm, _ := scachetest.World(sizes8)
 		h := newHarness(t, vm)
 		h.send(&jdwp.VMIDSizesCommand{})
 		h.send(&jdwp.VMResumeCommand{})

@@ -23,13 +23,6 @@ func newHarness(t tb, vm *scachetest.ModelVM, opts ...scache.Option) *harness {
 	return &harness{t: t, s: newSpeculator(t, opts...), vm: vm, nextID: 1}
 }
 
-// newRelay returns a Relay with valid options.
-func newRelay(t require.TestingT, opts ...scache.Option) *scache.Relay {
-	r, err := scache.NewRelay(opts...)
-	require.NoError(t, err)
-	return r
-}
-
 // newSpeculator returns a Speculator with valid options.
 func newSpeculator(t require.TestingT, opts ...scache.Option) *scache.Speculator {
 	s, err := scache.New(opts...)
@@ -120,21 +113,4 @@ func (h *harness) vmCommands(cmd jdwp.Command) (total, synthetic int) {
 		}
 	}
 	return
-}
-
-// world returns a model VM with a few classes and a thread stopped in them.
-func world(sizes jdwp.IDSizes) (*scachetest.ModelVM, []*scachetest.ModelClass) {
-	vm := scachetest.NewModelVM(sizes)
-	a := vm.AddClass("LMain;", 3, false, false)
-	b := vm.AddClass("LHelper;", 2, false, false)
-	c := vm.AddClass("LShape;", 1, true, false)
-	d := vm.AddClass("LGenerated;", 1, false, true)
-	vm.SetThread(1, []scachetest.ModelFrame{
-		{Class: b.ID, Method: b.Methods[0], Index: 5},
-		{Class: c.ID, Method: c.Methods[0], Index: 2},
-		{Class: a.ID, Method: a.Methods[1], Index: 9},
-		{Class: a.ID, Method: a.Methods[0], Index: 3},
-	})
-	vm.SetThread(2, []scachetest.ModelFrame{{Class: d.ID, Method: d.Methods[0], Index: 1}})
-	return vm, []*scachetest.ModelClass{a, b, c, d}
 }

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"time"
 
-	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache/internal/option"
 )
 
 // Defaults of the options.
@@ -56,155 +55,69 @@ func defaultConfig() config {
 	}
 }
 
-// An Option configures a Speculator (New), a Relay (NewRelay) or a Proxy
-// (NewProxy): one style for all three. Each constructor takes the options
-// that apply to it (a Relay and a Proxy make Speculators, so Speculator
-// options apply to them too) and returns an error for any other, and for a
-// value out of range. Presets (Classic, PassThrough) set a whole policy;
-// options given beside a preset refine it, in whatever order they come.
-type Option struct {
-	name  string
-	scope scope
-	apply func(*settings) error
-}
+// An Option configures a Speculator (New), a half of a split proxy
+// (NewNear, NewFar) or a transport (package transport's NewRelay and
+// NewProxy): one type for all of them. Each constructor takes the options
+// that apply to it (a transport makes Speculators, so Speculator options
+// apply to it too) and returns an error for any other, and for a value out
+// of range. Presets (Classic, PassThrough) set a whole policy; options given
+// beside a preset refine it, in whatever order they come.
+type Option = option.Option
 
-// scope says which constructors an option applies to.
-type scope uint8
-
-const (
-	forSpeculator scope = 1 << iota
-	forRelay
-	forProxy
-	forHalf // NewNear and NewFar: a Speculator's options and a journal
-
-	forAll      = forSpeculator | forRelay | forProxy | forHalf
-	forSessions = forRelay | forProxy
-)
-
-func (sc scope) String() string {
-	switch sc {
-	case forSpeculator:
-		return "a Speculator"
-	case forRelay:
-		return "a Relay"
-	case forHalf:
-		return "a split proxy's half"
-	}
-	return "a Proxy"
-}
-
-// settings collects the options given to a constructor.
-type settings struct {
-	preset                          preset
-	presets                         []string
-	cacheBytes, maxFrames, inFlight optional[int]
-	belay, stateCache, answerAhead  optional[bool]
-	families                        optional[Family]
-	logger                          *slog.Logger
-	journal                         func(JournalEntry)
-	maxPacketSize                   int
-	handshakeTimeout                time.Duration
-	sessionEnded                    func(Stats, error)
-	speculator                      *Speculator
-	split                           Half
-}
-
-type optional[T any] struct {
-	v   T
-	set bool
-}
-
-func (o *optional[T]) put(v T) { o.v, o.set = v, true }
-
-type preset uint8
-
-const (
-	presetDefault preset = iota
-	presetClassic
-	presetOff
-)
-
-// collect applies opts for the constructor of scope sc.
-func collect(sc scope, opts []Option) (*settings, error) {
-	st := &settings{}
-	for _, o := range opts {
-		if o.apply == nil {
-			return nil, errors.New("scache: a zero Option")
-		}
-		if o.scope&sc == 0 {
-			return nil, fmt.Errorf("scache: %s does not apply to %v", o.name, sc)
-		}
-		if err := o.apply(st); err != nil {
-			return nil, fmt.Errorf("scache: %s: %w", o.name, err)
-		}
-	}
-	if len(st.presets) > 1 {
-		return nil, fmt.Errorf("scache: presets %v conflict: give one", st.presets)
-	}
-	return st, nil
-}
-
-// speculatorOptions reports whether options of a Speculator were given.
-func (st *settings) speculatorOptions() bool {
-	return len(st.presets) > 0 || st.cacheBytes.set || st.maxFrames.set || st.inFlight.set || st.belay.set ||
-		st.stateCache.set || st.families.set || st.answerAhead.set
-}
-
-// config returns the Speculator configuration: the preset's, then the
-// options given.
-func (st *settings) config() config {
+// configOf returns the Speculator configuration of the settings: the
+// preset's, then the options given.
+func configOf(st *option.Settings) config {
 	c := defaultConfig()
-	switch st.preset {
-	case presetClassic:
+	switch st.Preset {
+	case option.PresetClassic:
 		c.classic = true
 		c.belay = false
 		c.maxInFlight = 0
 		c.cacheOrganic = false
 		c.cacheState = false
 		c.families = FamilyClass
-	case presetOff:
+	case option.PresetOff:
 		c.passThrough = true
 	}
-	if st.cacheBytes.set {
-		c.cacheBytes = st.cacheBytes.v
+	if st.CacheBytes.Set {
+		c.cacheBytes = st.CacheBytes.V
 	}
-	if st.maxFrames.set {
-		c.maxFrames = st.maxFrames.v
+	if st.MaxFrames.Set {
+		c.maxFrames = st.MaxFrames.V
 	}
-	if st.inFlight.set {
-		c.maxInFlight = st.inFlight.v
+	if st.InFlight.Set {
+		c.maxInFlight = st.InFlight.V
 	}
-	if st.belay.set {
-		c.belay = st.belay.v
+	if st.Belay.Set {
+		c.belay = st.Belay.V
 	}
-	if st.stateCache.set {
-		c.cacheState = st.stateCache.v
+	if st.Families.Set {
+		c.families = Family(st.Families.V)
 	}
-	if st.families.set {
-		c.families = st.families.v
+	c.answerAhead = st.Preset == option.PresetDefault
+	if st.AnswerAhead.Set {
+		c.answerAhead = st.AnswerAhead.V
 	}
-	c.answerAhead = st.preset == presetDefault
-	if st.answerAhead.set {
-		c.answerAhead = st.answerAhead.v
-	}
-	if st.logger != nil {
-		c.logger = st.logger
+	if st.Logger != nil {
+		c.logger = st.Logger
 	}
 	return c
 }
 
-func option(name string, sc scope, apply func(*settings) error) Option {
-	return Option{name: name, scope: sc, apply: apply}
+// journalOf returns the journal function of the settings, or nil.
+func journalOf(st *option.Settings) func(JournalEntry) {
+	fn, _ := st.Journal.(func(JournalEntry))
+	return fn
 }
 
 // WithCacheBytes bounds the reply cache to n > 0 bytes of packets (default
 // 16 MiB). The least recently used replies are evicted first.
 func WithCacheBytes(n int) Option {
-	return option(fmt.Sprintf("WithCacheBytes(%d)", n), forAll, func(st *settings) error {
+	return option.New(fmt.Sprintf("WithCacheBytes(%d)", n), option.All, func(st *option.Settings) error {
 		if n <= 0 {
 			return errors.New("the cache needs at least one byte")
 		}
-		st.cacheBytes.put(n)
+		st.CacheBytes.Put(n)
 		return nil
 	})
 }
@@ -212,11 +125,11 @@ func WithCacheBytes(n int) Option {
 // WithMaxFrames sets how many frames of a ThreadReference.Frames reply are
 // speculated on, top frame first (default 40; 0: none).
 func WithMaxFrames(n int) Option {
-	return option(fmt.Sprintf("WithMaxFrames(%d)", n), forAll, func(st *settings) error {
+	return option.New(fmt.Sprintf("WithMaxFrames(%d)", n), option.All, func(st *option.Settings) error {
 		if n < 0 {
 			return errors.New("a number of frames is not negative")
 		}
-		st.maxFrames.put(n)
+		st.MaxFrames.Put(n)
 		return nil
 	})
 }
@@ -230,11 +143,11 @@ func WithMaxFrames(n int) Option {
 // threads whose threads view the debugger shows (four commands a thread);
 // with 32, such a stop cost a second round trip. 0 means unbounded.
 func WithMaxInFlight(n int) Option {
-	return option(fmt.Sprintf("WithMaxInFlight(%d)", n), forAll, func(st *settings) error {
+	return option.New(fmt.Sprintf("WithMaxInFlight(%d)", n), option.All, func(st *option.Settings) error {
 		if n < 0 {
 			return errors.New("a bound is not negative (0: unbounded)")
 		}
-		st.inFlight.put(n)
+		st.InFlight.Put(n)
 		return nil
 	})
 }
@@ -243,11 +156,11 @@ func WithMaxInFlight(n int) Option {
 // slog.Default() for a Proxy's sessions). Per-packet records are at Debug
 // level and cost nothing when it is disabled.
 func WithLogger(l *slog.Logger) Option {
-	return option("WithLogger", forAll, func(st *settings) error {
+	return option.New("WithLogger", option.All, func(st *option.Settings) error {
 		if l == nil {
 			return errors.New("a nil logger")
 		}
-		st.logger = l
+		st.Logger = l
 		return nil
 	})
 }
@@ -255,8 +168,8 @@ func WithLogger(l *slog.Logger) Option {
 // WithBelay turns belay on or off (default on): a debugger command whose key
 // matches a command still in flight is held and answered from its reply.
 func WithBelay(on bool) Option {
-	return option(fmt.Sprintf("WithBelay(%v)", on), forAll, func(st *settings) error {
-		st.belay.put(on)
+	return option.New(fmt.Sprintf("WithBelay(%v)", on), option.All, func(st *option.Settings) error {
+		st.Belay.Put(on)
 		return nil
 	})
 }
@@ -273,8 +186,8 @@ func WithBelay(on bool) Option {
 // saved per stop. A near half never answers ahead (it is not next to the
 // debugger). Classic answers nothing ahead.
 func WithAnswerAhead(on bool) Option {
-	return option(fmt.Sprintf("WithAnswerAhead(%v)", on), forAll, func(st *settings) error {
-		st.answerAhead.put(on)
+	return option.New(fmt.Sprintf("WithAnswerAhead(%v)", on), option.All, func(st *option.Settings) error {
+		st.AnswerAhead.Put(on)
 		return nil
 	})
 }
@@ -285,9 +198,9 @@ func WithAnswerAhead(on bool) Option {
 // id range, invalidation), so the two policies can be compared side by side.
 // Options given beside it refine it, in any order.
 func Classic() Option {
-	return option("Classic()", forAll, func(st *settings) error {
-		st.preset = presetClassic
-		st.presets = append(st.presets, "Classic")
+	return option.New("Classic()", option.All, func(st *option.Settings) error {
+		st.Preset = option.PresetClassic
+		st.Presets = append(st.Presets, "Classic")
 		return nil
 	})
 }
@@ -333,7 +246,7 @@ const (
 // threads are still cached when the debugger's own commands ask for them,
 // whatever the families.
 func WithFamilies(f Family) Option {
-	return option(fmt.Sprintf("WithFamilies(%#x)", uint16(f)), forAll, func(st *settings) error {
+	return option.New(fmt.Sprintf("WithFamilies(%#x)", uint16(f)), option.All, func(st *option.Settings) error {
 		var known Family
 		for _, fam := range families {
 			known |= fam.flag
@@ -341,18 +254,7 @@ func WithFamilies(f Family) Option {
 		if f&^known != 0 {
 			return fmt.Errorf("no family has the bits %#x", uint16(f&^known))
 		}
-		st.families.put(f)
-		return nil
-	})
-}
-
-// WithStateCache turns on or off (default on) caching replies that are true
-// only while threads stay suspended (frames, locals, thread names and
-// states). Off, only class metadata is cached, and the state families
-// speculate nothing.
-func WithStateCache(on bool) Option {
-	return option(fmt.Sprintf("WithStateCache(%v)", on), forAll, func(st *settings) error {
-		st.stateCache.put(on)
+		st.Families.Put(uint16(f))
 		return nil
 	})
 }
@@ -361,84 +263,23 @@ func WithStateCache(on bool) Option {
 // disabled one does: the "off" mode of the proxy and the benchmarks. It is a
 // preset, like Classic.
 func PassThrough() Option {
-	return option("PassThrough()", forAll, func(st *settings) error {
-		st.preset = presetOff
-		st.presets = append(st.presets, "PassThrough")
+	return option.New("PassThrough()", option.All, func(st *option.Settings) error {
+		st.Preset = option.PresetOff
+		st.Presets = append(st.Presets, "PassThrough")
 		return nil
 	})
 }
 
-// WithJournal makes a Relay, or each session of a Proxy, call fn with every
-// journal entry, from both directions' goroutines (one call at a time). A
-// Near or Far made with it calls fn with its side of the conversation from
-// the call that made each entry.
+// WithJournal makes a transport's Relay, or each session of its Proxy, call
+// fn with every journal entry, from both directions' goroutines (one call
+// at a time). A Near or Far made with it calls fn with its side of the
+// conversation from the call that made each entry.
 func WithJournal(fn func(JournalEntry)) Option {
-	return option("WithJournal", forSessions|forHalf, func(st *settings) error {
+	return option.New("WithJournal", option.Sessions|option.Half, func(st *option.Settings) error {
 		if fn == nil {
 			return errors.New("a nil function")
 		}
-		st.journal = fn
-		return nil
-	})
-}
-
-// WithMaxPacketSize bounds the packets a Relay (or a Proxy's sessions) reads
-// on either side (default jdwp.DefaultMaxPacketSize; at least the 11-byte header).
-func WithMaxPacketSize(n int) Option {
-	return option(fmt.Sprintf("WithMaxPacketSize(%d)", n), forSessions, func(st *settings) error {
-		if n < jdwp.HeaderSize {
-			return fmt.Errorf("a packet has at least %d bytes", jdwp.HeaderSize)
-		}
-		st.maxPacketSize = n
-		return nil
-	})
-}
-
-// WithHandshakeTimeout bounds the JDWP handshake of a Relay or a Proxy's
-// connections (default jdwp.HandshakeTimeout).
-func WithHandshakeTimeout(d time.Duration) Option {
-	return option(fmt.Sprintf("WithHandshakeTimeout(%v)", d), forSessions, func(st *settings) error {
-		if d <= 0 {
-			return errors.New("a timeout is positive")
-		}
-		st.handshakeTimeout = d
-		return nil
-	})
-}
-
-// WithSessionEnded makes a Proxy call fn after each session with its stats
-// and the relay's error (nil for a clean end).
-func WithSessionEnded(fn func(Stats, error)) Option {
-	return option("WithSessionEnded", forProxy, func(st *settings) error {
-		if fn == nil {
-			return errors.New("a nil function")
-		}
-		st.sessionEnded = fn
-		return nil
-	})
-}
-
-// WithSplit makes a Relay or a Proxy one half of a split proxy: NearHalf
-// next to the VM, FarHalf next to the debugger, with a tunnel between them
-// (see Near and Far). Give both halves the same Speculator options.
-func WithSplit(h Half) Option {
-	return option("WithSplit", forSessions, func(st *settings) error {
-		if h != NearHalf && h != FarHalf {
-			return fmt.Errorf("scache: WithSplit(%d): NearHalf or FarHalf", h)
-		}
-		st.split = h
-		return nil
-	})
-}
-
-// WithSpeculator makes a Relay use s, a Speculator made by New, instead of
-// making its own (to read its Stats during the session, say).
-func WithSpeculator(s *Speculator) Option {
-	return option("WithSpeculator", forRelay, func(st *settings) error {
-		if s == nil {
-			return errors.New("a nil Speculator")
-		}
-		st.speculator = s
+		st.Journal = fn
 		return nil
 	})
 }

@@ -1,11 +1,9 @@
 package scache
 
 import (
-	"context"
-	"net"
 	"testing"
-	"time"
 
+	"github.com/jdwpscache/scache/scache/internal/option"
 	"github.com/stretchr/testify/require"
 )
 
@@ -13,45 +11,30 @@ import (
 // constructor, never a silent default.
 func TestOptionsAreCheckedByTheConstructor(t *testing.T) {
 	for name, opts := range map[string][]Option{
-		"cache of 0 bytes":       {WithCacheBytes(0)},
-		"negative frames":        {WithMaxFrames(-1)},
-		"negative in flight":     {WithMaxInFlight(-2)},
-		"nil logger":             {WithLogger(nil)},
-		"unknown family":         {WithFamilies(1 << 15)},
-		"two presets":            {Classic(), PassThrough()},
-		"a relay's option":       {WithMaxPacketSize(1 << 20)},
-		"a proxy's option":       {WithSessionEnded(func(Stats, error) {})},
-		"a zero option":          {{}},
-		"a timeout for a relay":  {WithHandshakeTimeout(time.Second)},
-		"a journal for a relay":  {WithJournal(func(JournalEntry) {})},
-		"a speculator for relay": {WithSpeculator(&Speculator{})},
+		"cache of 0 bytes":      {WithCacheBytes(0)},
+		"negative frames":       {WithMaxFrames(-1)},
+		"negative in flight":    {WithMaxInFlight(-2)},
+		"nil logger":            {WithLogger(nil)},
+		"unknown family":        {WithFamilies(1 << 15)},
+		"two presets":           {Classic(), PassThrough()},
+		"a zero option":         {{}},
+		"a journal for a relay": {WithJournal(func(JournalEntry) {})},
 	} {
 		_, err := New(opts...)
 		require.Error(t, err, name)
 	}
-	_, err := NewRelay(WithMaxPacketSize(5))
-	require.ErrorContains(t, err, "at least 11")
-	_, err = NewRelay(WithSessionEnded(func(Stats, error) {}))
-	require.ErrorContains(t, err, "does not apply to a Relay")
-	s, err := New()
-	require.NoError(t, err)
-	_, err = NewRelay(WithSpeculator(s), Classic())
-	require.Error(t, err, "a Speculator given and options for another")
-	dial := func(context.Context) (net.Conn, error) { return nil, nil }
-	_, err = NewProxy(dial, WithSpeculator(s))
-	require.ErrorContains(t, err, "does not apply to a Proxy")
-	_, err = NewProxy(nil)
-	require.Error(t, err)
-	_, err = NewProxy(dial, WithHandshakeTimeout(-time.Second))
-	require.Error(t, err)
+	_, err := NewNear(WithJournal(nil))
+	require.ErrorContains(t, err, "nil function")
+	_, err = NewFar(WithJournal(func(JournalEntry) {}), WithCacheBytes(1<<20))
+	require.NoError(t, err, "a half takes a journal and a Speculator's options")
 }
 
 // Presets set a whole policy; options beside them refine it in any order.
 func TestPresetsDoNotDependOnOrder(t *testing.T) {
 	config := func(opts ...Option) config {
-		st, err := collect(forSpeculator, opts)
+		st, err := option.Collect(option.Speculator, opts)
 		require.NoError(t, err)
-		c := st.config()
+		c := configOf(st)
 		c.logger = nil
 		return c
 	}

@@ -58,7 +58,7 @@ func TestTopFrameIsPredictedAtTheStop(t *testing.T) {
 
 // A VM whose frame ids follow no step gets one wrong prediction, then none.
 func TestRandomFrameIDsAreNotPredicted(t *testing.T) {
-	vm, _ := world(sizes8)
+	vm, _ := scachetest.World(sizes8)
 	vm.FrameIDs = scachetest.FrameIDsRandom
 	h := newHarness(t, vm)
 	h.send(&jdwp.VMIDSizesCommand{})

@@ -133,3 +133,34 @@ type Stats struct {
 	TunnelBytes, PushedBytes, PushedUsed, PushedUsedBytes, PushedDropped int64
 	Enabled                                                              bool
 }
+
+// Direction says which way a packet travels.
+type Direction uint8
+
+const (
+	// Upstream is towards the debugged VM.
+	Upstream Direction = iota
+	// Downstream is towards the debugger.
+	Downstream
+)
+
+// String returns "upstream" or "downstream".
+func (d Direction) String() string {
+	if d == Upstream {
+		return "upstream"
+	}
+	return "downstream"
+}
+
+// A JournalEntry is one packet of the journal: the coherent view of the
+// conversation (see Response). Packet is valid only during the callback.
+type JournalEntry struct {
+	Time      time.Time
+	Direction Direction
+	Packet    []byte
+	Synthetic bool // a synthetic command, the reply to one, or a reply absorbed (kept from the debugger)
+	// Hit marks a debugger command answered from the cache, and that answer.
+	Hit bool
+	// Held marks a debugger command held (belayed) until a reply in flight answers it.
+	Held bool
+}

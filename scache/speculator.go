@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache/internal/option"
 )
 
 // Synthetic command ids. The ranges of the other tools that share a JDWP
@@ -170,11 +171,11 @@ func (sc *scratch) copy(p []byte) []byte {
 // New returns a Speculator with the given options, or an error for an
 // option that does not apply to a Speculator or has a bad value.
 func New(opts ...Option) (*Speculator, error) {
-	st, err := collect(forSpeculator, opts)
+	st, err := option.Collect(option.Speculator, opts)
 	if err != nil {
 		return nil, err
 	}
-	return newSpeculator(st.config()), nil
+	return newSpeculator(configOf(st)), nil
 }
 
 func newSpeculator(cfg config) *Speculator {

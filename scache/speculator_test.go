@@ -11,20 +11,13 @@ import (
 
 var sizes8 = jdwp.DefaultIDSizes
 
-func oneFrameWorld() (*scachetest.ModelVM, *scachetest.ModelClass) {
-	vm := scachetest.NewModelVM(sizes8)
-	c := vm.AddClass("LMain;", 2, false, false)
-	vm.SetThread(7, []scachetest.ModelFrame{{Class: c.ID, Method: c.Methods[0], Index: 4}})
-	return vm, c
-}
-
 func TestFramesReplyTriggersEightSyntheticCommandsPerFrameClass(t *testing.T) {
 	for _, mode := range []struct {
 		name string
 		opts []scache.Option
 	}{{"classic", []scache.Option{scache.Classic()}}, {"default", nil}} {
 		t.Run(mode.name, func(t *testing.T) {
-			vm, _ := oneFrameWorld()
+			vm, _ := scachetest.OneFrameWorld(sizes8)
 			h := newHarness(t, vm, mode.opts...)
 			h.send(&jdwp.ThreadFramesCommand{Thread: 7, StartFrame: 0, Length: 1})
 			require.True(t, h.step())
@@ -47,7 +40,7 @@ func TestFramesReplyTriggersEightSyntheticCommandsPerFrameClass(t *testing.T) {
 }
 
 func TestClassicKeepsTheOriginalOrder(t *testing.T) {
-	vm, _ := oneFrameWorld()
+	vm, _ := scachetest.OneFrameWorld(sizes8)
 	h := newHarness(t, vm, scache.Classic())
 	h.send(&jdwp.ThreadFramesCommand{Thread: 7, StartFrame: 0, Length: -1})
 	h.step()
@@ -63,7 +56,7 @@ func TestClassicKeepsTheOriginalOrder(t *testing.T) {
 }
 
 func TestCacheHitIsRetaggedAndNotForwarded(t *testing.T) {
-	vm, c := oneFrameWorld()
+	vm, c := scachetest.OneFrameWorld(sizes8)
 	h := newHarness(t, vm)
 	h.send(&jdwp.ThreadFramesCommand{Thread: 7, StartFrame: 0, Length: -1})
 	h.drain()
@@ -79,7 +72,7 @@ func TestCacheHitIsRetaggedAndNotForwarded(t *testing.T) {
 }
 
 func TestHitJournalHasCommandAndReply(t *testing.T) {
-	vm, c := oneFrameWorld()
+	vm, c := scachetest.OneFrameWorld(sizes8)
 	h := newHarness(t, vm)
 	h.send(&jdwp.ThreadFramesCommand{Thread: 7, StartFrame: 0, Length: -1})
 	h.drain()
@@ -121,7 +114,7 @@ func TestObsoleteFrameSkipsMethodCommands(t *testing.T) {
 }
 
 func TestSpeculationSkipsKeysCachedOrInFlight(t *testing.T) {
-	vm, _ := world(sizes8)
+	vm, _ := scachetest.World(sizes8)
 	h := newHarness(t, vm, scache.WithMaxInFlight(0))
 	h.send(&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
 	h.step()
@@ -137,7 +130,7 @@ func TestSpeculationSkipsKeysCachedOrInFlight(t *testing.T) {
 }
 
 func TestMaxFrames(t *testing.T) {
-	vm, _ := world(sizes8)
+	vm, _ := scachetest.World(sizes8)
 	h := newHarness(t, vm, scache.WithMaxFrames(1), scache.WithMaxInFlight(0))
 	h.send(&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
 	h.step()
@@ -145,7 +138,7 @@ func TestMaxFrames(t *testing.T) {
 }
 
 func TestMaxInFlightBoundsSyntheticCommands(t *testing.T) {
-	vm, _ := world(sizes8)
+	vm, _ := scachetest.World(sizes8)
 	h := newHarness(t, vm, scache.WithMaxInFlight(3))
 	h.send(&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
 	h.step()
@@ -162,7 +155,7 @@ func TestMaxInFlightBoundsSyntheticCommands(t *testing.T) {
 
 func TestIDSizesSwitchEncodesSyntheticCommandsWithNewSizes(t *testing.T) {
 	sizes := jdwp.IDSizes{FieldID: 4, MethodID: 4, ObjectID: 4, ReferenceTypeID: 4, FrameID: 4}
-	vm, c := oneFrameWorldSized(sizes)
+	vm, c := scachetest.OneFrameWorld(sizes)
 	h := newHarness(t, vm, scache.Classic())
 	h.send(&jdwp.VMIDSizesCommand{})
 	h.step()
@@ -182,13 +175,6 @@ func TestIDSizesSwitchEncodesSyntheticCommandsWithNewSizes(t *testing.T) {
 	id := h.send(&jdwp.MethodLineTableCommand{RefType: c.ID, Method: c.Methods[0]})
 	require.NotEmpty(t, h.replyTo(id))
 	require.Equal(t, int64(1), h.s.Stats().Hits)
-}
-
-func oneFrameWorldSized(s jdwp.IDSizes) (*scachetest.ModelVM, *scachetest.ModelClass) {
-	vm := scachetest.NewModelVM(s)
-	c := vm.AddClass("LMain;", 2, false, false)
-	vm.SetThread(7, []scachetest.ModelFrame{{Class: c.ID, Method: c.Methods[0], Index: 4}})
-	return vm, c
 }
 
 func TestIDSizesUnderflowDisables(t *testing.T) {
@@ -212,7 +198,7 @@ func TestIDSizesOutOfRangeDisables(t *testing.T) {
 // hitsAfterLearning primes the cache for class c, teaches the Speculator its
 // signature with learn, unloads sig, and reports whether a later command about c hits.
 func hitAfterUnload(t *testing.T, learn func(h *harness, vm *scachetest.ModelVM), unloadSig string) bool {
-	vm, c := oneFrameWorld()
+	vm, c := scachetest.OneFrameWorld(sizes8)
 	h := newHarness(t, vm, scache.Classic())
 	learn(h, vm)
 	h.send(&jdwp.ThreadFramesCommand{Thread: 7, StartFrame: 0, Length: -1})
@@ -257,7 +243,7 @@ func TestClassUnloadOfUnknownSignatureEvictsClassesOfUnknownSignature(t *testing
 }
 
 func TestMalformedPacketDisablesAndPassesThrough(t *testing.T) {
-	vm, c := oneFrameWorld()
+	vm, c := scachetest.OneFrameWorld(sizes8)
 	h := newHarness(t, vm)
 	garbage := []byte{0, 0, 0, 5, 1, 2, 3}
 	r := h.sendRaw(garbage)

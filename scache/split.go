@@ -1,17 +1,18 @@
 package scache
 
 import (
-	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache/internal/option"
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
 )
 
 // Split mode: a Speculator next to the VM (the near half) and one next to
 // the debugger (the far half), with a slow link between them. The near half
 // speculates at the VM's latency and streams to the far half, through the
-// tunnel (tunnel.go), the VM's packets, the synthetic commands it sends and
+// tunnel (package internal/tunnel), the VM's packets, the synthetic commands it sends and
 // their replies. The far half runs the same state machine as a follower
 // (follower.go): it adopts each announced command as its own, so what it
 // caches, belays and invalidates follows the same rules, applied to the same
@@ -19,45 +20,20 @@ import (
 // its event; the debugger's commands about it find them at the far half.
 //
 // Near and Far are the halves without I/O, as the Speculator is: each takes
-// one packet or frame and returns what to send where. A Relay made with
-// WithSplit runs one over two connections; a Proxy made with WithSplit
-// serves a half's sessions.
+// one packet or frame and returns what to send where. Package transport's
+// Relay made with WithSplit runs one over two connections; its Proxy made
+// with WithSplit serves a half's sessions.
+//
+// The tunnel's wire format (its handshake and frames) is package
+// internal/tunnel's.
 
-// Half says which half of a split proxy a Relay or Proxy is.
-type Half uint8
+// ErrTunnel marks errors about the tunnel between the halves of a split
+// proxy: a peer that is not the other half, another version, a malformed
+// frame.
+var ErrTunnel = tunnel.ErrTunnel
 
-const (
-	// Whole: not split; the one proxy between debugger and VM.
-	Whole Half = iota
-	// NearHalf runs next to the VM: it accepts the far half's tunnel and
-	// dials the VM.
-	NearHalf
-	// FarHalf runs next to the debugger: it accepts debuggers and dials
-	// the near half.
-	FarHalf
-)
-
-// String returns "near", "far" or "whole".
-func (h Half) String() string {
-	switch h {
-	case NearHalf:
-		return "near"
-	case FarHalf:
-		return "far"
-	}
-	return "whole"
-}
-
-// ParseHalf returns the Half named "near" or "far".
-func ParseHalf(name string) (Half, error) {
-	switch name {
-	case "near":
-		return NearHalf, nil
-	case "far":
-		return FarHalf, nil
-	}
-	return Whole, fmt.Errorf("scache: %q is not a half of a split proxy: near or far", name)
-}
+// TunnelVersion is the version of the tunnel's handshake and framing.
+const TunnelVersion = tunnel.Version
 
 // A Near is the half of a split proxy next to the VM. Its calls must be
 // made one at a time, in the order the packets and frames arrive: the order
@@ -79,12 +55,12 @@ type pushStats struct {
 // NewNear returns a near half with its own Speculator, made with opts
 // (Speculator options and WithJournal).
 func NewNear(opts ...Option) (*Near, error) {
-	st, err := collect(forHalf, opts)
+	st, err := option.Collect(option.Half, opts)
 	if err != nil {
 		return nil, err
 	}
-	n := newNear(st.config())
-	n.journal = st.journal
+	n := newNear(configOf(st))
+	n.journal = journalOf(st)
 	return n, nil
 }
 
@@ -100,24 +76,24 @@ func (n *Near) Speculator() *Speculator { return n.spec }
 // tunnel (a malformed frame, one the far half never sends): the session
 // cannot go on.
 func (n *Near) FromFar(b []byte) (Traffic, error) {
-	f, err := parseFrame(b)
+	f, err := tunnel.ParseFrame(b)
 	if err != nil {
 		return Traffic{}, err
 	}
-	switch f.typ {
-	case framePacket:
+	switch f.Type {
+	case tunnel.Packet:
 		n.read++
-		resp := n.spec.OnUpstream(f.payload)
+		resp := n.spec.OnUpstream(f.Payload)
 		n.record(&resp, Upstream)
 		return n.out(&resp), nil
-	case frameUsed:
-		if size, first := n.spec.usedRemotely(Key(f.payload)); first {
+	case tunnel.Used:
+		if size, first := n.spec.usedRemotely(Key(f.Payload)); first {
 			n.push.pushedUsed.Add(1)
 			n.push.pushedUsedBytes.Add(int64(size))
 		}
 		return Traffic{}, nil
 	}
-	return Traffic{}, tunnelErrorf("the near half got a %q frame from the far half", f.typ)
+	return Traffic{}, tunnel.Errorf("the near half got a %q frame from the far half", f.Type)
 }
 
 // FromVM takes one JDWP packet from the VM.
@@ -149,13 +125,13 @@ func (n *Near) out(resp *Response) Traffic {
 		}
 	}
 	if resp.Outcome == Absorbed {
-		push(newFrame(frameSynthetic, resp.Journal.Downstream[0]), true)
+		push(tunnel.NewFrame(tunnel.Synthetic, resp.Journal.Downstream[0]), true)
 	}
 	for _, p := range resp.Edict.Downstream {
-		push(newFrame(framePacket, p), false)
+		push(tunnel.NewFrame(tunnel.Packet, p), false)
 	}
 	for _, p := range resp.speculated {
-		push(announceFrame(n.read, p), true)
+		push(tunnel.AnnounceFrame(n.read, p), true)
 	}
 	for _, p := range resp.Edict.Upstream {
 		t.Upstream = append(t.Upstream, clone(p))
@@ -195,12 +171,12 @@ type Far struct {
 // with opts (Speculator options: give both halves the same; and
 // WithJournal).
 func NewFar(opts ...Option) (*Far, error) {
-	st, err := collect(forHalf, opts)
+	st, err := option.Collect(option.Half, opts)
 	if err != nil {
 		return nil, err
 	}
-	f := newFar(st.config())
-	f.journal = st.journal
+	f := newFar(configOf(st))
+	f.journal = journalOf(st)
 	return f, nil
 }
 
@@ -224,28 +200,28 @@ func (f *Far) record(resp *Response, dir Direction) { record(f.journal, resp, di
 // FromNear takes one tunnel frame from the near half. An error is about
 // the tunnel: the session cannot go on.
 func (f *Far) FromNear(b []byte) (Traffic, error) {
-	fr, err := parseFrame(b)
+	fr, err := tunnel.ParseFrame(b)
 	if err != nil {
 		return Traffic{}, err
 	}
-	switch fr.typ {
-	case framePacket:
-		resp := f.spec.OnDownstream(fr.payload)
+	switch fr.Type {
+	case tunnel.Packet:
+		resp := f.spec.OnDownstream(fr.Payload)
 		f.record(&resp, Downstream)
 		return f.out(&resp), nil
-	case frameAnnounce:
-		resp := f.spec.adopt(fr.payload, f.changed > fr.seq)
+	case tunnel.Announce:
+		resp := f.spec.adopt(fr.Payload, f.changed > fr.Seq)
 		return f.out(&resp), nil
-	case frameSynthetic:
-		if !f.spec.absorbs(jdwp.PacketID(fr.payload)) {
+	case tunnel.Synthetic:
+		if !f.spec.absorbs(jdwp.PacketID(fr.Payload)) {
 			f.dropped.Add(1)
 			return Traffic{}, nil
 		}
-		resp := f.spec.OnDownstream(fr.payload)
+		resp := f.spec.OnDownstream(fr.Payload)
 		f.record(&resp, Downstream)
 		return f.out(&resp), nil
 	}
-	return Traffic{}, tunnelErrorf("the far half got a %q frame from the near half", fr.typ)
+	return Traffic{}, tunnel.Errorf("the far half got a %q frame from the near half", fr.Type)
 }
 
 // out turns a Response into frames for the near half (the debugger's
@@ -258,10 +234,10 @@ func (f *Far) out(resp *Response) Traffic {
 		if !readsOnly(p) {
 			f.changed = f.sent
 		}
-		t.Upstream = append(t.Upstream, newFrame(framePacket, p))
+		t.Upstream = append(t.Upstream, tunnel.NewFrame(tunnel.Packet, p))
 	}
 	for _, k := range resp.used {
-		t.Upstream = append(t.Upstream, newFrame(frameUsed, []byte(k)))
+		t.Upstream = append(t.Upstream, tunnel.NewFrame(tunnel.Used, []byte(k)))
 	}
 	for _, b := range t.Upstream {
 		f.tunnelBytes.Add(int64(len(b)))
@@ -283,27 +259,3 @@ func (f *Far) Stats() Stats {
 }
 
 func clone(p []byte) []byte { return append([]byte(nil), p...) }
-
-// A splitHalf is a Near or a Far as the relay runs it: fromDown takes what
-// arrives from the debugger's side, fromUp what arrives from the VM's.
-type splitHalf interface {
-	fromDown(b []byte) (Traffic, error)
-	fromUp(b []byte) (Traffic, error)
-	stats() Stats
-}
-
-type nearHalf struct {
-	*Near
-}
-
-func (h *nearHalf) fromDown(b []byte) (Traffic, error) { return h.FromFar(b) }
-func (h *nearHalf) fromUp(b []byte) (Traffic, error)   { return h.FromVM(b), nil }
-func (h *nearHalf) stats() Stats                       { return h.Stats() }
-
-type farHalf struct {
-	*Far
-}
-
-func (h *farHalf) fromDown(b []byte) (Traffic, error) { return h.FromDebugger(b), nil }
-func (h *farHalf) fromUp(b []byte) (Traffic, error)   { return h.FromNear(b) }
-func (h *farHalf) stats() Stats                       { return h.Stats() }

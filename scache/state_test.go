@@ -37,7 +37,7 @@ func resumeAndStop(t *testing.T, h *harness) {
 // running returns a harness on world's classes and threads, after the
 // debugger asked for the id sizes and let the threads run.
 func running(t *testing.T, opts ...scache.Option) *harness {
-	vm, _ := world(sizes8)
+	vm, _ := scachetest.World(sizes8)
 	h := newHarness(t, vm, opts...)
 	h.send(&jdwp.VMIDSizesCommand{})
 	h.send(&jdwp.VMResumeCommand{})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
 )
 
 // FuzzTunnelFrames feeds arbitrary bytes, cut into tunnel frames as a half
@@ -18,23 +19,23 @@ func FuzzTunnelFrames(f *testing.F) {
 	cmd := jdwp.AppendCommandPacket(nil, 7, &jdwp.VMIDSizesCommand{}, jdwp.DefaultIDSizes)
 	synthetic := jdwp.AppendCommandPacket(nil, FirstSyntheticID, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1}, jdwp.DefaultIDSizes)
 	reply := jdwp.AppendReplyPacket(nil, FirstSyntheticID, &jdwp.ThreadFramesReply{}, jdwp.DefaultIDSizes)
-	f.Add(bytes.Join([][]byte{newFrame(framePacket, cmd), announceFrame(1, synthetic), newFrame(frameSynthetic, reply),
-		newFrame(frameUsed, []byte{11, 6, 1}), newFrame(frameEnd, []byte("bye"))}, nil))
-	f.Add(newFrame(frameAnnounce, []byte{1, 2, 3}))
+	f.Add(bytes.Join([][]byte{tunnel.NewFrame(tunnel.Packet, cmd), tunnel.AnnounceFrame(1, synthetic), tunnel.NewFrame(tunnel.Synthetic, reply),
+		tunnel.NewFrame(tunnel.Used, []byte{11, 6, 1}), tunnel.NewFrame(tunnel.End, []byte("bye"))}, nil))
+	f.Add(tunnel.NewFrame(tunnel.Announce, []byte{1, 2, 3}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		far := newFar(defaultConfig())
 		near := &Near{spec: newSpeculator(defaultConfig())}
 		peerFar := newFar(defaultConfig())
-		fr := newFrameReader(bytes.NewReader(data), 1<<16)
+		fr := tunnel.NewReader(bytes.NewReader(data), 1<<16)
 		for {
-			b, err := fr.read()
+			b, err := fr.Read()
 			if err != nil {
 				if err != io.EOF && !errors.Is(err, ErrTunnel) {
 					t.Fatalf("a read error that is not about the tunnel: %v", err)
 				}
 				return
 			}
-			if b[0] == frameEnd {
+			if b[0] == tunnel.End {
 				continue
 			}
 			out, errFar := far.FromNear(clone(b))
@@ -46,7 +47,7 @@ func FuzzTunnelFrames(f *testing.F) {
 				checkNearOut(t, peerFar, out)
 			}
 			if (errFar != nil) != (errNear != nil) {
-				if _, err := parseFrame(b); err != nil {
+				if _, err := tunnel.ParseFrame(b); err != nil {
 					t.Fatalf("a malformed frame accepted by one half: %v / %v", errFar, errNear)
 				}
 			}
@@ -82,21 +83,4 @@ func checkNearOut(t *testing.T, far *Far, out Traffic) {
 			t.Fatalf("the far half refused the near half's frame %x: %v", b, err)
 		}
 	}
-}
-
-// FuzzTunnelHellos feeds arbitrary bytes to both halves' hello readers:
-// an error or nil, never a panic, and only the real hellos are accepted.
-func FuzzTunnelHellos(f *testing.F) {
-	f.Add(farHello())
-	f.Add(nearHello(0, ""))
-	f.Add(nearHello(1, "versions differ"))
-	f.Add(jdwp.HandshakeBytes)
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if readFarHello(bytes.NewReader(data)) == nil && !bytes.HasPrefix(data, farHello()) {
-			t.Fatalf("accepted %q as a far half's hello", data)
-		}
-		if readNearHello(bytes.NewReader(data)) == nil && !bytes.HasPrefix(data, nearHello(0, "")[:len(tunnelMagic)+3]) {
-			t.Fatalf("accepted %q as a near half's answer", data)
-		}
-	})
 }

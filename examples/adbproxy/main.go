@@ -31,6 +31,7 @@ import (
 	"github.com/jdwpscache/scache/adb"
 	"github.com/jdwpscache/scache/internal/journal"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/transport"
 )
 
 func main() {
@@ -80,7 +81,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		return 2
 	}
 	if *split == "near" {
-		opts = append(opts, scache.WithSplit(scache.NearHalf))
+		opts = append(opts, transport.WithSplit(transport.NearHalf))
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -90,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
-	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
 		return client.JDWP(ctx, sel, *pid)
 	}, opts...)
 	if err != nil {

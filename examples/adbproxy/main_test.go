@@ -13,6 +13,7 @@ import (
 	"github.com/jdwpscache/scache/internal/adbservertest"
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,11 +21,11 @@ import (
 // test ends, and returns its address and its sessions' stats.
 func serveFar(t *testing.T, near string) (string, chan scache.Stats) {
 	stats := make(chan scache.Stats, 1)
-	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", near)
-	}, scache.WithSplit(scache.FarHalf), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		scache.WithSessionEnded(func(st scache.Stats, err error) {
+	}, transport.WithSplit(transport.FarHalf), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+		transport.WithSessionEnded(func(st scache.Stats, err error) {
 			if err != nil {
 				t.Errorf("the far half's session: %v", err)
 			}

@@ -46,6 +46,7 @@ import (
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/transport"
 )
 
 func main() {
@@ -97,7 +98,7 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 		return err
 	}
 	if cfg.split != "" {
-		half, err := scache.ParseHalf(cfg.split)
+		half, err := transport.ParseHalf(cfg.split)
 		if err == nil && cfg.share {
 			err = fmt.Errorf("-share and -split: share a VM with the far half's debuggers is not supported; run -share at the near half's VM without -split")
 		}
@@ -105,7 +106,7 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 			ln.Close()
 			return err
 		}
-		opts = append(opts, scache.WithSplit(half))
+		opts = append(opts, transport.WithSplit(half))
 	}
 	if cfg.share {
 		return serveShared(ctx, ln, cfg, opts)
@@ -128,7 +129,7 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 			}
 		}
 	}
-	opts = append(opts, scache.WithSessionEnded(func(st scache.Stats, err error) {
+	opts = append(opts, transport.WithSessionEnded(func(st scache.Stats, err error) {
 		var recs []scache.StopRecord
 		if stops != nil {
 			recs = stops.Stops()
@@ -168,7 +169,7 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 			}
 		}))
 	}
-	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", vmAddr)
 	}, opts...)

@@ -94,7 +94,7 @@ func (w *Writer) Append(r Record) error {
 }
 
 // Write appends a relay journal entry, ignoring errors; it fits
-// scache.Relay.Journal. Use Append to see errors.
+// scache.WithJournal. Use Append to see errors.
 func (w *Writer) Write(e scache.JournalEntry) {
 	_ = w.Append(Record{Time: e.Time, Direction: e.Direction, Packet: e.Packet, Synthetic: e.Synthetic, Hit: e.Hit, Held: e.Held})
 }

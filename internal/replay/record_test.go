@@ -14,6 +14,7 @@ import (
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/internal/replay"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,11 +47,11 @@ func recordSessionTo(t *testing.T, opts jvmtest.DriverOptions, sink func(scache.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ended := make(chan error, 1)
-	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", vm.Addr)
 	}, scache.PassThrough(), scache.WithJournal(sink),
-		scache.WithSessionEnded(func(_ scache.Stats, err error) { ended <- err }),
+		transport.WithSessionEnded(func(_ scache.Stats, err error) { ended <- err }),
 		scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,4 +1,4 @@
-package scache
+package transport
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
 )
 
 // DefaultTunnelQueueBytes bounds the bytes a split relay queues for one
@@ -120,7 +122,7 @@ func (s *splitRun) readJDWP() {
 	// The debugger or the VM closed its connection: the other half ends the
 	// session once it has everything read so far.
 	s.mu.Lock()
-	s.tunnelW.put([][]byte{newFrame(frameEnd, []byte("the "+s.jdwpPeer+" closed the connection"))})
+	s.tunnelW.put([][]byte{tunnel.NewFrame(tunnel.End, []byte("the "+s.jdwpPeer+" closed the connection"))})
 	s.ending.Store(true)
 	s.mu.Unlock()
 	s.tunnelW.finish(func() { jdwp.CloseAfterDrain(s.tunnel) })
@@ -129,9 +131,9 @@ func (s *splitRun) readJDWP() {
 // readTunnel reads frames from the other half until its end frame or the
 // tunnel's end.
 func (s *splitRun) readTunnel() {
-	fr := newFrameReader(s.tunnel, s.r.maxPacketSize)
+	fr := tunnel.NewReader(s.tunnel, s.r.maxPacketSize)
 	for {
-		b, err := fr.read()
+		b, err := fr.Read()
 		if err != nil {
 			switch {
 			case s.ending.Load():
@@ -142,7 +144,7 @@ func (s *splitRun) readTunnel() {
 			}
 			return
 		}
-		if b[0] == frameEnd {
+		if b[0] == tunnel.End {
 			// The other half ended the session: what is queued for the
 			// debugger or the VM is written, then its connection closes.
 			s.ending.Store(true)
@@ -161,7 +163,7 @@ func (s *splitRun) readTunnel() {
 func (s *splitRun) present(b []byte, up bool) error {
 	s.mu.Lock()
 	var (
-		t   Traffic
+		t   scache.Traffic
 		err error
 	)
 	if up {
@@ -188,15 +190,15 @@ func (s *splitRun) present(b []byte, up bool) error {
 
 // farHandshake takes the debugger's JDWP handshake, opens the tunnel with
 // the near half (which reaches the VM) and answers the debugger.
-func (r *Relay) farHandshake(debugger, tunnel io.ReadWriter) error {
-	defer r.handshakeDeadline(debugger, tunnel)()
+func (r *Relay) farHandshake(debugger, tun io.ReadWriter) error {
+	defer r.handshakeDeadline(debugger, tun)()
 	if err := jdwp.ReadHandshake(debugger, "debugger"); err != nil {
 		return err
 	}
-	if _, err := tunnel.Write(farHello()); err != nil {
-		return fmt.Errorf("%w: sending the hello to the near half: %w", ErrTunnel, err)
+	if _, err := tun.Write(tunnel.FarHello()); err != nil {
+		return fmt.Errorf("%w: sending the hello to the near half: %w", scache.ErrTunnel, err)
 	}
-	if err := readNearHello(tunnel); err != nil {
+	if err := tunnel.ReadNearHello(tun); err != nil {
 		return err
 	}
 	if _, err := debugger.Write(jdwp.HandshakeBytes); err != nil {
@@ -207,34 +209,34 @@ func (r *Relay) farHandshake(debugger, tunnel io.ReadWriter) error {
 
 // nearHandshake takes the far half's hello, does the JDWP handshake with
 // the VM and answers the far half.
-func (r *Relay) nearHandshake(tunnel, vm io.ReadWriter) error {
-	defer r.handshakeDeadline(tunnel, vm)()
-	if err := readFarHello(tunnel); err != nil {
-		refuseFar(tunnel, err)
+func (r *Relay) nearHandshake(tun, vm io.ReadWriter) error {
+	defer r.handshakeDeadline(tun, vm)()
+	if err := tunnel.ReadFarHello(tun); err != nil {
+		refuseFar(tun, err)
 		return err
 	}
 	if _, err := vm.Write(jdwp.HandshakeBytes); err != nil {
 		err = fmt.Errorf("scache: sending the handshake to the VM: %w", err)
-		_, _ = tunnel.Write(nearHello(2, err.Error()))
+		_, _ = tun.Write(tunnel.NearHello(2, err.Error()))
 		return err
 	}
 	if err := jdwp.ReadHandshake(vm, "VM"); err != nil {
-		_, _ = tunnel.Write(nearHello(2, err.Error()))
+		_, _ = tun.Write(tunnel.NearHello(2, err.Error()))
 		return err
 	}
-	if _, err := tunnel.Write(nearHello(0, "")); err != nil {
-		return fmt.Errorf("%w: answering the far half: %w", ErrTunnel, err)
+	if _, err := tun.Write(tunnel.NearHello(0, "")); err != nil {
+		return fmt.Errorf("%w: answering the far half: %w", scache.ErrTunnel, err)
 	}
 	return nil
 }
 
 // refuseFar tells a peer that is not a far half of this version why the
 // near half will not serve it.
-func refuseFar(tunnel io.Writer, err error) {
+func refuseFar(tun io.Writer, err error) {
 	switch {
-	case errors.Is(err, errJDWPAtNear):
-		_, _ = tunnel.Write([]byte(notATunnelMessage))
-	case errors.As(err, new(*versionError)):
-		_, _ = tunnel.Write(nearHello(1, err.Error()))
+	case errors.Is(err, tunnel.ErrJDWPAtNear):
+		_, _ = tun.Write([]byte(tunnel.NotATunnelMessage))
+	case errors.As(err, new(*tunnel.VersionError)):
+		_, _ = tun.Write(tunnel.NearHello(1, err.Error()))
 	}
 }

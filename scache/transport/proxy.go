@@ -1,4 +1,4 @@
-package scache
+package transport
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/internal/option"
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
 )
 
 // A Proxy accepts debugger connections and relays each, through a new
@@ -42,15 +45,15 @@ type Proxy struct {
 // Its options: those of a Speculator (each session's), WithJournal,
 // WithMaxPacketSize, WithHandshakeTimeout, WithSessionEnded and WithLogger
 // (one line per session and the refusals; default slog.Default()).
-func NewProxy(dialVM func(ctx context.Context) (net.Conn, error), opts ...Option) (*Proxy, error) {
+func NewProxy(dialVM func(ctx context.Context) (net.Conn, error), opts ...scache.Option) (*Proxy, error) {
 	if dialVM == nil {
 		return nil, errors.New("scache: NewProxy needs a function that dials the VM")
 	}
-	st, err := collect(forProxy, opts)
+	st, err := collect(option.Proxy, opts)
 	if err != nil {
 		return nil, err
 	}
-	log := st.logger
+	log := st.Logger
 	if log == nil {
 		log = slog.Default()
 	}
@@ -84,16 +87,16 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 // one while no session runs, serves the session.
 func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) {
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	timeout := p.st.handshakeTimeout
+	timeout := p.st.HandshakeTimeout
 	if timeout <= 0 {
 		timeout = jdwp.HandshakeTimeout
 	}
 	_ = conn.SetDeadline(time.Now().Add(timeout))
 	var err error
 	hello, peer := jdwp.HandshakeBytes, "a JDWP debugger"
-	if p.st.split == NearHalf {
-		hello, peer = farHello(), "the far half of a split proxy"
-		if err = readFarHello(conn); err != nil {
+	if p.st.half() == NearHalf {
+		hello, peer = tunnel.FarHello(), "the far half of a split proxy"
+		if err = tunnel.ReadFarHello(conn); err != nil {
 			refuseFar(conn, err)
 		}
 	} else {
@@ -158,16 +161,17 @@ func (p *Proxy) session(ctx context.Context, debugger net.Conn, log *slog.Logger
 	if err != nil {
 		debugger.Close()
 		log.Error("scache: cannot reach the VM", "err", err)
-		if p.st.sessionEnded != nil {
-			p.st.sessionEnded(Stats{}, err)
+		if ended := p.st.sessionEnded(); ended != nil {
+			ended(scache.Stats{}, err)
 		}
 		return
 	}
-	var r *Relay
-	if p.st.split != Whole {
-		r = p.st.relay(nil)
-	} else {
-		r = p.st.relay(newSpeculator(p.st.config()))
+	r, err := p.st.newRelay()
+	if err != nil { // the options were checked by NewProxy: not seen
+		debugger.Close()
+		vm.Close()
+		log.Error("scache: cannot start a session", "err", err)
+		return
 	}
 	err = r.Run(ctx, debugger, vm)
 	st := r.Stats()
@@ -178,10 +182,10 @@ func (p *Proxy) session(ctx context.Context, debugger net.Conn, log *slog.Logger
 	log.Log(ctx, level, "scache: session ended", "duration", time.Since(start).Round(time.Millisecond),
 		"packets_up", st.PacketsUp, "packets_down", st.PacketsDown, "synthetic", st.Synthetic,
 		"hits", st.Hits, "belayed", st.Belayed, "misses", st.Misses, "wasted", st.Wasted, "err", err)
-	if errors.Is(err, ErrTunnelLost) || errors.Is(err, ErrTunnel) {
-		log.Error("scache: the split proxy's tunnel failed; the debugger's session ended", "half", p.st.split.String(), "err", err)
+	if errors.Is(err, ErrTunnelLost) || errors.Is(err, scache.ErrTunnel) {
+		log.Error("scache: the split proxy's tunnel failed; the debugger's session ended", "half", p.st.half().String(), "err", err)
 	}
-	if p.st.sessionEnded != nil {
-		p.st.sessionEnded(st, err)
+	if ended := p.st.sessionEnded(); ended != nil {
+		ended(st, err)
 	}
 }

@@ -1,4 +1,4 @@
-package scache_test
+package transport_test
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/scachetest"
+	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
 
 // relayToModel starts a model VM on a TCP port, a Relay in front of it on
 // another, and returns a debugger connection to the relay.
-func relayToModel(t *testing.T, vm *scachetest.ModelVM, relay *scache.Relay) (dbg *jdwp.Conn, relayErr <-chan error) {
+func relayToModel(t *testing.T, vm *scachetest.ModelVM, relay *transport.Relay) (dbg *jdwp.Conn, relayErr <-chan error) {
 	t.Helper()
 	vmLn, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -55,7 +56,7 @@ func relayToModel(t *testing.T, vm *scachetest.ModelVM, relay *scache.Relay) (db
 
 func TestRelayServesHitsAndEndsCleanly(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	vm, c := oneFrameWorld()
+	vm, c := scachetest.OneFrameWorld(jdwp.DefaultIDSizes)
 	var mu sync.Mutex
 	var journal []scache.JournalEntry
 	relay := newRelay(t, scache.WithJournal(func(e scache.JournalEntry) {
@@ -76,9 +77,9 @@ func TestRelayServesHitsAndEndsCleanly(t *testing.T) {
 		&jdwp.RefTypeSourceFileCommand{RefType: c.ID},
 		&jdwp.MethodLineTableCommand{RefType: c.ID, Method: c.Methods[0]},
 	} {
-		got, err := dbg.Send(ctx, cmd.Command(), jdwp.Marshal(cmd, sizes8))
+		got, err := dbg.Send(ctx, cmd.Command(), jdwp.Marshal(cmd, jdwp.DefaultIDSizes))
 		require.NoError(t, err)
-		want := vm.Clone().Handle(jdwp.AppendCommandPacket(nil, jdwp.PacketID(got), cmd, sizes8))
+		want := vm.Clone().Handle(jdwp.AppendCommandPacket(nil, jdwp.PacketID(got), cmd, jdwp.DefaultIDSizes))
 		require.Equal(t, want, got)
 	}
 	require.NoError(t, dbg.Close())
@@ -105,14 +106,14 @@ func TestRelayRejectsABadHandshake(t *testing.T) {
 	vmSide, vmPeer := net.Pipe()
 	defer vmPeer.Close()
 	go func() { _, _ = dbgPeer.Write([]byte("GET / HTTP/1.1\r\n\r\n")) }()
-	err := newRelay(t, scache.WithHandshakeTimeout(time.Second)).Run(context.Background(), dbgSide, vmSide)
+	err := newRelay(t, transport.WithHandshakeTimeout(time.Second)).Run(context.Background(), dbgSide, vmSide)
 	require.ErrorIs(t, err, jdwp.ErrBadHandshake)
 	dbgPeer.Close()
 }
 
 func TestRelayStopsOnContextCancel(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	vm, _ := oneFrameWorld()
+	vm, _ := scachetest.OneFrameWorld(jdwp.DefaultIDSizes)
 	dbgSide, dbgPeer := net.Pipe()
 	vmSide, vmPeer := net.Pipe()
 	scachetest.Serve(vmPeer, vm)
@@ -130,12 +131,12 @@ func TestRelayReportsHeldCommandsAtShutdown(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	// A VM that answers Frames and then goes silent: the debugger's SourceFile
 	// is held on a synthetic command that never gets a reply.
-	vm, c := oneFrameWorld()
+	vm, c := scachetest.OneFrameWorld(jdwp.DefaultIDSizes)
 	dbgSide, dbgPeer := net.Pipe()
 	vmSide, vmPeer := net.Pipe()
 	spec := newSpeculator(t)
 	errc := make(chan error, 1)
-	relay := newRelay(t, scache.WithSpeculator(spec))
+	relay := newRelay(t, transport.WithSpeculator(spec))
 	go func() { errc <- relay.Run(context.Background(), dbgSide, vmSide) }()
 	go func() {
 		if jdwp.VMHandshake(vmPeer, time.Second) != nil {

@@ -1,4 +1,4 @@
-package scache_test
+package transport_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/jdwp"
-	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 )
@@ -33,7 +33,7 @@ func startKillableSplit(t *testing.T, vmAddr string) *splitSessionParts {
 	nearCtx, killNear := context.WithCancel(context.Background())
 	farCtx, killFar := context.WithCancel(context.Background())
 	s := &splitSessionParts{killNear: killNear, killFar: killFar, nearDone: make(chan error, 1), farDone: make(chan error, 1)}
-	run := func(ctx context.Context, half scache.Half, ln net.Listener, target string, done chan<- error) {
+	run := func(ctx context.Context, half transport.Half, ln net.Listener, target string, done chan<- error) {
 		c, err := ln.Accept()
 		ln.Close()
 		if err != nil {
@@ -46,11 +46,11 @@ func startKillableSplit(t *testing.T, vmAddr string) *splitSessionParts {
 			done <- err
 			return
 		}
-		r := newRelay(t, scache.WithSplit(half))
+		r := newRelay(t, transport.WithSplit(half))
 		done <- r.Run(ctx, c, up)
 	}
-	go run(nearCtx, scache.NearHalf, nearLn, vmAddr, s.nearDone)
-	go run(farCtx, scache.FarHalf, farLn, nearLn.Addr().String(), s.farDone)
+	go run(nearCtx, transport.NearHalf, nearLn, vmAddr, s.nearDone)
+	go run(farCtx, transport.FarHalf, farLn, nearLn.Addr().String(), s.farDone)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s.dbg, err = jdwp.Dial(ctx, farLn.Addr().String())
@@ -110,12 +110,12 @@ func TestKillingEitherHalfEndsTheDebuggersSession(t *testing.T) {
 				require.Error(t, cmds[after]())
 				err := <-otherDone
 				if half == "near" {
-					require.True(t, errors.Is(err, scache.ErrTunnelLost), "the far half's Run: %v", err)
+					require.True(t, errors.Is(err, transport.ErrTunnelLost), "the far half's Run: %v", err)
 				} else if err != nil {
 					// The near half saw the tunnel end without the far
 					// half's end frame (a far half shut down by its context
 					// may still get it out: then Run ends cleanly).
-					require.True(t, errors.Is(err, scache.ErrTunnelLost), "the near half's Run: %v", err)
+					require.True(t, errors.Is(err, transport.ErrTunnelLost), "the near half's Run: %v", err)
 				}
 				if half == "near" {
 					require.ErrorIs(t, <-s.nearDone, context.Canceled)

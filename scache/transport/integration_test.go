@@ -1,4 +1,4 @@
-package scache_test
+package transport_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 )
 
@@ -34,7 +35,7 @@ func serveProxyFor(t testing.TB, target, name string, opts ...scache.Option) (st
 	addr := serveProxy(t, func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", target)
-	}, append(opts, scache.WithSessionEnded(func(st scache.Stats, err error) {
+	}, append(opts, transport.WithSessionEnded(func(st scache.Stats, err error) {
 		if err != nil {
 			t.Errorf("session through %s: %v", name, err)
 		}
@@ -48,7 +49,7 @@ func serveProxyFor(t testing.TB, target, name string, opts ...scache.Option) (st
 func serveProxy(t testing.TB, dial func(context.Context) (net.Conn, error), opts ...scache.Option) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	p, err := scache.NewProxy(dial, append(opts, scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))...)
+	p, err := transport.NewProxy(dial, append(opts, scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))...)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

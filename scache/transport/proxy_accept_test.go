@@ -1,4 +1,4 @@
-package scache_test
+package transport_test
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // acceptingProxy runs a Proxy in front of a model VM on loopback and returns
 // its address and how many times it dialled the VM.
 func acceptingProxy(t *testing.T) (string, *atomic.Int32) {
-	vm, _ := world(sizes8)
+	vm, _ := scachetest.World(jdwp.DefaultIDSizes)
 	vmLn, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { vmLn.Close() })
@@ -84,7 +84,7 @@ func TestProxyGivesTheSessionToTheFirstCompleteHandshake(t *testing.T) {
 	defer conn.Close()
 	var sizes jdwp.VMIDSizesReply
 	require.NoError(t, conn.Call(ctx, &jdwp.VMIDSizesCommand{}, &sizes))
-	require.Equal(t, sizes8, sizes.Sizes)
+	require.Equal(t, jdwp.DefaultIDSizes, sizes.Sizes)
 
 	// The late half completes its handshake: the session is taken.
 	_, err = half.Write(jdwp.HandshakeBytes[7:])

@@ -1,4 +1,4 @@
-package scache_test
+package transport_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 )
 
@@ -51,11 +52,11 @@ func TestProxyLogsASessionEndedByAnErrorAsAWarning(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ended := make(chan error, 1)
-	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", vmLn.Addr().String())
 	}, scache.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
-		scache.WithSessionEnded(func(_ scache.Stats, err error) { ended <- err }))
+		transport.WithSessionEnded(func(_ scache.Stats, err error) { ended <- err }))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -1,4 +1,4 @@
-package scache_test
+package transport_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,7 +23,7 @@ func serveNear(t *testing.T) (string, *atomic.Int32) {
 	addr := serveProxy(t, func(context.Context) (net.Conn, error) {
 		dials.Add(1)
 		return nil, io.EOF
-	}, scache.WithSplit(scache.NearHalf))
+	}, transport.WithSplit(transport.NearHalf))
 	return addr, &dials
 }
 
@@ -95,7 +96,7 @@ func TestAFarHalfPointedAtAVMSaysSo(t *testing.T) {
 			errc <- err
 			return
 		}
-		errc <- newRelay(t, scache.WithSplit(scache.FarHalf), scache.WithHandshakeTimeout(2*time.Second)).Run(context.Background(), d, up)
+		errc <- newRelay(t, transport.WithSplit(transport.FarHalf), transport.WithHandshakeTimeout(2*time.Second)).Run(context.Background(), d, up)
 	}()
 	c, err := net.Dial("tcp", farLn.Addr().String())
 	require.NoError(t, err)

@@ -1,4 +1,4 @@
-package scache_test
+package transport_test
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/internal/latency"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,21 +16,21 @@ import (
 // when 0), until the test ends. It returns the far half's address and each
 // half's session stats.
 func startSplit(t testing.TB, vmAddr, mode string, delay time.Duration) (addr string, near, far <-chan scache.Stats) {
-	nearAddr, nearStats := startHalf(t, scache.NearHalf, vmAddr, mode)
+	nearAddr, nearStats := startHalf(t, transport.NearHalf, vmAddr, mode)
 	if delay > 0 {
 		link, err := latency.Listen(nearAddr, delay)
 		require.NoError(t, err)
 		t.Cleanup(func() { link.Close() })
 		nearAddr = link.Addr
 	}
-	farAddr, farStats := startHalf(t, scache.FarHalf, nearAddr, mode)
+	farAddr, farStats := startHalf(t, transport.FarHalf, nearAddr, mode)
 	return farAddr, nearStats, farStats
 }
 
 // startHalf runs one half of a split proxy that dials target, until the
 // test ends.
-func startHalf(t testing.TB, half scache.Half, target, mode string) (string, <-chan scache.Stats) {
-	opts := append(append([]scache.Option(nil), modeOptions[mode]...), scache.WithSplit(half))
+func startHalf(t testing.TB, half transport.Half, target, mode string) (string, <-chan scache.Stats) {
+	opts := append(append([]scache.Option(nil), modeOptions[mode]...), transport.WithSplit(half))
 	return serveProxyFor(t, target, "the "+half.String()+" half ("+mode+")", opts...)
 }
 

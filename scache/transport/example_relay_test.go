@@ -1,4 +1,4 @@
-package scache_test
+package transport_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"net"
 
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/transport"
 )
 
 // Wrap a debugger's connection and a VM's connection: Run passes the JDWP
@@ -24,7 +25,7 @@ func ExampleRelay() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	relay, err := scache.NewRelay(scache.WithJournal(func(e scache.JournalEntry) {
+	relay, err := transport.NewRelay(scache.WithJournal(func(e scache.JournalEntry) {
 		if e.Hit {
 			log.Printf("%v answered from the cache (%d bytes)", e.Direction, len(e.Packet))
 		}
@@ -44,10 +45,10 @@ func ExampleProxy() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	p, err := scache.NewProxy(func(ctx context.Context) (net.Conn, error) {
+	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", "127.0.0.1:5005")
-	}, scache.WithCacheBytes(16<<20), scache.WithSessionEnded(func(s scache.Stats, err error) {
+	}, scache.WithCacheBytes(16<<20), transport.WithSessionEnded(func(s scache.Stats, err error) {
 		log.Printf("session ended: %d hits, %d misses, err %v", s.Hits, s.Misses, err)
 	}))
 	if err != nil {

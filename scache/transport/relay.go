@@ -1,4 +1,4 @@
-package scache
+package transport
 
 import (
 	"context"
@@ -10,38 +10,9 @@ import (
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/internal/option"
 )
-
-// Direction says which way a packet travels.
-type Direction uint8
-
-const (
-	// Upstream is towards the debugged VM.
-	Upstream Direction = iota
-	// Downstream is towards the debugger.
-	Downstream
-)
-
-// String returns "upstream" or "downstream".
-func (d Direction) String() string {
-	if d == Upstream {
-		return "upstream"
-	}
-	return "downstream"
-}
-
-// A JournalEntry is one packet of the journal: the coherent view of the
-// conversation (see Response). Packet is valid only during the callback.
-type JournalEntry struct {
-	Time      time.Time
-	Direction Direction
-	Packet    []byte
-	Synthetic bool // a synthetic command, the reply to one, or a reply absorbed (kept from the debugger)
-	// Hit marks a debugger command answered from the cache, and that answer.
-	Hit bool
-	// Held marks a debugger command held (belayed) until a reply in flight answers it.
-	Held bool
-}
 
 // A Relay wires a Speculator between a debugger-side and a VM-side connection.
 //
@@ -50,8 +21,8 @@ type JournalEntry struct {
 // edicts to the right sides in order. A slow debugger or VM slows the relay
 // down: nothing is queued, so memory stays bounded. Make one with NewRelay.
 type Relay struct {
-	spec             *Speculator
-	journal          func(JournalEntry)
+	spec             *scache.Speculator
+	journal          func(scache.JournalEntry)
 	maxPacketSize    int
 	handshakeTimeout time.Duration
 	// splitHalf and split: a half of a split proxy (split_relay.go).
@@ -63,52 +34,65 @@ type Relay struct {
 
 // NewRelay returns a Relay for one session. Its options: those of a
 // Speculator (for the Speculator it makes) or WithSpeculator (one made by
-// New), WithJournal, WithMaxPacketSize, WithHandshakeTimeout.
-func NewRelay(opts ...Option) (*Relay, error) {
-	st, err := collect(forRelay, opts)
+// scache.New), scache.WithJournal, WithMaxPacketSize, WithHandshakeTimeout,
+// WithSplit.
+func NewRelay(opts ...scache.Option) (*Relay, error) {
+	st, err := collect(option.Relay, opts)
 	if err != nil {
 		return nil, err
 	}
-	spec := st.speculator
-	if spec != nil && st.split != Whole {
+	spec := st.speculator()
+	switch {
+	case spec != nil && st.half() != Whole:
 		return nil, errors.New("scache: WithSpeculator and WithSplit conflict: a half makes its own Speculator")
+	case spec != nil && st.SpeculatorOptions():
+		return nil, errors.New("scache: WithSpeculator and Speculator options conflict: give the options to scache.New")
+	case spec != nil:
+		return st.relay(spec), nil
 	}
-	if spec == nil {
-		if st.split != Whole {
-			return st.relay(nil), nil
-		}
-		spec = newSpeculator(st.config())
-	} else if st.speculatorOptions() {
-		return nil, errors.New("scache: WithSpeculator and Speculator options conflict: give the options to New")
-	}
-	return st.relay(spec), nil
+	return st.newRelay()
 }
 
-// relay returns a Relay with the settings' relay options, around spec or,
-// for a half of a split proxy (spec nil), a new half.
-func (st *settings) relay(spec *Speculator) *Relay {
-	r := &Relay{spec: spec, journal: st.journal, maxPacketSize: st.maxPacketSize, handshakeTimeout: st.handshakeTimeout,
-		splitHalf: st.split}
-	switch st.split {
+// newRelay returns a Relay with the settings' options around a new
+// Speculator or, in split mode, a new half.
+func (st *settings) newRelay() (*Relay, error) {
+	r := st.relay(nil)
+	var err error
+	switch st.half() {
 	case NearHalf:
-		n := newNear(st.config())
-		n.journal = st.journal
-		r.spec, r.split = n.spec, &nearHalf{n}
+		var n *scache.Near
+		n, err = scache.NewNear(option.Within(option.Half, st.opts)...)
+		if err == nil {
+			r.spec, r.split = n.Speculator(), &nearHalf{n}
+		}
 	case FarHalf:
-		f := newFar(st.config())
-		f.journal = st.journal
-		r.spec, r.split = f.spec, &farHalf{f}
+		var f *scache.Far
+		f, err = scache.NewFar(option.Within(option.Half, st.opts)...)
+		if err == nil {
+			r.spec, r.split = f.Speculator(), &farHalf{f}
+		}
+	default:
+		r.spec, err = st.newSpeculator()
 	}
-	return r
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// relay returns a Relay with the settings' relay options around spec.
+func (st *settings) relay(spec *scache.Speculator) *Relay {
+	return &Relay{spec: spec, journal: st.journal(), maxPacketSize: st.MaxPacketSize, handshakeTimeout: st.HandshakeTimeout,
+		splitHalf: st.half()}
 }
 
 // Speculator returns the Relay's Speculator (a half's, in split mode). Run
 // closes it when the session ends.
-func (r *Relay) Speculator() *Speculator { return r.spec }
+func (r *Relay) Speculator() *scache.Speculator { return r.spec }
 
 // Stats returns the counters of the Relay's Speculator, and in split mode
 // the half's tunnel counters.
-func (r *Relay) Stats() Stats {
+func (r *Relay) Stats() scache.Stats {
 	if r.split != nil {
 		return r.split.stats()
 	}
@@ -122,7 +106,7 @@ func (r *Relay) Half() Half { return r.splitHalf }
 // write fails, or ctx is cancelled. It closes both connections and returns the
 // first real error: a clean close of either side at a packet boundary is not
 // an error, but debugger commands still held at the end are
-// (ErrHeldCommands). No goroutine outlives Run.
+// (scache.ErrHeldCommands). No goroutine outlives Run.
 //
 // A half of a split proxy (WithSplit) takes the sides as they face it: the
 // near half's debugger side is the tunnel from the far half, the far half's
@@ -169,11 +153,11 @@ func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error 
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		fail(r.pump(debugger, "debugger", upW, downW, Upstream))
+		fail(r.pump(debugger, "debugger", upW, downW, scache.Upstream))
 	}()
 	go func() {
 		defer wg.Done()
-		err := r.pump(vm, "VM", upW, downW, Downstream)
+		err := r.pump(vm, "VM", upW, downW, scache.Downstream)
 		if err == nil && ctx.Err() == nil {
 			// The VM closed (after Exit, say). Everything read from it has
 			// been written to the debugger: let the debugger read it all
@@ -238,15 +222,15 @@ func setDeadline(rw any, t time.Time) {
 
 // pump reads packets from one side and writes the edicts until the side
 // ends (nil when cleanly: jdwp.IsCleanClose) or an error.
-func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir Direction) error {
+func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir scache.Direction) error {
 	f := jdwp.NewFramer(nil, from)
 	if r.maxPacketSize > 0 {
 		f.SetMaxPacketSize(r.maxPacketSize)
 	}
 	var writeErr error
 	err := f.ReadEach(func(p []byte) error {
-		var resp Response
-		if dir == Upstream {
+		var resp scache.Response
+		if dir == scache.Upstream {
 			resp = r.spec.OnUpstream(p)
 		} else {
 			resp = r.spec.OnDownstream(p)
@@ -267,7 +251,7 @@ func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir Di
 	return err
 }
 
-func (r *Relay) record(resp Response, dir Direction) {
+func (r *Relay) record(resp scache.Response, dir scache.Direction) {
 	now := time.Now()
 	r.journalMu.Lock()
 	defer r.journalMu.Unlock()

@@ -1,4 +1,4 @@
-package scache
+package transport
 
 import (
 	"io"
@@ -77,13 +77,6 @@ func (q *queueWriter) abort(err error) {
 	q.queue, q.bytes = nil, 0
 	q.cond.Broadcast()
 	q.mu.Unlock()
-}
-
-// failed returns the writer's error, or nil.
-func (q *queueWriter) failed() error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.err
 }
 
 func (q *queueWriter) run() {

@@ -1,4 +1,4 @@
-package scache_test
+package transport_test
 
 import (
 	"context"
@@ -45,10 +45,10 @@ func TestRelayBackpressure(t *testing.T) {
 	const n = 200
 	events := func(i int) []byte { // VM → debugger: a thread start event
 		return jdwp.AppendCommandPacket(nil, uint32(i+1), &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyNone,
-			Events: []jdwp.Event{&jdwp.ThreadEvent{EventKind: jdwp.EventThreadStart, RequestID: 3, Thread: jdwp.ThreadID(100 + i)}}}, sizes8)
+			Events: []jdwp.Event{&jdwp.ThreadEvent{EventKind: jdwp.EventThreadStart, RequestID: 3, Thread: jdwp.ThreadID(100 + i)}}}, jdwp.DefaultIDSizes)
 	}
 	commands := func(i int) []byte { // debugger → VM: a different thread's name each time, so none is held
-		return jdwp.AppendCommandPacket(nil, uint32(i+1), &jdwp.ThreadNameCommand{Thread: jdwp.ThreadID(100 + i)}, sizes8)
+		return jdwp.AppendCommandPacket(nil, uint32(i+1), &jdwp.ThreadNameCommand{Thread: jdwp.ThreadID(100 + i)}, jdwp.DefaultIDSizes)
 	}
 	for _, tc := range []struct {
 		name   string

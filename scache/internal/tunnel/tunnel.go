@@ -1,0 +1,281 @@
+// Package tunnel is the wire format of the tunnel between the two halves of
+// a split proxy: one ordered byte stream (a TCP connection, directly or
+// through ssh -L, kubectl port-forward or adb forward) with its own
+// handshake and framing. Package scache's halves make and parse its frames;
+// package transport does the handshake and reads the frames off a
+// connection.
+//
+// Handshake. The far half opens the tunnel and sends its hello: the 13 bytes
+// "SCACHE-TUNNEL", the version (uint16, big-endian) and the byte 'F'. The
+// near half answers with "SCACHE-TUNNEL", its version, a status byte (0: the
+// session is on; anything else: it is not), and a message (uint16 length,
+// UTF-8 text) saying why not. The near half reaches the VM before it answers:
+// the status tells the far half whether the VM answered its JDWP handshake.
+// A JDWP debugger that connects to the near half by mistake gets a line of
+// text saying so in place of the JDWP handshake, and the connection closes.
+//
+// Frames. Each frame is a type byte, a length (uint32, big-endian, of what
+// follows, at most the largest JDWP packet plus 8) and its payload:
+//
+//	'P' packet      a JDWP packet: the debugger's (far to near) or the VM's (near to far)
+//	'A' announce    near to far: uint64 count of 'P' frames the near half had
+//	                read when it sent the synthetic command that follows
+//	'S' synthetic   near to far: the VM's reply to an announced command
+//	'U' used        far to near: the key of a reply that answered the debugger
+//	'E' end         either way: why the sender ends the session (UTF-8 text);
+//	                nothing follows it
+package tunnel
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// Version is the version of the tunnel's handshake and framing.
+const Version = 1
+
+// magic opens both hellos.
+const magic = "SCACHE-TUNNEL"
+
+// Frame types.
+const (
+	Packet    byte = 'P'
+	Announce  byte = 'A'
+	Synthetic byte = 'S'
+	Used      byte = 'U'
+	End       byte = 'E'
+)
+
+const (
+	HeaderSize      = 5
+	announceSeqSize = 8
+	// MaxText bounds the text of a hello's message and of an 'E' frame.
+	MaxText = 4096
+)
+
+// NotATunnelMessage is what a JDWP debugger that connects to the near half
+// reads in place of the handshake. A debugger shows the 14 bytes it read
+// in place of "JDWP-Handshake": they say what to do.
+const NotATunnelMessage = "use -split far: this is the near half of a split proxy (scache); connect a far half (proxy -split far) here and the debugger to the far half\n"
+
+// ErrTunnel marks errors about the tunnel between the halves of a split
+// proxy: a peer that is not the other half, another version, a malformed
+// frame.
+var ErrTunnel = errors.New("scache: tunnel")
+
+// Errorf returns an error about the tunnel: it wraps ErrTunnel.
+func Errorf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrTunnel}, args...)...)
+}
+
+// FarHello returns the far half's hello.
+func FarHello() []byte {
+	b := append([]byte(magic), 0, 0, 'F')
+	binary.BigEndian.PutUint16(b[len(magic):], Version)
+	return b
+}
+
+// NearHello returns the near half's answer: status 0 and no message when the
+// session is on.
+func NearHello(status byte, message string) []byte {
+	if len(message) > MaxText {
+		message = message[:MaxText]
+	}
+	b := make([]byte, len(magic)+2+1+2, len(magic)+5+len(message))
+	copy(b, magic)
+	binary.BigEndian.PutUint16(b[len(magic):], Version)
+	b[len(magic)+2] = status
+	binary.BigEndian.PutUint16(b[len(magic)+3:], uint16(len(message)))
+	return append(b, message...)
+}
+
+// ReadFarHello reads the far half's hello. A JDWP handshake in its place
+// returns ErrJDWPAtNear.
+func ReadFarHello(r io.Reader) error {
+	b := make([]byte, len(magic)+3)
+	// A debugger sends its 14 bytes and waits: read those first.
+	n, err := io.ReadFull(r, b[:len(jdwp.HandshakeBytes)])
+	if err == nil && bytes.Equal(b[:n], jdwp.HandshakeBytes) {
+		return ErrJDWPAtNear
+	}
+	if err == nil {
+		var m int
+		m, err = io.ReadFull(r, b[n:])
+		n += m
+	}
+	if err != nil {
+		return Errorf("reading the far half's hello: %d of its %d bytes arrived: %v", n, len(b), err)
+	}
+	if string(b[:len(magic)]) != magic {
+		return Errorf("the peer is not the far half of a split proxy: it sent %q", b)
+	}
+	if v := binary.BigEndian.Uint16(b[len(magic):]); v != Version || b[len(b)-1] != 'F' {
+		return &VersionError{theirs: v, role: b[len(b)-1]}
+	}
+	return nil
+}
+
+// ErrJDWPAtNear: a JDWP debugger connected to the near half.
+var ErrJDWPAtNear = fmt.Errorf("%w: a JDWP debugger connected to the near half: debuggers connect to the far half", ErrTunnel)
+
+// A VersionError says the far half speaks another version of the tunnel.
+type VersionError struct {
+	theirs uint16
+	role   byte
+}
+
+func (e *VersionError) Error() string {
+	if e.role != 'F' {
+		return fmt.Sprintf("scache: tunnel: the peer says it is %q, not a far half", e.role)
+	}
+	return fmt.Sprintf("scache: tunnel: the far half speaks tunnel version %d, this near half %d: run the same scache version on both sides", e.theirs, Version)
+}
+
+func (e *VersionError) Unwrap() error { return ErrTunnel }
+
+// ReadNearHello reads the near half's answer; an error says why the
+// session is not on.
+func ReadNearHello(r io.Reader) error {
+	b := make([]byte, len(magic)+5)
+	n, err := io.ReadFull(r, b)
+	switch {
+	case bytes.HasPrefix(b[:n], jdwp.HandshakeBytes):
+		return Errorf("the peer is a JDWP VM, not the near half of a split proxy: give the far half the near half's address")
+	case n == 0 && err == io.EOF:
+		return Errorf("the near half closed the tunnel without answering")
+	case err != nil:
+		return Errorf("reading the near half's answer: %d of its %d bytes arrived: %v", n, len(b), err)
+	}
+	if string(b[:len(magic)]) != magic {
+		return Errorf("the peer is not the near half of a split proxy: it sent %q", b)
+	}
+	v := binary.BigEndian.Uint16(b[len(magic):])
+	status := b[len(magic)+2]
+	msg := make([]byte, min(int(binary.BigEndian.Uint16(b[len(magic)+3:])), MaxText))
+	if _, err := io.ReadFull(r, msg); err != nil && status != 0 {
+		return Errorf("the near half refused the session (its message was cut short)")
+	}
+	if v != Version {
+		return Errorf("the near half speaks tunnel version %d, this far half %d: run the same scache version on both sides", v, Version)
+	}
+	if status != 0 {
+		return Errorf("the near half refused the session: %s", msg)
+	}
+	return nil
+}
+
+// NewFrame returns a frame of type typ whose payload is the concatenation
+// of parts, in a buffer of its own.
+func NewFrame(typ byte, parts ...[]byte) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := make([]byte, HeaderSize, HeaderSize+n)
+	b[0] = typ
+	binary.BigEndian.PutUint32(b[1:], uint32(n))
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
+}
+
+// AnnounceFrame returns the 'A' frame of a synthetic command sent when the
+// near half had read seq 'P' frames.
+func AnnounceFrame(seq uint64, command []byte) []byte {
+	var s [announceSeqSize]byte
+	binary.BigEndian.PutUint64(s[:], seq)
+	return NewFrame(Announce, s[:], command)
+}
+
+// A Frame is one tunnel frame, parsed.
+type Frame struct {
+	Type    byte
+	Seq     uint64 // of an 'A' frame
+	Payload []byte // the packet, key or text
+}
+
+// ParseFrame parses one whole frame and checks its payload's shape.
+func ParseFrame(b []byte) (Frame, error) {
+	if len(b) < HeaderSize {
+		return Frame{}, Errorf("a frame of %d bytes: its header has %d", len(b), HeaderSize)
+	}
+	f := Frame{Type: b[0], Payload: b[HeaderSize:]}
+	if n := binary.BigEndian.Uint32(b[1:]); int64(n) != int64(len(f.Payload)) {
+		return Frame{}, Errorf("a frame whose length field says %d carries %d bytes", n, len(f.Payload))
+	}
+	switch f.Type {
+	case Announce:
+		if len(f.Payload) < announceSeqSize {
+			return Frame{}, Errorf("an announce frame of %d bytes", len(f.Payload))
+		}
+		f.Seq = binary.BigEndian.Uint64(f.Payload)
+		f.Payload = f.Payload[announceSeqSize:]
+		fallthrough
+	case Packet, Synthetic:
+		if err := new(jdwp.Header).Parse(f.Payload); err != nil {
+			return Frame{}, Errorf("a %q frame whose packet is malformed: %v", f.Type, err)
+		}
+	case Used:
+		if len(f.Payload) < 2 {
+			return Frame{}, Errorf("a used frame of %d bytes", len(f.Payload))
+		}
+	case End:
+		if len(f.Payload) > MaxText {
+			return Frame{}, Errorf("an end frame of %d bytes", len(f.Payload))
+		}
+	default:
+		return Frame{}, Errorf("a frame of unknown type %#x", f.Type)
+	}
+	return f, nil
+}
+
+// A Reader reads whole tunnel frames, bounded before allocating.
+type Reader struct {
+	r   *bufio.Reader
+	max int
+	buf []byte
+}
+
+// NewReader returns a Reader of the frames of r, carrying JDWP packets of at
+// most maxPacketSize bytes (0: jdwp.DefaultMaxPacketSize).
+func NewReader(r io.Reader, maxPacketSize int) *Reader {
+	if maxPacketSize <= 0 {
+		maxPacketSize = jdwp.DefaultMaxPacketSize
+	}
+	return &Reader{r: bufio.NewReaderSize(r, 64<<10), max: maxPacketSize + announceSeqSize}
+}
+
+// Read returns the next whole frame, valid until the next read: io.EOF at a
+// frame boundary, a tunnel error for a frame too large or cut short.
+func (fr *Reader) Read() ([]byte, error) {
+	var h [HeaderSize]byte
+	if n, err := io.ReadFull(fr.r, h[:]); err != nil {
+		if err == io.ErrUnexpectedEOF {
+			return nil, Errorf("the tunnel ended inside a frame header (%d of 5 bytes)", n)
+		}
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(h[1:])
+	if int64(n) > int64(fr.max) {
+		return nil, Errorf("a frame whose length field says %d: the bound is %d", n, fr.max)
+	}
+	if cap(fr.buf) < HeaderSize+int(n) {
+		fr.buf = make([]byte, HeaderSize+int(n))
+	}
+	b := fr.buf[:HeaderSize+int(n)]
+	copy(b, h[:])
+	if got, err := io.ReadFull(fr.r, b[HeaderSize:]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, Errorf("the tunnel ended inside a frame: %d of its %d bytes arrived", got, n)
+		}
+		return nil, err
+	}
+	return b, nil
+}

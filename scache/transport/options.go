@@ -1,0 +1,106 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/internal/option"
+)
+
+// WithMaxPacketSize bounds the packets a Relay (or a Proxy's sessions) reads
+// on either side (default jdwp.DefaultMaxPacketSize; at least the 11-byte header).
+func WithMaxPacketSize(n int) scache.Option {
+	return option.New(fmt.Sprintf("WithMaxPacketSize(%d)", n), option.Sessions, func(st *option.Settings) error {
+		if n < jdwp.HeaderSize {
+			return fmt.Errorf("a packet has at least %d bytes", jdwp.HeaderSize)
+		}
+		st.MaxPacketSize = n
+		return nil
+	})
+}
+
+// WithHandshakeTimeout bounds the JDWP handshake of a Relay or a Proxy's
+// connections (default jdwp.HandshakeTimeout).
+func WithHandshakeTimeout(d time.Duration) scache.Option {
+	return option.New(fmt.Sprintf("WithHandshakeTimeout(%v)", d), option.Sessions, func(st *option.Settings) error {
+		if d <= 0 {
+			return errors.New("a timeout is positive")
+		}
+		st.HandshakeTimeout = d
+		return nil
+	})
+}
+
+// WithSessionEnded makes a Proxy call fn after each session with its stats
+// and the relay's error (nil for a clean end).
+func WithSessionEnded(fn func(scache.Stats, error)) scache.Option {
+	return option.New("WithSessionEnded", option.Proxy, func(st *option.Settings) error {
+		if fn == nil {
+			return errors.New("a nil function")
+		}
+		st.SessionEnded = fn
+		return nil
+	})
+}
+
+// WithSplit makes a Relay or a Proxy one half of a split proxy: NearHalf
+// next to the VM, FarHalf next to the debugger, with a tunnel between them
+// (see Near and Far). Give both halves the same Speculator options.
+func WithSplit(h Half) scache.Option {
+	return option.New("WithSplit", option.Sessions, func(st *option.Settings) error {
+		if h != NearHalf && h != FarHalf {
+			return fmt.Errorf("%d is not a half: NearHalf or FarHalf", h)
+		}
+		st.Split = uint8(h)
+		return nil
+	})
+}
+
+// WithSpeculator makes a Relay use s, a Speculator made by New, instead of
+// making its own (to read its Stats during the session, say).
+func WithSpeculator(s *scache.Speculator) scache.Option {
+	return option.New("WithSpeculator", option.Relay, func(st *option.Settings) error {
+		if s == nil {
+			return errors.New("a nil Speculator")
+		}
+		st.Speculator = s
+		return nil
+	})
+}
+
+// settings is what a transport reads of the options given to it.
+type settings struct {
+	*option.Settings
+	opts []scache.Option // all of them, to pass on to what the transport makes
+}
+
+// collect applies opts for the transport of scope sc.
+func collect(sc option.Scope, opts []scache.Option) (*settings, error) {
+	st, err := option.Collect(sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &settings{Settings: st, opts: opts}, nil
+}
+
+func (st *settings) half() Half { return Half(st.Split) }
+func (st *settings) journal() func(scache.JournalEntry) {
+	fn, _ := st.Journal.(func(scache.JournalEntry))
+	return fn
+}
+func (st *settings) sessionEnded() func(scache.Stats, error) {
+	fn, _ := st.SessionEnded.(func(scache.Stats, error))
+	return fn
+}
+func (st *settings) speculator() *scache.Speculator {
+	s, _ := st.Speculator.(*scache.Speculator)
+	return s
+}
+
+// newSpeculator makes a session's Speculator with the Speculator options given.
+func (st *settings) newSpeculator() (*scache.Speculator, error) {
+	return scache.New(option.Within(option.Speculator, st.opts)...)
+}
