@@ -193,11 +193,9 @@ func (s *Speculator) askAgain(stop stopEvent) {
 		if err != nil {
 			continue
 		}
-		spec, ok := s.keySpecOf(m.Command())
-		if !ok || !s.stateCacheable(spec, m) {
-			continue
+		if sub, ok := s.admit(m, true); ok {
+			s.enqueueKey(key, m, sub, false)
 		}
-		s.enqueueKey(key, subject{life: lifetimeSuspension, values: spec.values}, false)
 	}
 	s.guessThis(stop)
 }
@@ -208,7 +206,7 @@ func (s *Speculator) askAgain(stop stopEvent) {
 // (once its type is known).
 func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
 	l := &s.again
-	if !l.inStop || !s.top.set {
+	if !l.inStop || !s.stop.top.set {
 		return nil
 	}
 	m, err := reply.typed(s)
@@ -218,7 +216,7 @@ func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
 	this := m.(*jdwp.TaggedObjectReply).Object.ID
 	cmd, err := p.key.Message(s.sizes)
 	asked, ok := cmd.(*jdwp.FrameThisObjectCommand)
-	if err != nil || !ok || asked.Thread != s.top.thread || asked.Frame != s.top.frame || this == 0 {
+	if err != nil || !ok || asked.Thread != s.stop.top.thread || asked.Frame != s.stop.top.frame || this == 0 {
 		return nil
 	}
 	l.this = this

@@ -52,13 +52,13 @@ func (s *Speculator) answerAhead(r *Response, h jdwp.Header, packet []byte) Resp
 // once with a success reply carrying data; the VM's own reply will be
 // absorbed.
 func (s *Speculator) answerAheadWith(r *Response, h jdwp.Header, packet, data []byte) {
-	if s.ahead == nil {
-		s.ahead = make(map[uint32]int)
+	if s.inflight.ahead == nil {
+		s.inflight.ahead = make(map[uint32]int)
 	}
-	s.ahead[h.ID]++
+	s.inflight.ahead[h.ID]++
 	s.stats.AnsweredAhead++
-	reply := jdwp.AppendReply(s.up.buf(jdwp.HeaderSize+len(data)), h.ID, jdwp.ErrNone, data)
-	s.up.keep(reply)
+	reply := jdwp.AppendReply(s.scratch.up.buf(jdwp.HeaderSize+len(data)), h.ID, jdwp.ErrNone, data)
+	s.scratch.up.keep(reply)
 	r.Outcome = AnsweredAhead
 	s.forwardUp(r, packet)
 	r.Edict.Downstream = append(r.Edict.Downstream, reply)
@@ -71,14 +71,14 @@ func (s *Speculator) answerAheadWith(r *Response, h jdwp.Header, packet, data []
 // answers one connection's commands in order, so with an id used again the
 // first reply is the earlier command's.
 func (s *Speculator) absorbAhead(r *Response, h jdwp.Header, packet []byte) bool {
-	n := s.ahead[h.ID]
+	n := s.inflight.ahead[h.ID]
 	if n == 0 {
 		return false
 	}
 	if n == 1 {
-		delete(s.ahead, h.ID)
+		delete(s.inflight.ahead, h.ID)
 	} else {
-		s.ahead[h.ID] = n - 1
+		s.inflight.ahead[h.ID] = n - 1
 	}
 	if h.ErrorCode != jdwp.ErrNone {
 		s.stats.AheadContradicted++

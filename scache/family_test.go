@@ -15,7 +15,7 @@ func TestAToyFamilyThroughTheTableAlone(t *testing.T) {
 	families = append(families, &family{
 		flag: toy, life: lifetimeSuspension,
 		onStop: func(s *Speculator, stop stopEvent) {
-			s.enqueueState(&jdwp.ThreadStatusCommand{Thread: stop.thread}, true)
+			s.enqueue(&jdwp.ThreadStatusCommand{Thread: stop.thread}, true)
 		},
 		sends: []jdwp.Command{jdwp.CmdThreadReferenceStatus},
 	})

@@ -45,11 +45,11 @@ func (s *Speculator) register(packet []byte, poisoned bool) error {
 	if h.IsReply() || !IsSyntheticID(h.ID) {
 		return fmt.Errorf("announced packet %v is not a synthetic command", h)
 	}
-	if _, busy := s.pending[h.ID]; busy {
+	if _, busy := s.inflight.pending[h.ID]; busy {
 		return fmt.Errorf("announced command id %#x is already in flight", h.ID)
 	}
-	if len(s.pending) >= s.cfg.maxOrganicIDs+s.cfg.maxInFlight+s.cfg.maxQueued {
-		return fmt.Errorf("%d commands in flight: the near half announces more than it may send", len(s.pending))
+	if len(s.inflight.pending) >= s.cfg.maxOrganicIDs+s.cfg.maxInFlight+s.cfg.maxQueued {
+		return fmt.Errorf("%d commands in flight: the near half announces more than it may send", len(s.inflight.pending))
 	}
 	cmd := h.Cmd()
 	p := &inFlight{id: h.ID, cmd: cmd, epoch: s.susp.epoch, synthetic: true, poisoned: poisoned || !s.enabled || s.over}
@@ -63,12 +63,12 @@ func (s *Speculator) register(packet []byte, poisoned bool) error {
 			p.poisoned = true
 		}
 	}
-	s.pending[h.ID] = p
-	s.synthetic++
+	s.inflight.pending[h.ID] = p
+	s.inflight.synthetic++
 	s.stats.Synthetic++
 	if p.key != "" && !p.poisoned && s.cfg.belay {
-		if _, ok := s.byKey[p.key]; !ok {
-			s.byKey[p.key] = p
+		if _, ok := s.inflight.byKey[p.key]; !ok {
+			s.inflight.byKey[p.key] = p
 		}
 	}
 	return nil
@@ -78,7 +78,7 @@ func (s *Speculator) register(packet []byte, poisoned bool) error {
 func (s *Speculator) absorbs(id uint32) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, ok := s.pending[id]
+	p, ok := s.inflight.pending[id]
 	return ok && p.synthetic
 }
 
@@ -121,7 +121,7 @@ func (s *Speculator) usedRemotely(key Key) (bytes int, firstUse bool) {
 		return len(e.reply), first
 	}
 	if spec, ok := s.keySpecOf(key.Command()); ok {
-		s.learnOf(key, spec.life, s.susp.epoch, true)
+		s.learnUsed(key, spec.life, s.susp.epoch)
 	}
 	return 0, false
 }

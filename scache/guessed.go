@@ -113,7 +113,7 @@ func namesObject(cmd jdwp.Command) bool {
 // either whose type is known already (the same object again).
 func (s *Speculator) guessThis(stop stopEvent) {
 	l := &s.again
-	if !s.top.set || !s.top.predicted || !s.top.thisDone {
+	if !s.stop.top.set || !s.stop.top.predicted || !s.stop.top.thisDone {
 		return // no ThisObject ahead of a guess: its id would not be given out yet
 	}
 	h := l.thisSeen[thisSite{stop.loc.Class, stop.step}]
@@ -122,7 +122,7 @@ func (s *Speculator) guessThis(stop stopEvent) {
 	}
 	for _, guess := range h.guess(l.newest, idMask(s.sizes.ObjectID)) {
 		if guess != 0 {
-			s.enqueueObject(&jdwp.ObjectRefReferenceTypeCommand{Object: guess}, true)
+			s.enqueue(&jdwp.ObjectRefReferenceTypeCommand{Object: guess}, true)
 			s.askFieldsOf(guess)
 		}
 	}
@@ -167,7 +167,7 @@ func (s *Speculator) askFieldsOf(obj jdwp.ObjectID) {
 	}
 	l.fieldsAsked = obj
 	for _, a := range e.asks {
-		s.enqueueState(&jdwp.ObjectRefGetValuesCommand{Object: obj, Fields: a.fields}, true)
+		s.enqueue(&jdwp.ObjectRefGetValuesCommand{Object: obj, Fields: a.fields}, true)
 	}
 	mask := idMask(s.sizes.ObjectID)
 	for _, a := range e.asks {

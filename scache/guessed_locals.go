@@ -58,12 +58,12 @@ func (s *Speculator) guessLocals(loc jdwp.Location, slots []jdwp.SlotRequest) {
 // stop, the object each variable holds.
 func (s *Speculator) observeLocals(p *inFlight, reply *replyData) error {
 	l := &s.again
-	if !l.inStop || !s.top.set {
+	if !l.inStop || !s.stop.top.set {
 		return nil
 	}
 	cmd, err := p.key.Message(s.sizes)
 	asked, ok := cmd.(*jdwp.FrameGetValuesCommand)
-	if err != nil || !ok || asked.Thread != s.top.thread || asked.Frame != s.top.frame {
+	if err != nil || !ok || asked.Thread != s.stop.top.thread || asked.Frame != s.stop.top.frame {
 		return nil
 	}
 	m, err := reply.typed(s)
@@ -75,7 +75,7 @@ func (s *Speculator) observeLocals(p *inFlight, reply *replyData) error {
 		if i >= len(values) || !values[i].Tag.IsObject() || values[i].Bits == 0 {
 			continue
 		}
-		h := boundedEntry(&l.localsSeen, localSite{s.top.loc, slot.Slot}, maxLocals)
+		h := boundedEntry(&l.localsSeen, localSite{s.stop.top.loc, slot.Slot}, maxLocals)
 		if h == nil {
 			continue
 		}

@@ -12,9 +12,9 @@ func TestSyntheticIDsStartAtTheRangeAndWrapSkippingInFlight(t *testing.T) {
 	require.Equal(t, uint32(0xA0000000), s.newSyntheticID())
 	require.Equal(t, uint32(0xA0000001), s.newSyntheticID())
 
-	s.nextID = LastSyntheticID - 1
-	s.pending[LastSyntheticID] = &inFlight{synthetic: true}
-	s.pending[FirstSyntheticID] = &inFlight{synthetic: true}
+	s.queue.nextID = LastSyntheticID - 1
+	s.inflight.pending[LastSyntheticID] = &inFlight{synthetic: true}
+	s.inflight.pending[FirstSyntheticID] = &inFlight{synthetic: true}
 	require.Equal(t, LastSyntheticID-1, s.newSyntheticID())
 	// LastSyntheticID and FirstSyntheticID are in flight: skipped.
 	require.Equal(t, FirstSyntheticID+1, s.newSyntheticID())
@@ -22,7 +22,7 @@ func TestSyntheticIDsStartAtTheRangeAndWrapSkippingInFlight(t *testing.T) {
 
 func TestSyntheticIDsNeverLeaveTheRange(t *testing.T) {
 	s := newSpeculator(defaultConfig())
-	s.nextID = LastSyntheticID - 3
+	s.queue.nextID = LastSyntheticID - 3
 	for i := 0; i < 10; i++ {
 		id := s.newSyntheticID()
 		require.True(t, IsSyntheticID(id), "%#x", id)

@@ -90,20 +90,20 @@ func (s *Speculator) specOf(tr traits) (keySpec, bool) {
 // the data must be exactly what the message encodes. The message is one
 // scratch message per command, valid until the next call for the same command.
 func (s *Speculator) decodeParams(cmd jdwp.Command, data []byte) (jdwp.CommandMessage, error) {
-	m := s.params[cmd]
+	m := s.scratch.params[cmd]
 	if m == nil {
 		if m = jdwp.NewCommandMessage(cmd); m == nil {
 			return nil, fmt.Errorf("no typed message for %s", cmd)
 		}
-		s.params[cmd] = m
+		s.scratch.params[cmd] = m
 	}
 	// As jdwp.Unmarshal, with the Speculator's reader: no allocation.
-	s.reader.Reset(data, s.sizes)
-	if err := m.Decode(&s.reader); err != nil {
+	s.scratch.reader.Reset(data, s.sizes)
+	if err := m.Decode(&s.scratch.reader); err != nil {
 		return nil, err
 	}
-	if s.reader.Len() != 0 {
-		return nil, &jdwp.DecodeError{Offset: s.reader.Offset(), What: cmd.String(), Err: jdwp.ErrTrailingData}
+	if s.scratch.reader.Len() != 0 {
+		return nil, &jdwp.DecodeError{Offset: s.scratch.reader.Offset(), What: cmd.String(), Err: jdwp.ErrTrailingData}
 	}
 	return m, nil
 }

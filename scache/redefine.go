@@ -59,7 +59,7 @@ func (s *Speculator) onRedefined(id uint32) bool {
 	}
 	delete(s.redefined, id)
 	for _, q := range again {
-		s.enqueueKey(q.key, q.subject, false)
+		s.enqueueKey(q.key, q.msg, q.subject, false)
 	}
 	return true
 }

@@ -144,8 +144,8 @@ func (s *Speculator) onRequestCommand(r *Response, h jdwp.Header, packet []byte)
 		// order. Another command would leave which reply is the Set's a
 		// guess; too many Sets unanswered, a VM that does not answer: stop
 		// counting on the ids.
-		_, busy := s.pending[h.ID]
-		if busy || s.ahead[h.ID] > 0 || len(q.forwarded) >= s.cfg.maxOrganicIDs {
+		_, busy := s.inflight.pending[h.ID]
+		if busy || s.inflight.ahead[h.ID] > 0 || len(q.forwarded) >= s.cfg.maxOrganicIDs {
 			q.off = true
 			return packet, false
 		}
@@ -164,7 +164,7 @@ func (s *Speculator) onRequestCommand(r *Response, h jdwp.Header, packet []byte)
 			vm, renamed = noRequest, true // a VM id the debugger was not given
 		}
 		if renamed {
-			b := s.up.copy(packet)
+			b := s.scratch.up.copy(packet)
 			binary.BigEndian.PutUint32(b[jdwp.HeaderSize+1:], uint32(vm))
 			return b, false
 		}
@@ -179,7 +179,7 @@ func (s *Speculator) setAhead(r *Response, h jdwp.Header, packet []byte) bool {
 	if !s.enabled || !s.cfg.answerAhead || s.over || q.renaming() {
 		return false
 	}
-	if s.replyAwaited(h.ID) || s.ahead[h.ID] > 0 {
+	if s.replyAwaited(h.ID) || s.inflight.ahead[h.ID] > 0 {
 		return false
 	}
 	id, ok := q.next()
@@ -241,7 +241,7 @@ func (s *Speculator) onSetReply(r *Response, h jdwp.Header, packet []byte) ([]by
 	}
 	q.learn(vm)
 	if d := q.debuggerID(vm); d != vm {
-		b := s.down.copy(packet)
+		b := s.scratch.down.copy(packet)
 		binary.BigEndian.PutUint32(b[jdwp.HeaderSize:], uint32(d))
 		return b, false
 	}
@@ -252,7 +252,7 @@ func (s *Speculator) onSetReply(r *Response, h jdwp.Header, packet []byte) ([]by
 // to a Clear answered ahead: the debugger's command with id tracked, or its
 // Set forwarded or answered ahead.
 func (s *Speculator) replyAwaited(id uint32) bool {
-	_, pending := s.pending[id]
+	_, pending := s.inflight.pending[id]
 	_, setAhead := s.requests.ahead[id]
 	return pending || setAhead || s.requests.forwarded[id] > 0
 }
@@ -283,7 +283,7 @@ func (s *Speculator) renameEvents(packet []byte) []byte {
 			continue
 		}
 		if b == nil {
-			b = s.down.copy(packet)
+			b = s.scratch.down.copy(packet)
 		}
 		binary.BigEndian.PutUint32(b[at:], uint32(d))
 	}

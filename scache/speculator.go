@@ -44,50 +44,62 @@ type Speculator struct {
 	over  bool
 	sizes jdwp.IDSizes
 
-	cache   *replyCache
-	classes classTracker
-
-	// pending holds the commands sent upstream whose reply matters: every
-	// synthetic command, and the debugger's commands whose reply is cached or
-	// triggers something.
-	pending map[uint32]*inFlight
-	// ahead counts, by id, the debugger's commands answered ahead whose
-	// reply from the VM is still to absorb (ahead.go).
-	ahead map[uint32]int
+	cache    *replyCache
+	classes  classTracker
+	inflight inflightState // commands sent and not answered, and the debugger's held on them
+	queue    queueState    // speculation waiting to go out (queue.go)
+	susp     suspension    // what is known suspended, and the epoch (state.go)
+	stop     stopMemory    // what the Speculator knows of the current stop
 	// requests follows the ids of event requests, for Sets answered ahead
 	// (request_ids.go).
 	requests requestIDs
-	// byKey indexes the keyable commands of pending whose reply may still be
-	// cached, for belay and to avoid speculating twice.
-	byKey map[Key]*inFlight
-	// held lists the belayed debugger commands, in arrival order.
-	held []*heldCommand
-
-	susp      suspension
-	top       topFrame
-	threads   []jdwp.ThreadID // the last AllThreads reply's, for the next stop's threads view
-	predictor framePredictor
-	prepared  map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (prepare.go)
+	learn    learner                       // which speculation this debugger uses (learn.go)
+	again    againLog                      // what the debugger asked at its recent stops (family_again.go)
+	prepared map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
 	// redefined holds, by the id of an unanswered RedefineClasses command,
 	// the metadata of its classes the debugger used: asked again once the
 	// VM has answered it (redefine.go).
-	redefined   map[uint32][]queued
-	learn       learner
-	again       againLog // what the debugger asked at its recent stops (again.go)
-	urgent      []queued // speculated state commands, sent before queue
-	queue       []queued // speculated commands waiting for an in-flight slot
-	queuedKeys  map[Key]struct{}
-	synthetic   int // synthetic commands in flight
-	nextID      uint32
-	reader      jdwp.Reader
-	keyWriter   jdwp.Writer                          // scratch of newKey
-	params      map[jdwp.Command]jdwp.CommandMessage // scratch of decodeParams
-	triggers    map[jdwp.Command]bool                // commands whose replies start a family: tracked
-	up, down    scratch
+	redefined map[uint32][]queued
+	triggers  map[jdwp.Command]bool // commands whose replies start a family: tracked
+	scratch   scratchState
+
 	stats       Stats
 	disabledFor error
 	// finalCache keeps the cache's size at Close, for Stats afterwards.
 	finalEntries, finalBytes int64
+}
+
+// inflightState holds the commands sent upstream and not answered.
+type inflightState struct {
+	// pending holds the commands sent upstream whose reply matters: every
+	// synthetic command, and the debugger's commands whose reply is cached or
+	// triggers something.
+	pending map[uint32]*inFlight
+	// byKey indexes the keyable commands of pending whose reply may still be
+	// cached, for belay and to avoid speculating twice.
+	byKey map[Key]*inFlight
+	// ahead counts, by id, the debugger's commands answered ahead whose
+	// reply from the VM is still to absorb (ahead.go).
+	ahead map[uint32]int
+	// held lists the belayed debugger commands, in arrival order.
+	held      []*heldCommand
+	synthetic int // synthetic commands in flight
+}
+
+// stopMemory is what the Speculator knows of the current stop.
+type stopMemory struct {
+	top       topFrame
+	threads   []jdwp.ThreadID // the last AllThreads reply's, for the next stop's threads view
+	predictor framePredictor
+}
+
+// scratchState holds what is reused from packet to packet, so that a
+// packet allocates nothing it need not.
+type scratchState struct {
+	reader    jdwp.Reader
+	keyWriter jdwp.Writer                          // of newKey
+	params    map[jdwp.Command]jdwp.CommandMessage // of decodeParams
+	up, down  responseBuffers                      // each direction's Response
 }
 
 // inFlight is a command awaiting its reply.
@@ -109,29 +121,14 @@ type heldCommand struct {
 	answered bool
 }
 
-// queued is a speculated command not yet sent.
-type queued struct {
-	key Key
-	subject
-}
-
-// subject is what a keyed command is about: its lifetime, and the class or
-// object that ends it.
-type subject struct {
-	life   lifetime
-	class  jdwp.ReferenceTypeID // of a lifetimeClass command
-	object jdwp.ObjectID        // of a lifetimeObject command
-	values bool                 // a lifetimeSuspension command that reads values
-}
-
-// scratch holds the reused slices of one direction's Responses.
-type scratch struct {
+// responseBuffers holds the reused slices of one direction's Responses.
+type responseBuffers struct {
 	resp Response
 	bufs [][]byte
 	used int
 }
 
-func (sc *scratch) reset() *Response {
+func (sc *responseBuffers) reset() *Response {
 	r := &sc.resp
 	r.Outcome = Forwarded
 	r.Edict.Upstream = r.Edict.Upstream[:0]
@@ -145,7 +142,7 @@ func (sc *scratch) reset() *Response {
 }
 
 // buf returns a reused buffer of length 0 and capacity at least n.
-func (sc *scratch) buf(n int) []byte {
+func (sc *responseBuffers) buf(n int) []byte {
 	if sc.used == len(sc.bufs) {
 		sc.bufs = append(sc.bufs, nil)
 	}
@@ -159,10 +156,10 @@ func (sc *scratch) buf(n int) []byte {
 }
 
 // keep records b (grown from buf) so that its capacity is reused.
-func (sc *scratch) keep(b []byte) { sc.bufs[sc.used-1] = b[:0] }
+func (sc *responseBuffers) keep(b []byte) { sc.bufs[sc.used-1] = b[:0] }
 
 // copy returns a copy of p in a reused buffer, to change without touching p.
-func (sc *scratch) copy(p []byte) []byte {
+func (sc *responseBuffers) copy(p []byte) []byte {
 	b := append(sc.buf(len(p)), p...)
 	sc.keep(b)
 	return b
@@ -180,17 +177,18 @@ func New(opts ...Option) (*Speculator, error) {
 
 func newSpeculator(cfg config) *Speculator {
 	s := &Speculator{
-		cfg:        cfg,
-		log:        cfg.logger,
-		enabled:    !cfg.passThrough,
-		sizes:      jdwp.DefaultIDSizes,
-		classes:    newClassTracker(),
-		pending:    make(map[uint32]*inFlight),
-		byKey:      make(map[Key]*inFlight),
-		queuedKeys: make(map[Key]struct{}),
-		params:     make(map[jdwp.Command]jdwp.CommandMessage),
-		triggers:   make(map[jdwp.Command]bool),
-		nextID:     FirstSyntheticID,
+		cfg:     cfg,
+		log:     cfg.logger,
+		enabled: !cfg.passThrough,
+		sizes:   jdwp.DefaultIDSizes,
+		classes: newClassTracker(),
+		inflight: inflightState{
+			pending: make(map[uint32]*inFlight),
+			byKey:   make(map[Key]*inFlight),
+		},
+		queue:    queueState{keys: make(map[Key]struct{}), nextID: FirstSyntheticID},
+		scratch:  scratchState{params: make(map[jdwp.Command]jdwp.CommandMessage)},
+		triggers: make(map[jdwp.Command]bool),
 	}
 	s.cache = newReplyCache(cfg.cacheBytes, func() { s.stats.Wasted++ })
 	for _, f := range families {
@@ -220,7 +218,7 @@ func (s *Speculator) Stats() Stats {
 	if s.closed {
 		st.CacheEntries, st.CacheBytes = s.finalEntries, s.finalBytes
 	}
-	st.InFlight = int64(s.synthetic)
+	st.InFlight = int64(s.inflight.synthetic)
 	st.Held = int64(s.countHeld())
 	return st
 }
@@ -236,10 +234,10 @@ func (s *Speculator) Close() error {
 		s.finalEntries, s.finalBytes = int64(s.cache.len()), int64(s.cache.bytes)
 	}
 	s.clearAll()
-	s.pending = make(map[uint32]*inFlight)
-	s.ahead = nil
-	s.held = nil
-	s.synthetic = 0
+	s.inflight.pending = make(map[uint32]*inFlight)
+	s.inflight.ahead = nil
+	s.inflight.held = nil
+	s.inflight.synthetic = 0
 	s.closed = true
 	if n > 0 {
 		return fmt.Errorf("%w: %d unanswered", ErrHeldCommands, n)
@@ -249,7 +247,7 @@ func (s *Speculator) Close() error {
 
 func (s *Speculator) countHeld() int {
 	n := 0
-	for _, h := range s.held {
+	for _, h := range s.inflight.held {
 		if !h.answered {
 			n++
 		}
@@ -257,355 +255,23 @@ func (s *Speculator) countHeld() int {
 	return n
 }
 
-// OnUpstream takes a packet going to the VM (normally a debugger command) and
-// says what to send. See Response for how long the result is valid.
-func (s *Speculator) OnUpstream(packet []byte) Response {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stats.PacketsUp++
-	r := s.up.reset()
-	var h jdwp.Header
-	if err := h.Parse(packet); err != nil {
-		s.disable(r, fmt.Errorf("upstream packet: %w", err))
-		return s.forwardUp(r, packet)
-	}
-	if h.IsReply() {
-		return s.forwardUp(r, packet)
-	}
-	if h.CommandSet == jdwp.SetEventRequest {
-		var done bool
-		if packet, done = s.onRequestCommand(r, h, packet); done {
-			return *r
-		}
-	}
-	if !s.enabled {
-		return s.forwardUp(r, packet)
-	}
-	if p, ok := s.pending[h.ID]; ok && p.synthetic {
-		s.disable(r, fmt.Errorf("debugger command id %#x collides with a synthetic command in flight", h.ID))
-		return s.forwardUp(r, packet)
-	}
-	cmd := h.Cmd()
-	track := false
-	switch cmd {
-	case jdwp.CmdVirtualMachineIDSizes, jdwp.CmdVirtualMachineAllClasses,
-		jdwp.CmdVirtualMachineAllClassesWithGeneric:
-		track = true
-	case jdwp.CmdVirtualMachineRedefineClasses:
-		if err := s.onRedefine(h.ID, packet); err != nil {
-			s.disable(r, err)
-			return s.forwardUp(r, packet)
-		}
-	case jdwp.CmdVirtualMachineDispose:
-		s.clearAll()
-		s.end()
-	case jdwp.CmdVirtualMachineDisposeObjects:
-		if err := s.onDisposeObjects(jdwp.Data(packet)); err != nil {
-			s.disable(r, err)
-			return s.forwardUp(r, packet)
-		}
-	case jdwp.CmdVirtualMachineExit:
-		s.end()
-	}
-	if s.answersAhead(cmd, packet) {
-		return s.answerAhead(r, h, packet)
-	}
-	tr := commandTraits[cmd]
-	if stateTrack, err := s.onStateCommand(cmd, tr, h.ID, jdwp.Data(packet)); err != nil {
-		s.disable(r, err)
-		return s.forwardUp(r, packet)
-	} else if stateTrack {
-		track = true
-	}
-	if tr.changesValues {
-		// The values asked again go right behind the command that changes them.
-		s.forwardUp(r, packet)
-		s.pump(r, &s.up)
-		return *r
-	}
-	spec, ok := s.specOf(tr)
-	var params jdwp.CommandMessage
-	if ok {
-		m, err := s.decodeParams(cmd, jdwp.Data(packet))
-		if err != nil {
-			s.disable(r, fmt.Errorf("%s command with %d malformed data bytes: %w", cmd, len(packet)-jdwp.HeaderSize, err))
-			return s.forwardUp(r, packet)
-		}
-		params = m
-	}
-	if ok && spec.life == lifetimeSuspension && !s.stateCacheable(spec, params) {
-		ok = false
-	}
-	if !ok {
-		if track || s.triggers[cmd] {
-			s.track(&inFlight{id: h.ID, cmd: cmd, epoch: s.susp.epoch})
-		}
-		return s.forwardUp(r, packet)
-	}
-	key := keyOf(h, packet)
-	if spec.life == lifetimeSuspension {
-		s.noteAsked(key, params)
-	}
-	if e, ok := s.cache.get(key); ok {
-		s.stats.Hits++
-		s.use(r, key, e)
-		s.answerHit(r, packet, s.retag(&s.up, e.reply, h.ID))
-		s.debug("hit", h.ID, cmd)
-		return *r
-	}
-	if p, ok := s.byKey[key]; ok && s.cfg.belay {
-		s.hold(r, p, h.ID, packet)
-		s.debug("belay", h.ID, cmd)
-		return *r
-	}
-	if s.cfg.cacheState && s.derived(r, h.ID, packet, params) {
-		return *r
-	}
-	s.stats.Misses++
-	switch spec.life { // the debugger asks it: speculate it
-	case lifetimeSuspension:
-		s.learn.used(params)
-	case lifetimeClass:
-		s.learn.classUsed(cmd)
-	}
-	if s.cfg.cacheOrganic || s.cfg.belay || track || s.triggers[cmd] {
-		s.track(&inFlight{id: h.ID, cmd: cmd, key: key, subject: subjectOf(spec, params), epoch: s.susp.epoch})
-	}
-	return s.forwardUp(r, packet)
-}
-
-// use marks the cache entry of key as having answered a debugger command
-// in the Response r.
-func (s *Speculator) use(r *Response, key Key, e *entry) {
-	if e.synthetic && !e.used {
-		s.stats.SyntheticUsed++
-	}
-	e.used = true
-	if s.cfg.follower { // the far half tells the near one (split.go)
-		r.used = append(r.used, key)
-	}
-	s.learnOf(key, e.life, e.epoch, true)
-}
-
-// learnOf tells the learner that a command with key, of lifetime life,
-// was sent (used false) or answered the debugger (used true): class
-// metadata for the session, state of the epoch only while its stop goes on.
-func (s *Speculator) learnOf(key Key, life lifetime, epoch uint64, used bool) {
-	switch {
-	case life == lifetimeClass && used:
-		s.learn.classUsed(key.Command())
-	case life == lifetimeClass:
-		s.learn.classSent(key.Command())
-	case life == lifetimeSuspension && epoch == s.susp.epoch && s.learn.inStop:
-		if m, err := key.Message(s.sizes); err == nil && used {
-			s.learn.used(m)
-		} else if err == nil {
-			s.learn.sent(m)
-		}
-	}
-}
-
-// answerHit sends a reply built from the cache for a debugger command.
-func (s *Speculator) answerHit(r *Response, cmd, reply []byte) {
-	r.Outcome = Answered
-	r.Edict.Downstream = append(r.Edict.Downstream, reply)
-	r.Journal.Upstream = append(r.Journal.Upstream, cmd)
-	r.Journal.Downstream = append(r.Journal.Downstream, reply)
-}
-
-// hold belays a debugger command on a command in flight.
-func (s *Speculator) hold(r *Response, p *inFlight, id uint32, packet []byte) {
-	r.Outcome = Held
-	hc := &heldCommand{id: id, packet: append([]byte(nil), packet...)}
-	p.waiters = append(p.waiters, hc)
-	s.held = append(s.held, hc)
-	r.Journal.Upstream = append(r.Journal.Upstream, packet)
-}
-
-// OnDownstream takes a packet going to the debugger (a reply or a VM command
-// such as an event) and says what to send. See Response for how long the
-// result is valid.
-func (s *Speculator) OnDownstream(packet []byte) Response {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.stats.PacketsDown++
-	r := s.down.reset()
-	var h jdwp.Header
-	if err := h.Parse(packet); err != nil {
-		s.disable(r, fmt.Errorf("downstream packet: %w", err))
-		return s.forwardDown(r, packet)
-	}
-	if !h.IsReply() {
-		if s.enabled && h.Cmd() == jdwp.CmdEventComposite {
-			if err := s.onEvents(packet); err != nil {
-				s.disable(r, err)
-			} else {
-				s.pump(r, &s.down)
-			}
-		}
-		if s.requests.renaming() && h.Cmd() == jdwp.CmdEventComposite {
-			packet = s.renameEvents(packet)
-		}
-		return s.forwardDown(r, packet)
-	}
-	s.onSettle(h.ID)
-	if s.onRedefined(h.ID) {
-		s.pump(r, &s.down)
-	}
-	if len(s.requests.ahead) > 0 || len(s.requests.forwarded) > 0 {
-		var absorbed bool
-		if packet, absorbed = s.onSetReply(r, h, packet); absorbed {
-			return *r
-		}
-	}
-	if s.absorbAhead(r, h, packet) {
-		return *r
-	}
-	p, ok := s.pending[h.ID]
-	if !ok {
-		return s.forwardDown(r, packet)
-	}
-	delete(s.pending, h.ID)
-	if s.byKey[p.key] == p {
-		delete(s.byKey, p.key)
-	}
-	if p.synthetic {
-		s.synthetic--
-		s.stats.BytesSpeculated += int64(len(packet))
-		r.Outcome = Absorbed
-		r.Journal.Downstream = append(r.Journal.Downstream, packet)
-	} else {
-		s.forwardDownPtr(r, packet)
-	}
-	if h.ErrorCode != jdwp.ErrNone && namesObject(p.cmd) {
-		// Perhaps asked before the VM gave the object its id (a guess, see
-		// guessed.go; or a debugger naming an id it was not shown): not
-		// kept, and the debugger's commands held on it go to the VM.
-		p.poisoned = true
-		s.releaseWaiters(r, p)
-	}
-	s.answerWaiters(r, p, packet)
-	if p.synthetic && len(p.waiters) > 0 {
-		s.stats.SyntheticUsed++
-		s.learnOf(p.key, p.life, p.epoch, true)
-		if s.cfg.follower {
-			r.used = append(r.used, p.key)
-		}
-	}
-	if !s.enabled {
-		return *r
-	}
-	if s.onThreadNotSuspended(p, h.ErrorCode) {
-		p.poisoned = true
-	}
-	cached := false
-	if p.key != "" && !p.poisoned && (p.synthetic || s.cfg.cacheOrganic) {
-		s.cache.add(p.key, &entry{reply: append([]byte(nil), packet...), class: p.class, object: p.object, values: p.values,
-			life:  p.life,
-			epoch: p.epoch, synthetic: p.synthetic, used: !p.synthetic || len(p.waiters) > 0})
-		cached = true
-	}
-	if p.synthetic && !cached && len(p.waiters) == 0 {
-		s.stats.Wasted++
-	}
-	if !p.synthetic {
-		s.onStateReply(p.cmd, h.ErrorCode)
-	}
-	if h.ErrorCode == jdwp.ErrNone && (!p.synthetic || !s.cfg.classic) {
-		if err := s.onReply(r, p, jdwp.Data(packet)); err != nil {
-			s.disable(r, fmt.Errorf("%s reply: %w", p.cmd, err))
-			return *r
-		}
-	}
-	s.pump(r, &s.down)
-	return *r
-}
-
 // track records a command sent upstream whose reply matters.
 func (s *Speculator) track(p *inFlight) {
-	if len(s.pending) >= s.cfg.maxOrganicIDs+s.synthetic {
+	if len(s.inflight.pending) >= s.cfg.maxOrganicIDs+s.inflight.synthetic {
 		// A VM that never answers: stop tracking rather than grow without bound.
 		return
 	}
-	s.pending[p.id] = p
+	s.inflight.pending[p.id] = p
 	if p.key != "" && s.cfg.belay {
-		s.byKey[p.key] = p
+		s.inflight.byKey[p.key] = p
 	}
-}
-
-func (s *Speculator) forwardUp(r *Response, packet []byte) Response {
-	r.Edict.Upstream = append(r.Edict.Upstream, packet)
-	r.Journal.Upstream = append(r.Journal.Upstream, packet)
-	return *r
-}
-
-func (s *Speculator) forwardDown(r *Response, packet []byte) Response {
-	return *s.forwardDownPtr(r, packet)
-}
-
-func (s *Speculator) forwardDownPtr(r *Response, packet []byte) *Response {
-	r.Edict.Downstream = append(r.Edict.Downstream, packet)
-	r.Journal.Downstream = append(r.Journal.Downstream, packet)
-	return r
 }
 
 // retag returns a copy of reply carrying id, in a buffer of the direction's scratch.
-func (s *Speculator) retag(sc *scratch, reply []byte, id uint32) []byte {
+func (s *Speculator) retag(sc *responseBuffers, reply []byte, id uint32) []byte {
 	b := sc.copy(reply)
 	jdwp.SetPacketID(b, id)
 	return b
-}
-
-// answerWaiters sends the reply to every debugger command held on p.
-func (s *Speculator) answerWaiters(r *Response, p *inFlight, reply []byte) {
-	if len(p.waiters) == 0 {
-		return
-	}
-	for _, hc := range p.waiters {
-		if hc.answered {
-			continue
-		}
-		hc.answered = true
-		b := s.retag(&s.down, reply, hc.id)
-		s.stats.Belayed++
-		r.Edict.Downstream = append(r.Edict.Downstream, b)
-		r.Journal.Downstream = append(r.Journal.Downstream, b)
-	}
-	s.compactHeld()
-}
-
-// releaseWaiters sends upstream, in the order they arrived, the debugger
-// commands held on p: its reply will not answer them.
-func (s *Speculator) releaseWaiters(r *Response, p *inFlight) {
-	sendHeldUp(r, p.waiters)
-	p.waiters = nil
-	s.compactHeld()
-}
-
-// sendHeldUp sends upstream in r the held commands not answered yet.
-func sendHeldUp(r *Response, held []*heldCommand) {
-	for _, hc := range held {
-		if hc.answered {
-			continue
-		}
-		hc.answered = true
-		// Already in the journal since it was held: only the edict sends it now.
-		r.Edict.Upstream = append(r.Edict.Upstream, hc.packet)
-	}
-}
-
-// compactHeld drops answered commands from the held list.
-func (s *Speculator) compactHeld() {
-	kept := s.held[:0]
-	for _, h := range s.held {
-		if !h.answered {
-			kept = append(kept, h)
-		}
-	}
-	for i := len(kept); i < len(s.held); i++ {
-		s.held[i] = nil
-	}
-	s.held = kept
 }
 
 // disable switches speculation off for good. Held commands go upstream in r,
@@ -618,17 +284,17 @@ func (s *Speculator) disable(r *Response, why error) {
 	s.enabled = false
 	s.disabledFor = why
 	s.log.Warn("scache: speculation disabled; passing every packet through", "reason", why)
-	sendHeldUp(r, s.held)
-	s.held = nil
-	for id, p := range s.pending {
+	sendHeldUp(r, s.inflight.held)
+	s.inflight.held = nil
+	for id, p := range s.inflight.pending {
 		p.waiters = nil
 		if !p.synthetic {
-			delete(s.pending, id)
+			delete(s.inflight.pending, id)
 		}
 	}
-	s.byKey = make(map[Key]*inFlight)
-	s.queue, s.urgent = nil, nil
-	s.queuedKeys = make(map[Key]struct{})
+	s.inflight.byKey = make(map[Key]*inFlight)
+	s.queue.waiting, s.queue.urgent = nil, nil
+	s.queue.keys = make(map[Key]struct{})
 	s.cache.purge()
 }
 
@@ -648,9 +314,9 @@ func (s *Speculator) clearAll() {
 	// Unanswered commands that let threads run stay unsettled: their
 	// replies are still to come.
 	s.susp = suspension{epoch: s.susp.epoch + 1, unsettled: s.susp.unsettled}
-	s.top = topFrame{}
-	s.predictor = framePredictor{}
-	s.threads = nil
+	s.stop.top = topFrame{}
+	s.stop.predictor = framePredictor{}
+	s.stop.threads = nil
 	clear(s.prepared)
 	clear(s.redefined)
 	s.again.reset()
@@ -660,8 +326,8 @@ func (s *Speculator) clearAll() {
 // queued. Replies to synthetic commands in flight are still absorbed.
 func (s *Speculator) end() {
 	s.over = true
-	s.queue, s.urgent = nil, nil
-	clear(s.queuedKeys)
+	s.queue.waiting, s.queue.urgent = nil, nil
+	clear(s.queue.keys)
 }
 
 func (s *Speculator) debug(what string, id uint32, cmd jdwp.Command) {

@@ -116,11 +116,11 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 	switch cmd {
 	case jdwp.CmdVirtualMachineResume:
 		s.susp.kind = running
-		s.predictor.resumed(0, true)
+		s.stop.predictor.resumed(0, true)
 	case jdwp.CmdThreadReferenceResume:
 		s.susp.kind = running
 		if m, err := s.decodeParams(cmd, data); err == nil {
-			s.predictor.resumed(m.(*jdwp.ThreadResumeCommand).Thread, false)
+			s.stop.predictor.resumed(m.(*jdwp.ThreadResumeCommand).Thread, false)
 		}
 	case jdwp.CmdVirtualMachineSuspend:
 		return true, nil // all threads are suspended once it is answered
@@ -242,7 +242,7 @@ func (s *Speculator) endEpoch() {
 	s.learn.endStop()
 	s.again.endStop()
 	s.susp.epoch++
-	s.top = topFrame{}
+	s.stop.top = topFrame{}
 	s.cache.purgeState()
 	s.forget(func(p subject) bool { return p.life == lifetimeSuspension })
 }
@@ -254,8 +254,8 @@ func (s *Speculator) endEpoch() {
 func (s *Speculator) endValues() {
 	s.cache.purgeValues()
 	s.forget(func(p subject) bool { return p.life == lifetimeSuspension && p.values })
-	if s.top.set && s.top.valuesDone && !s.top.predicted {
-		s.top.valuesDone = false
+	if s.stop.top.set && s.stop.top.valuesDone && !s.stop.top.predicted {
+		s.stop.top.valuesDone = false
 		s.advanceTop()
 	}
 }

@@ -30,11 +30,11 @@ type topFrame struct {
 func (s *Speculator) speculateStop(stop stopEvent) {
 	t := stop.thread
 	if stop.step {
-		s.enqueueState(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, true)
+		s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, true)
 	}
-	s.enqueueState(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}, true)
+	s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}, true)
 	if s.susp.kind == allSuspended {
-		s.enqueueState(&jdwp.ThreadNameCommand{Thread: t}, true)
+		s.enqueue(&jdwp.ThreadNameCommand{Thread: t}, true)
 	}
 }
 
@@ -48,21 +48,11 @@ func (s *Speculator) speculateStop(stop stopEvent) {
 func (s *Speculator) speculateThreads(stop stopEvent) {
 	switch s.susp.kind {
 	case allSuspended:
-		s.enqueueState(&jdwp.VMAllThreadsCommand{}, false)
-		s.enqueueThreadsView(s.threads)
+		s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
+		s.enqueueThreadsView(s.stop.threads)
 	case threadSuspended:
-		s.enqueueState(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
+		s.enqueue(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
 	}
-}
-
-// enqueueState queues a suspension command if the current suspension lets
-// its reply be cached.
-func (s *Speculator) enqueueState(m jdwp.CommandMessage, urgent bool) {
-	spec, ok := s.keySpecOf(m.Command())
-	if !ok || !s.stateCacheable(spec, m) || !s.learn.allows(m) {
-		return
-	}
-	s.enqueue(m, subject{life: lifetimeSuspension, values: spec.values}, urgent)
 }
 
 // onFrames notes the top frame of a Frames reply of the current epoch.
@@ -81,22 +71,22 @@ func (s *Speculator) onFrames(p *inFlight, reply *replyData) error {
 		return nil
 	}
 	top := frames[0]
-	s.predictor.observe(asked.Thread, top.Frame, frameIDMask(s.sizes))
+	s.stop.predictor.observe(asked.Thread, top.Frame, frameIDMask(s.sizes))
 	if s.susp.stopped != 0 && asked.Thread != s.susp.stopped {
 		return nil // another thread's, as a threads view asks: the top frame is the stopped thread's
 	}
-	if s.top.set && s.top.thread == asked.Thread {
-		if !s.top.predicted {
+	if s.stop.top.set && s.stop.top.thread == asked.Thread {
+		if !s.stop.top.predicted {
 			return nil
 		}
-		if s.top.frame == top.Frame && s.top.loc == top.Location {
-			s.top.predicted = false // right: its this and values are on their way
+		if s.stop.top.frame == top.Frame && s.stop.top.loc == top.Location {
+			s.stop.top.predicted = false // right: its this and values are on their way
 			return nil
 		}
 		s.stats.FramesMispredicted++
-		s.predictor.missed()
+		s.stop.predictor.missed()
 	}
-	s.top = topFrame{set: true, thread: asked.Thread, frame: top.Frame, loc: top.Location}
+	s.stop.top = topFrame{set: true, thread: asked.Thread, frame: top.Frame, loc: top.Location}
 	s.advanceTop()
 	return nil
 }
@@ -105,12 +95,12 @@ func (s *Speculator) onFrames(p *inFlight, reply *replyData) error {
 // variables under the frame id the VM will give it, when the predictor
 // knows it (see framePredictor): in the same round trip as the frames.
 func (s *Speculator) predictTop(stop stopEvent) {
-	frame, ok := s.predictor.predict(stop.thread, frameIDMask(s.sizes))
+	frame, ok := s.stop.predictor.predict(stop.thread, frameIDMask(s.sizes))
 	if !ok {
 		return
 	}
 	s.stats.FramesPredicted++
-	s.top = topFrame{set: true, thread: stop.thread, frame: frame, loc: stop.loc, predicted: true}
+	s.stop.top = topFrame{set: true, thread: stop.thread, frame: frame, loc: stop.loc, predicted: true}
 	s.advanceTop()
 }
 
@@ -124,7 +114,7 @@ func (s *Speculator) onTopMetadata(*inFlight, *replyData) error {
 // advanceTop asks for the top frame's this and visible variables as soon as
 // the method's modifiers and variable table are known.
 func (s *Speculator) advanceTop() {
-	top := &s.top
+	top := &s.stop.top
 	if !top.set || top.loc.Method == 0 {
 		return
 	}
@@ -136,7 +126,7 @@ func (s *Speculator) advanceTop() {
 			top.thisDone = true
 		default:
 			top.thisDone = true
-			s.enqueueState(&jdwp.FrameThisObjectCommand{Thread: top.thread, Frame: top.frame}, true)
+			s.enqueue(&jdwp.FrameThisObjectCommand{Thread: top.thread, Frame: top.frame}, true)
 		}
 	}
 	if !top.valuesDone {
@@ -152,7 +142,7 @@ func (s *Speculator) advanceTop() {
 			if len(slots) == 0 {
 				return
 			}
-			s.enqueueState(&jdwp.FrameGetValuesCommand{Thread: top.thread, Frame: top.frame, Slots: slots}, true)
+			s.enqueue(&jdwp.FrameGetValuesCommand{Thread: top.thread, Frame: top.frame, Slots: slots}, true)
 			if top.predicted && s.cfg.families&FamilyAgain != 0 {
 				s.guessLocals(top.loc, slots) // behind the GetValues that gives their ids out
 			}
@@ -282,11 +272,11 @@ func (s *Speculator) onValues(_ *inFlight, reply *replyData) error {
 func (s *Speculator) enqueueValueFacts(tag jdwp.Tag, obj jdwp.ObjectID) {
 	switch tag {
 	case jdwp.TagString:
-		s.enqueueObject(&jdwp.StringRefValueCommand{Object: obj}, true)
+		s.enqueue(&jdwp.StringRefValueCommand{Object: obj}, true)
 	case jdwp.TagArray:
-		s.enqueueObject(&jdwp.ArrayRefLengthCommand{Array: obj}, true)
+		s.enqueue(&jdwp.ArrayRefLengthCommand{Array: obj}, true)
 	}
-	s.enqueueObject(&jdwp.ObjectRefReferenceTypeCommand{Object: obj}, true)
+	s.enqueue(&jdwp.ObjectRefReferenceTypeCommand{Object: obj}, true)
 }
 
 // onAllThreads asks, while every thread is suspended, for each thread's
@@ -300,7 +290,7 @@ func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
 		return err
 	}
 	ids := m.(*jdwp.ObjectIDsReply).IDs
-	s.threads = append(s.threads[:0], ids...)
+	s.stop.threads = append(s.stop.threads[:0], ids...)
 	s.enqueueThreadsView(ids)
 	return nil
 }
@@ -312,11 +302,11 @@ func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
 func (s *Speculator) enqueueThreadsView(threads []jdwp.ThreadID) {
 	topFrames := s.learn.wantedOfOthers(jdwp.CmdThreadReferenceFrames)
 	for _, t := range threads {
-		s.enqueueState(&jdwp.ThreadStatusCommand{Thread: t}, false)
-		s.enqueueState(&jdwp.ThreadFrameCountCommand{Thread: t}, false)
+		s.enqueue(&jdwp.ThreadStatusCommand{Thread: t}, false)
+		s.enqueue(&jdwp.ThreadFrameCountCommand{Thread: t}, false)
 		if topFrames && t != s.susp.stopped {
-			s.enqueueState(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, false)
+			s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, false)
 		}
-		s.enqueueState(&jdwp.ThreadNameCommand{Thread: t}, false)
+		s.enqueue(&jdwp.ThreadNameCommand{Thread: t}, false)
 	}
 }

@@ -83,12 +83,12 @@ func (s *Speculator) unloadSignature(sig string) {
 			ids = append(ids, id)
 		}
 	}
-	for _, p := range s.pending {
+	for _, p := range s.inflight.pending {
 		if p.key != "" && unknown(p.subject) {
 			ids = append(ids, p.class)
 		}
 	}
-	for _, list := range [][]queued{s.urgent, s.queue} {
+	for _, list := range [][]queued{s.queue.urgent, s.queue.waiting} {
 		for _, q := range list {
 			if unknown(q.subject) {
 				ids = append(ids, q.class)
@@ -110,8 +110,8 @@ func (s *Speculator) invalidate(classes []jdwp.ReferenceTypeID) {
 		set[id] = true
 		s.cache.removeClass(id)
 	}
-	if s.top.set && set[s.top.loc.Class] {
-		s.top = topFrame{}
+	if s.stop.top.set && set[s.stop.top.loc.Class] {
+		s.stop.top = topFrame{}
 	}
 	s.forget(func(p subject) bool { return p.life == lifetimeClass && set[p.class] })
 }
@@ -138,15 +138,15 @@ func (s *Speculator) onDisposeObjects(data []byte) error {
 // forget keeps the replies in flight that match out of the cache (they still
 // answer held commands) and drops the queued speculation that matches.
 func (s *Speculator) forget(match func(subject) bool) {
-	for _, p := range s.pending {
+	for _, p := range s.inflight.pending {
 		if p.key != "" && match(p.subject) {
 			p.poisoned = true
-			if s.byKey[p.key] == p {
-				delete(s.byKey, p.key)
+			if s.inflight.byKey[p.key] == p {
+				delete(s.inflight.byKey, p.key)
 			}
 		}
 	}
 	drop := func(q queued) bool { return match(q.subject) }
-	s.queue = s.dropQueued(s.queue, drop)
-	s.urgent = s.dropQueued(s.urgent, drop)
+	s.queue.waiting = s.dropQueued(s.queue.waiting, drop)
+	s.queue.urgent = s.dropQueued(s.queue.urgent, drop)
 }
