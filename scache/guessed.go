@@ -112,15 +112,15 @@ func namesObject(cmd jdwp.Command) bool {
 // is not 0) of the object after the newest one seen; and for the fields of
 // either whose type is known already (the same object again).
 func (s *Speculator) guessThis(stop stopEvent) {
-	l := &s.again
+	g := &s.guesses
 	if !s.stop.top.set || !s.stop.top.predicted || !s.stop.top.thisDone {
 		return // no ThisObject ahead of a guess: its id would not be given out yet
 	}
-	h := l.thisSeen[thisSite{stop.loc.Class, stop.step}]
+	h := g.thisSeen[thisSite{stop.loc.Class, stop.step}]
 	if h == nil {
 		return
 	}
-	for _, guess := range h.guess(l.newest, idMask(s.sizes.ObjectID)) {
+	for _, guess := range h.guess(g.newest, idMask(s.sizes.ObjectID)) {
 		if guess != 0 {
 			s.enqueue(&jdwp.ObjectRefReferenceTypeCommand{Object: guess}, true)
 			s.askFieldsOf(guess)
@@ -128,18 +128,32 @@ func (s *Speculator) guessThis(stop stopEvent) {
 	}
 }
 
+// idGuesses is what the ids of objects seen at the last stops tell of the
+// next stop's: the guessing state, kept apart from what the debugger asked
+// (againLog) which decides what is asked of a guess.
+type idGuesses struct {
+	// thisSeen holds, by class and kind of stop, the `this` of the last
+	// stops there.
+	thisSeen map[thisSite]*idHistory
+	// localsSeen holds, by code location and slot, the objects of the
+	// variables of the last stops there (guessed_locals.go).
+	localsSeen map[localSite]*localHistory
+	// newest is the highest object or type id a reply read named.
+	newest jdwp.ObjectID
+}
+
 // sawID notes an object or type id a reply named.
-func (l *againLog) sawID(id jdwp.ObjectID) {
-	if id > l.newest {
-		l.newest = id
+func (g *idGuesses) sawID(id jdwp.ObjectID) {
+	if id > g.newest {
+		g.newest = id
 	}
 }
 
-// observeThis notes the `this` of the current stop, once a ThisObject
-// reply of its top frame told it.
-func (l *againLog) observeThis(this jdwp.ObjectID) {
-	if h := boundedEntry(&l.thisSeen, thisSite{l.class, l.step}, maxThis); h != nil {
-		h.observe(this, l.stops)
+// observeThis notes the `this` of the current stop (the stop-th), at a
+// site, once a ThisObject reply of its top frame told it.
+func (g *idGuesses) observeThis(this jdwp.ObjectID, site thisSite, stop int) {
+	if h := boundedEntry(&g.thisSeen, site, maxThis); h != nil {
+		h.observe(this, stop)
 	}
 }
 
@@ -191,7 +205,7 @@ func (s *Speculator) onThisType(p *inFlight, reply *replyData) error {
 	if err != nil {
 		return err
 	}
-	l.sawID(jdwp.ObjectID(m.(*jdwp.ObjectRefReferenceTypeReply).TypeID))
+	s.guesses.sawID(jdwp.ObjectID(m.(*jdwp.ObjectRefReferenceTypeReply).TypeID))
 	if l.inStop && p.object == l.this {
 		s.askFieldsOf(l.this)
 	}

@@ -40,10 +40,9 @@ type localHistory struct {
 // the event, for the facts of the objects the variables that held a new
 // object at each of the last stops here will hold now.
 func (s *Speculator) guessLocals(loc jdwp.Location, slots []jdwp.SlotRequest) {
-	l := &s.again
 	mask := idMask(s.sizes.ObjectID)
 	for _, slot := range slots {
-		h := l.localsSeen[localSite{loc, slot.Slot}]
+		h := s.guesses.localsSeen[localSite{loc, slot.Slot}]
 		if h == nil || h.delta == 0 {
 			continue
 		}
@@ -75,7 +74,7 @@ func (s *Speculator) observeLocals(p *inFlight, reply *replyData) error {
 		if i >= len(values) || !values[i].Tag.IsObject() || values[i].Bits == 0 {
 			continue
 		}
-		h := boundedEntry(&l.localsSeen, localSite{s.stop.top.loc, slot.Slot}, maxLocals)
+		h := boundedEntry(&s.guesses.localsSeen, localSite{s.stop.top.loc, slot.Slot}, maxLocals)
 		if h == nil {
 			continue
 		}

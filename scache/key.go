@@ -125,3 +125,26 @@ func (k Key) withThread(t jdwp.ThreadID, sizes jdwp.IDSizes) Key {
 	b.WriteString(string(k[2+n:]))
 	return Key(b.String())
 }
+
+// A key of stoppedThread is a command of the ThreadReference set asked of
+// the thread a stop stopped, whichever it is: every command of that set
+// names its thread first, and the key keeps thread id 0 (never a thread's)
+// in its place.
+const stoppedThread jdwp.ThreadID = 0
+
+// ofStoppedThread returns k as a key of stoppedThread if it is a thread's
+// command about the stopped thread t, else k.
+func (k Key) ofStoppedThread(t jdwp.ThreadID, sizes jdwp.IDSizes) Key {
+	if kt, ok := k.thread(sizes); ok && kt == t && t != stoppedThread {
+		return k.withThread(stoppedThread, sizes)
+	}
+	return k
+}
+
+// ofThread returns k about thread t if it is a key of stoppedThread, else k.
+func (k Key) ofThread(t jdwp.ThreadID, sizes jdwp.IDSizes) Key {
+	if kt, ok := k.thread(sizes); ok && kt == stoppedThread {
+		return k.withThread(t, sizes)
+	}
+	return k
+}

@@ -205,42 +205,6 @@ func Classic() Option {
 	})
 }
 
-// A Family is a set of commands the Speculator sends on its own.
-type Family uint16
-
-// The speculation families, each on the replies of the last.
-const (
-	// FamilyClass: the class metadata of each frame of a Frames reply (the original's set).
-	FamilyClass Family = 1 << iota
-	// FamilyStop: on a stop event, the stopped thread's Frames, FrameCount and Name.
-	FamilyStop
-	// FamilyTopFrame: on a Frames reply, the top frame's this (non-static
-	// methods) and the values of the variables visible at its code index.
-	FamilyTopFrame
-	// FamilyValues: the type of each object, the value of each string and
-	// the length of each array among those values.
-	FamilyValues
-	// FamilyAgain: at a stop, the state commands the debugger asked at its
-	// recent stops of the same kind (breakpoint or step) that name no frame:
-	// the fields of an expanded object, a class's statics (see again.go);
-	// and the type of the next `this`, guessed from the ids of the last
-	// stops' (see guessed.go).
-	FamilyAgain
-	// FamilyThreads: while all threads are suspended, AllThreads and each
-	// thread's Name, Status and FrameCount.
-	FamilyThreads
-	// FamilyAttach: once the debugger has the id sizes, the facts it asks
-	// once a session (Version, CapabilitiesNew).
-	FamilyAttach
-	// FamilyPrepare: at a ClassPrepare event that suspends (where a debugger
-	// sets its deferred breakpoints), the class's methods and source names,
-	// then the line table of each of its methods.
-	FamilyPrepare
-
-	// AllFamilies is the default.
-	AllFamilies = FamilyClass | FamilyStop | FamilyTopFrame | FamilyValues | FamilyAgain | FamilyThreads | FamilyAttach | FamilyPrepare
-)
-
 // WithFamilies chooses the speculation families (default AllFamilies); a
 // bit that names no family of the table is an error. Replies about suspended
 // threads are still cached when the debugger's own commands ask for them,

@@ -196,7 +196,7 @@ func (s *Speculator) setAhead(r *Response, h jdwp.Header, packet []byte) bool {
 	q.ahead[h.ID] = id
 	var data [4]byte
 	binary.BigEndian.PutUint32(data[:], uint32(id))
-	s.answerAheadWith(r, h, packet, data[:])
+	s.forwardAndAnswer(r, h, packet, data[:])
 	return true
 }
 
@@ -208,10 +208,10 @@ func (s *Speculator) onSetReply(r *Response, h jdwp.Header, packet []byte) ([]by
 	q := &s.requests
 	if id, ok := q.ahead[h.ID]; ok {
 		delete(q.ahead, h.ID)
-		s.absorbAhead(r, h, packet)
+		s.absorbLateReply(r, h, packet)
 		vm, ok := replyInt(h, packet)
 		switch {
-		case !ok: // absorbAhead counted and logged it
+		case !ok: // absorbLateReply counted and logged it
 			q.off = true
 			q.rename(noRequest, id)
 		case vm != id:

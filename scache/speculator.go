@@ -55,6 +55,7 @@ type Speculator struct {
 	requests requestIDs
 	learn    learner                       // which speculation this debugger uses (learn.go)
 	again    againLog                      // what the debugger asked at its recent stops (family_again.go)
+	guesses  idGuesses                     // the ids seen at recent stops, to guess the next stop\'s (guessed.go)
 	prepared map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
 	// redefined holds, by the id of an unanswered RedefineClasses command,
 	// the metadata of its classes the debugger used: asked again once the
@@ -320,6 +321,7 @@ func (s *Speculator) clearAll() {
 	clear(s.prepared)
 	clear(s.redefined)
 	s.again.reset()
+	s.guesses = idGuesses{}
 }
 
 // end stops all speculation for the rest of the session and drops what is

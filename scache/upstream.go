@@ -121,10 +121,10 @@ func (s *Speculator) sessionCommand(r *Response, c *upCommand) bool {
 
 // clearAhead answers a Clear ahead, when it may (ahead.go).
 func (s *Speculator) clearAhead(r *Response, c *upCommand) bool {
-	if !s.answersAhead(c.cmd, c.packet) {
+	if !s.clearAnswerable(c.cmd, c.packet) {
 		return false
 	}
-	s.answerAhead(r, c.h, c.packet)
+	s.forwardAndAnswer(r, c.h, c.packet, nil)
 	return true
 }
 

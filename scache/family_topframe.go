@@ -7,9 +7,11 @@ import (
 	"github.com/jdwpscache/scache/jdwp"
 )
 
-// Speculation on the state of a stop: what a debugger asks again at every
-// breakpoint or step, chained reply by reply. Every command here is a
-// suspension entry: it lives until the epoch ends.
+// FamilyTopFrame: at a stop, the top frame's this and the values of the
+// variables visible at its code index, as soon as the frame is known
+// (predicted from the last stops' frame ids, or read from a Frames reply)
+// and its method's metadata tells which variables there are. Every command here is a suspension entry:
+// it lives until the epoch ends.
 
 // topFrame is the top frame of the stopped thread in the current epoch,
 // once a Frames reply has told it.
@@ -23,38 +25,6 @@ type topFrame struct {
 	predicted  bool // frame is predicted at the stop event, not yet seen in a Frames reply
 }
 
-// speculateStop asks, at a stop of thread t, for what a debugger asks first:
-// the thread's frames (after a step, its top frame alone first: debuggers
-// that ask frame(0) then; its depth follows from them) and (all threads
-// suspended) its name.
-func (s *Speculator) speculateStop(stop stopEvent) {
-	t := stop.thread
-	if stop.step {
-		s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, true)
-	}
-	s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}, true)
-	if s.susp.kind == allSuspended {
-		s.enqueue(&jdwp.ThreadNameCommand{Thread: t}, true)
-	}
-}
-
-// speculateThreads asks, at a stop with every thread suspended, for the
-// threads, as a debugger's threads view does, and at once for the view of
-// each thread the last AllThreads reply listed: most are this stop's
-// threads too, and their view comes back in the same round trip instead of
-// one reply behind (a thread gone since costs only its three commands).
-// With the stopped thread alone suspended, only its status is true until
-// it runs (its depth follows from its frames; the others run).
-func (s *Speculator) speculateThreads(stop stopEvent) {
-	switch s.susp.kind {
-	case allSuspended:
-		s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
-		s.enqueueThreadsView(s.stop.threads)
-	case threadSuspended:
-		s.enqueue(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
-	}
-}
-
 // onFrames notes the top frame of a Frames reply of the current epoch.
 func (s *Speculator) onFrames(p *inFlight, reply *replyData) error {
 	m, err := reply.typed(s)
@@ -63,7 +33,7 @@ func (s *Speculator) onFrames(p *inFlight, reply *replyData) error {
 	}
 	frames := m.(*jdwp.ThreadFramesReply).Frames
 	for _, f := range frames {
-		s.again.sawID(jdwp.ObjectID(f.Location.Class))
+		s.guesses.sawID(jdwp.ObjectID(f.Location.Class))
 	}
 	cmd, err := p.key.Message(s.sizes)
 	asked, ok := cmd.(*jdwp.ThreadFramesCommand)
@@ -240,73 +210,4 @@ func VisibleSlots(vt jdwp.MethodVariableTableReply, index uint64) []jdwp.SlotReq
 		slots[i] = jdwp.SlotRequest{Slot: v.slot, Tag: v.tag}
 	}
 	return slots
-}
-
-// onValues asks for the type of every object, the value of every string and
-// the length of every array among the values of a GetValues or ThisObject
-// reply of the current epoch.
-func (s *Speculator) onValues(_ *inFlight, reply *replyData) error {
-	m, err := reply.typed(s)
-	if err != nil {
-		return err
-	}
-	var values []jdwp.Value
-	switch m := m.(type) {
-	case *jdwp.TaggedObjectReply:
-		values = []jdwp.Value{{Tag: m.Object.Tag, Bits: uint64(m.Object.ID)}}
-	case *jdwp.ValuesReply:
-		values = m.Values
-	}
-	for _, v := range values {
-		if !v.Tag.IsObject() || v.Bits == 0 {
-			continue
-		}
-		s.again.sawID(v.ObjectID())
-		s.enqueueValueFacts(v.Tag, v.ObjectID())
-	}
-	return nil
-}
-
-// enqueueValueFacts queues what a debugger asks of an object value it
-// shows: its type, and a string's value or an array's length.
-func (s *Speculator) enqueueValueFacts(tag jdwp.Tag, obj jdwp.ObjectID) {
-	switch tag {
-	case jdwp.TagString:
-		s.enqueue(&jdwp.StringRefValueCommand{Object: obj}, true)
-	case jdwp.TagArray:
-		s.enqueue(&jdwp.ArrayRefLengthCommand{Array: obj}, true)
-	}
-	s.enqueue(&jdwp.ObjectRefReferenceTypeCommand{Object: obj}, true)
-}
-
-// onAllThreads asks, while every thread is suspended, for each thread's
-// status, depth and name, as a debugger's threads view does.
-func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
-	if s.susp.kind != allSuspended {
-		return nil
-	}
-	m, err := reply.typed(s)
-	if err != nil {
-		return err
-	}
-	ids := m.(*jdwp.ObjectIDsReply).IDs
-	s.stop.threads = append(s.stop.threads[:0], ids...)
-	s.enqueueThreadsView(ids)
-	return nil
-}
-
-// enqueueThreadsView queues each thread's status, depth and name, and,
-// once the debugger asked where another thread is (an IDE's threads view
-// shows each one's top frame), each other thread's top frame. What the
-// debugger does not ask, the learner soon pauses.
-func (s *Speculator) enqueueThreadsView(threads []jdwp.ThreadID) {
-	topFrames := s.learn.wantedOfOthers(jdwp.CmdThreadReferenceFrames)
-	for _, t := range threads {
-		s.enqueue(&jdwp.ThreadStatusCommand{Thread: t}, false)
-		s.enqueue(&jdwp.ThreadFrameCountCommand{Thread: t}, false)
-		if topFrames && t != s.susp.stopped {
-			s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, false)
-		}
-		s.enqueue(&jdwp.ThreadNameCommand{Thread: t}, false)
-	}
 }

@@ -198,54 +198,6 @@ func threadOf(m jdwp.CommandMessage) (jdwp.ThreadID, bool) {
 	return 0, false
 }
 
-// classCommand returns the class metadata command cmd about class, or about
-// one of its methods when method is not 0.
-func classCommand(cmd jdwp.Command, class jdwp.ReferenceTypeID, method jdwp.MethodID) jdwp.CommandMessage {
-	switch cmd {
-	case jdwp.CmdClassTypeSuperclass:
-		return &jdwp.ClassTypeSuperclassCommand{RefType: class}
-	case jdwp.CmdReferenceTypeSourceFile:
-		return &jdwp.RefTypeSourceFileCommand{RefType: class}
-	case jdwp.CmdReferenceTypeSourceDebugExtension:
-		return &jdwp.RefTypeSourceDebugExtensionCommand{RefType: class}
-	case jdwp.CmdReferenceTypeInterfaces:
-		return &jdwp.RefTypeInterfacesCommand{RefType: class}
-	case jdwp.CmdReferenceTypeMethodsWithGeneric:
-		return &jdwp.RefTypeMethodsWithGenericCommand{RefType: class}
-	case jdwp.CmdMethodLineTable:
-		return &jdwp.MethodLineTableCommand{RefType: class, Method: method}
-	case jdwp.CmdMethodIsObsolete:
-		return &jdwp.MethodIsObsoleteCommand{RefType: class, Method: method}
-	case jdwp.CmdMethodVariableTableWithGeneric:
-		return &jdwp.MethodVariableTableWithGenericCommand{RefType: class, Method: method}
-	}
-	panic("scache: no class command " + cmd.String())
-}
-
-// aboutMethod reports whether a class command of the speculation sets names a method.
-func aboutMethod(cmd jdwp.Command) bool {
-	return cmd == jdwp.CmdMethodLineTable || cmd == jdwp.CmdMethodIsObsolete || cmd == jdwp.CmdMethodVariableTableWithGeneric
-}
-
-// The speculation sets, in the order their commands are sent for each frame.
-//
-// The original's order is kept for Classic. The default order follows what a
-// JDI debugger asks about a frame: the method (MethodsWithGeneric), the source
-// name (SourceDebugExtension for strata, then SourceFile), the line
-// (LineTable), the variables, then the type hierarchy.
-var (
-	classicFrameSet = []jdwp.Command{
-		jdwp.CmdClassTypeSuperclass, jdwp.CmdMethodLineTable, jdwp.CmdReferenceTypeSourceFile,
-		jdwp.CmdMethodIsObsolete, jdwp.CmdReferenceTypeSourceDebugExtension, jdwp.CmdReferenceTypeInterfaces,
-		jdwp.CmdMethodVariableTableWithGeneric, jdwp.CmdReferenceTypeMethodsWithGeneric,
-	}
-	defaultFrameSet = []jdwp.Command{
-		jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdReferenceTypeSourceDebugExtension,
-		jdwp.CmdReferenceTypeSourceFile, jdwp.CmdMethodLineTable, jdwp.CmdMethodVariableTableWithGeneric,
-		jdwp.CmdMethodIsObsolete, jdwp.CmdClassTypeSuperclass, jdwp.CmdReferenceTypeInterfaces,
-	}
-)
-
 // Keyable reports whether the default policy caches replies to cmd: class
 // metadata commands, valid until their class is unloaded or redefined; state
 // commands (frames, locals, threads, the loaded classes), valid while threads

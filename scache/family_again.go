@@ -47,16 +47,9 @@ type againLog struct {
 	// this and the kind of stop, the fields of this the debugger asked at
 	// its recent such stops.
 	thisFields map[thisKind]*thisFields
-	// thisSeen holds, by class and kind of stop, the `this` of the last
-	// stops there (guessed.go).
-	thisSeen map[thisSite]*idHistory
-	// localsSeen holds, by code location and slot, the objects of the
-	// variables of the last stops there (guessed_locals.go); stops counts
-	// the stops, for each object to be noted once per stop (idHistory).
-	localsSeen map[localSite]*localHistory
-	stops      int
-	// newest is the highest object or type id a reply read named.
-	newest jdwp.ObjectID
+	// stops counts the stops, for each object the guesses note to be noted
+	// once per stop (idHistory).
+	stops int
 	// class is the class of the current stop's location; this, the top
 	// frame's this once a ThisObject reply of the stop told it (0: not yet)
 	// and thisType its type once known; fieldsAsked, the object whose
@@ -220,7 +213,7 @@ func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
 		return nil
 	}
 	l.this = this
-	l.observeThis(this)
+	s.guesses.observeThis(this, thisSite{l.class, l.step}, l.stops)
 	s.askFieldsOf(this)
 	return nil
 }
@@ -315,26 +308,3 @@ func (l *againLog) endStop() {
 
 // reset forgets everything: the ids in the keys may mean nothing any more.
 func (l *againLog) reset() { *l = againLog{} }
-
-// A key of stoppedThread is a command of the ThreadReference set asked of
-// the thread a stop stopped, whichever it is: every command of that set
-// names its thread first, and the key keeps thread id 0 (never a thread's)
-// in its place.
-const stoppedThread jdwp.ThreadID = 0
-
-// ofStoppedThread returns k as a key of stoppedThread if it is a thread's
-// command about the stopped thread t, else k.
-func (k Key) ofStoppedThread(t jdwp.ThreadID, sizes jdwp.IDSizes) Key {
-	if kt, ok := k.thread(sizes); ok && kt == t && t != stoppedThread {
-		return k.withThread(stoppedThread, sizes)
-	}
-	return k
-}
-
-// ofThread returns k about thread t if it is a key of stoppedThread, else k.
-func (k Key) ofThread(t jdwp.ThreadID, sizes jdwp.IDSizes) Key {
-	if kt, ok := k.thread(sizes); ok && kt == stoppedThread {
-		return k.withThread(t, sizes)
-	}
-	return k
-}

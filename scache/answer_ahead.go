@@ -25,8 +25,9 @@ import (
 // an error anyway, Stats.AheadContradicted counts it and the Speculator logs
 // it.
 
-// answersAhead reports whether a debugger's Clear packet is answered ahead.
-func (s *Speculator) answersAhead(cmd jdwp.Command, packet []byte) bool {
+// clearAnswerable reports whether a debugger's Clear packet may be answered
+// ahead.
+func (s *Speculator) clearAnswerable(cmd jdwp.Command, packet []byte) bool {
 	if cmd != jdwp.CmdEventRequestClear || !s.cfg.answerAhead || s.over {
 		return false
 	}
@@ -41,17 +42,10 @@ func (s *Speculator) answersAhead(cmd jdwp.Command, packet []byte) bool {
 	return kind == jdwp.EventSingleStep || kind == jdwp.EventBreakpoint
 }
 
-// answerAhead forwards the debugger's command packet and answers it at once
-// with an empty success reply; the VM's own reply will be absorbed.
-func (s *Speculator) answerAhead(r *Response, h jdwp.Header, packet []byte) Response {
-	s.answerAheadWith(r, h, packet, nil)
-	return *r
-}
-
-// answerAheadWith forwards the debugger's command packet and answers it at
-// once with a success reply carrying data; the VM's own reply will be
-// absorbed.
-func (s *Speculator) answerAheadWith(r *Response, h jdwp.Header, packet, data []byte) {
+// forwardAndAnswer forwards the debugger's command packet and answers it at
+// once with a success reply carrying data (a Clear's: none; a Set's: the
+// request id); the VM's own reply will be absorbed by absorbLateReply.
+func (s *Speculator) forwardAndAnswer(r *Response, h jdwp.Header, packet, data []byte) {
 	if s.inflight.ahead == nil {
 		s.inflight.ahead = make(map[uint32]int)
 	}
@@ -66,11 +60,11 @@ func (s *Speculator) answerAheadWith(r *Response, h jdwp.Header, packet, data []
 	s.debug("answered ahead", h.ID, h.Cmd())
 }
 
-// absorbAhead absorbs the VM's reply to a command answered ahead, if the
+// absorbLateReply absorbs the VM's reply to a command answered ahead, if the
 // reply packet with header h is one, and reports whether it was. The VM
 // answers one connection's commands in order, so with an id used again the
 // first reply is the earlier command's.
-func (s *Speculator) absorbAhead(r *Response, h jdwp.Header, packet []byte) bool {
+func (s *Speculator) absorbLateReply(r *Response, h jdwp.Header, packet []byte) bool {
 	n := s.inflight.ahead[h.ID]
 	if n == 0 {
 		return false

@@ -1,0 +1,77 @@
+package scache
+
+import (
+	"fmt"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// What the Speculator learns of the session from replies and events: the id
+// sizes, the loaded classes, a class prepared or unloaded, the VM's death,
+// the stops; and, for each successful reply, the families it triggers.
+
+// onReply reacts to a successful reply: to one of the debugger's commands,
+// or (except in Classic) to a synthetic one. It learns the protocol facts
+// (id sizes, classes), then runs the families' triggers (families.go).
+func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
+	switch p.cmd {
+	case jdwp.CmdVirtualMachineIDSizes:
+		var m jdwp.VMIDSizesReply
+		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
+			return err
+		}
+		if err := m.Sizes.Validate(); err != nil {
+			return err
+		}
+		if m.Sizes != s.sizes {
+			// Keys and cached replies were made with the old sizes.
+			s.clearAll()
+			s.sizes = m.Sizes
+		}
+	case jdwp.CmdVirtualMachineAllClasses:
+		var m jdwp.VMAllClassesReply
+		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
+			return err
+		}
+		s.learnClasses(m.Classes)
+	case jdwp.CmdVirtualMachineAllClassesWithGeneric:
+		var m jdwp.VMAllClassesWithGenericReply
+		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
+			return err
+		}
+		s.learnClasses(m.Classes)
+	}
+	return s.dispatchReply(p, data)
+}
+
+func (s *Speculator) learnClasses(classes []jdwp.ClassInfo) {
+	for _, c := range classes {
+		s.classes.add(c.Signature, c.TypeID)
+	}
+}
+
+// onEvents reacts to the events of a composite: class tracking and VM death.
+func (s *Speculator) onEvents(packet []byte) error {
+	var c jdwp.Composite
+	if err := jdwp.Unmarshal(jdwp.Data(packet), s.sizes, &c); err != nil {
+		return fmt.Errorf("event composite: %w", err)
+	}
+	for _, e := range c.Events {
+		switch e := e.(type) {
+		case *jdwp.ClassPrepareEvent:
+			s.classes.add(e.Signature, e.TypeID)
+			if c.SuspendPolicy != jdwp.SuspendPolicyNone {
+				s.dispatchPrepare(e.TypeID)
+			}
+		case *jdwp.ClassUnloadEvent:
+			s.unloadSignature(e.Signature)
+		case *jdwp.VMDeathEvent:
+			s.clearAll()
+			s.end()
+		}
+	}
+	if stop, stopped := s.onStopEvents(&c); stopped {
+		s.dispatchStop(stop)
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package scache
+
+import "github.com/jdwpscache/scache/jdwp"
+
+// FamilyClass: the class metadata of each frame of a Frames reply (the
+// original jdwp-scache's speculation) and of the stop's location, in the
+// order a JDI debugger asks it. Valid until the class is unloaded or
+// redefined.
+
+// speculateFrames queues the class metadata commands about the first
+// MaxFrames frames of a Frames reply, top frame first.
+func (s *Speculator) speculateFrames(_ *inFlight, reply *replyData) error {
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
+	}
+	frames := m.(*jdwp.ThreadFramesReply).Frames
+	set := defaultFrameSet
+	if s.cfg.classic {
+		set = classicFrameSet
+	}
+	if len(frames) > s.cfg.maxFrames {
+		frames = frames[:s.cfg.maxFrames]
+	}
+	seen := make([]jdwp.Location, 0, len(frames))
+	for _, f := range frames {
+		loc := f.Location
+		if sameMethodSeen(seen, loc) {
+			continue // a recursion: the same commands were just queued
+		}
+		seen = append(seen, loc)
+		s.enqueueLocation(loc, set)
+	}
+	return nil
+}
+
+// speculateStopLocation queues, at a stop, the class metadata commands
+// about the stop's location: the event names the top frame's class and
+// method, so what a debugger asks of the top frame goes out with the
+// frames instead of one reply behind them.
+func (s *Speculator) speculateStopLocation(stop stopEvent) {
+	if s.cfg.classic || stop.loc.Class == 0 {
+		return
+	}
+	s.enqueueLocation(stop.loc, defaultFrameSet)
+}
+
+// enqueueLocation queues the commands of set about the class and method of
+// a frame's location.
+func (s *Speculator) enqueueLocation(loc jdwp.Location, set []jdwp.Command) {
+	for _, cmd := range set {
+		var method jdwp.MethodID // 0: a class command
+		if aboutMethod(cmd) {
+			if loc.Method == 0 {
+				continue // an obsolete frame after a hot swap: no method to ask about
+			}
+			method = loc.Method
+		}
+		if cmd == jdwp.CmdClassTypeSuperclass && loc.TypeTag == jdwp.TypeTagInterface && !s.cfg.classic {
+			continue // an interface's default or static method: Superclass would fail
+		}
+		if !s.cfg.classic && !s.learn.allowsClass(cmd) {
+			continue // this debugger does not ask it
+		}
+		s.enqueueClass(cmd, loc.Class, method, false)
+	}
+}
+
+// sameMethodSeen reports whether seen holds a location in the same method.
+func sameMethodSeen(seen []jdwp.Location, loc jdwp.Location) bool {
+	for _, l := range seen {
+		if l.TypeTag == loc.TypeTag && l.Class == loc.Class && l.Method == loc.Method {
+			return true
+		}
+	}
+	return false
+}
+
+// classCommand returns the class metadata command cmd about class, or about
+// one of its methods when method is not 0.
+func classCommand(cmd jdwp.Command, class jdwp.ReferenceTypeID, method jdwp.MethodID) jdwp.CommandMessage {
+	switch cmd {
+	case jdwp.CmdClassTypeSuperclass:
+		return &jdwp.ClassTypeSuperclassCommand{RefType: class}
+	case jdwp.CmdReferenceTypeSourceFile:
+		return &jdwp.RefTypeSourceFileCommand{RefType: class}
+	case jdwp.CmdReferenceTypeSourceDebugExtension:
+		return &jdwp.RefTypeSourceDebugExtensionCommand{RefType: class}
+	case jdwp.CmdReferenceTypeInterfaces:
+		return &jdwp.RefTypeInterfacesCommand{RefType: class}
+	case jdwp.CmdReferenceTypeMethodsWithGeneric:
+		return &jdwp.RefTypeMethodsWithGenericCommand{RefType: class}
+	case jdwp.CmdMethodLineTable:
+		return &jdwp.MethodLineTableCommand{RefType: class, Method: method}
+	case jdwp.CmdMethodIsObsolete:
+		return &jdwp.MethodIsObsoleteCommand{RefType: class, Method: method}
+	case jdwp.CmdMethodVariableTableWithGeneric:
+		return &jdwp.MethodVariableTableWithGenericCommand{RefType: class, Method: method}
+	}
+	panic("scache: no class command " + cmd.String())
+}
+
+// aboutMethod reports whether a class command of the speculation sets names a method.
+func aboutMethod(cmd jdwp.Command) bool {
+	return cmd == jdwp.CmdMethodLineTable || cmd == jdwp.CmdMethodIsObsolete || cmd == jdwp.CmdMethodVariableTableWithGeneric
+}
+
+// The speculation sets, in the order their commands are sent for each frame.
+//
+// The original's order is kept for Classic. The default order follows what a
+// JDI debugger asks about a frame: the method (MethodsWithGeneric), the source
+// name (SourceDebugExtension for strata, then SourceFile), the line
+// (LineTable), the variables, then the type hierarchy.
+var (
+	classicFrameSet = []jdwp.Command{
+		jdwp.CmdClassTypeSuperclass, jdwp.CmdMethodLineTable, jdwp.CmdReferenceTypeSourceFile,
+		jdwp.CmdMethodIsObsolete, jdwp.CmdReferenceTypeSourceDebugExtension, jdwp.CmdReferenceTypeInterfaces,
+		jdwp.CmdMethodVariableTableWithGeneric, jdwp.CmdReferenceTypeMethodsWithGeneric,
+	}
+	defaultFrameSet = []jdwp.Command{
+		jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdReferenceTypeSourceDebugExtension,
+		jdwp.CmdReferenceTypeSourceFile, jdwp.CmdMethodLineTable, jdwp.CmdMethodVariableTableWithGeneric,
+		jdwp.CmdMethodIsObsolete, jdwp.CmdClassTypeSuperclass, jdwp.CmdReferenceTypeInterfaces,
+	}
+)

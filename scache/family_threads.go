@@ -1,0 +1,57 @@
+package scache
+
+import "github.com/jdwpscache/scache/jdwp"
+
+// FamilyThreads: a debugger's threads view at a stop (the thread list,
+// each thread's name, status, depth and, once the debugger asked another
+// thread's, top frame), asked while the suspension lets the replies be
+// cached.
+
+// speculateThreads asks, at a stop with every thread suspended, for the
+// threads, as a debugger's threads view does, and at once for the view of
+// each thread the last AllThreads reply listed: most are this stop's
+// threads too, and their view comes back in the same round trip instead of
+// one reply behind (a thread gone since costs only its three commands).
+// With the stopped thread alone suspended, only its status is true until
+// it runs (its depth follows from its frames; the others run).
+func (s *Speculator) speculateThreads(stop stopEvent) {
+	switch s.susp.kind {
+	case allSuspended:
+		s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
+		s.enqueueThreadsView(s.stop.threads)
+	case threadSuspended:
+		s.enqueue(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
+	}
+}
+
+// onAllThreads asks, while every thread is suspended, for each thread's
+// status, depth and name, as a debugger's threads view does.
+func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
+	if s.susp.kind != allSuspended {
+		return nil
+	}
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
+	}
+	ids := m.(*jdwp.ObjectIDsReply).IDs
+	s.stop.threads = append(s.stop.threads[:0], ids...)
+	s.enqueueThreadsView(ids)
+	return nil
+}
+
+// enqueueThreadsView queues each thread's status, depth and name, and,
+// once the debugger asked where another thread is (an IDE's threads view
+// shows each one's top frame), each other thread's top frame. What the
+// debugger does not ask, the learner soon pauses.
+func (s *Speculator) enqueueThreadsView(threads []jdwp.ThreadID) {
+	topFrames := s.learn.wantedOfOthers(jdwp.CmdThreadReferenceFrames)
+	for _, t := range threads {
+		s.enqueue(&jdwp.ThreadStatusCommand{Thread: t}, false)
+		s.enqueue(&jdwp.ThreadFrameCountCommand{Thread: t}, false)
+		if topFrames && t != s.susp.stopped {
+			s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, false)
+		}
+		s.enqueue(&jdwp.ThreadNameCommand{Thread: t}, false)
+	}
+}
