@@ -57,45 +57,54 @@
 // reply's command was sent: the VM produced the reply in the state the
 // debugger's command would have seen.
 //
-// # The policy
+// # What it speculates
 //
-// What the Speculator sends on its own is one table, families in
-// families.go: each family names what starts it (a trusted stop, replies to
-// some commands), how long what it caches stays true, and what it sends.
-// What may be cached, and for how long, is the keyable table in keys.go.
+// What the Speculator sends on its own is grouped in families (Family; the
+// default, AllFamilies, is every one): the class metadata of each frame
+// (FamilyClass, the original jdwp-scache's), the stopped thread's frames
+// and name (FamilyStop), the top frame's this and locals (FamilyTopFrame),
+// the facts of the values they show (FamilyValues), what the debugger asked
+// at its recent stops (FamilyAgain), the threads view (FamilyThreads), the
+// facts asked once a session (FamilyAttach) and a prepared class's methods
+// (FamilyPrepare). WithFamilies chooses among them.
 //
-// To add a family:
+// Learning. Debuggers differ (jdb, IDEs, a JDI tool), and one debugger asks
+// less at the end of a step than at a breakpoint. The Speculator counts,
+// per kind of command and kind of stop, whether what it sent answered the
+// debugger before the stop ended; what went unused is paused, sent again
+// now and then to see whether the debugger's views changed, and resumed as
+// soon as the debugger asks for it itself.
 //
-//  1. Add a Family bit in options.go (and to AllFamilies if it is on by default).
-//  2. Add an entry to families: its flag, life, onStop and/or onReply
-//     handlers and the commands it sends. The dispatcher runs a handler only
-//     when the family is on and, for a trigger whose reply is state of a
-//     suspension, only for a reply still true (cached, not invalidated, of
-//     the current epoch); OnUpstream tracks every trigger command.
-//  3. Write the handlers: queue typed jdwp commands with enqueueState
-//     (suspension state: queued only while the suspension lets it be
-//     cached) or enqueueClass (class metadata).
-//  4. Test it against the model VM (scachetest) and the property tests.
+// Frame prediction. A stop's most useful answers (the top frame's this and
+// locals) name the top frame by an id the VM gives it only in the Frames
+// reply: one round trip after the stop. VMs number frames predictably from
+// one resume to the next; the Speculator learns the step from the session's
+// own Frames replies and asks for the top frame's state at the stop event,
+// with the frames. A wrong prediction costs only waste: a reply answers only
+// a command with the same bytes, in the same suspension.
 //
-// To add a cacheable command:
+// Guessing. A method called on one object after another stops on a new
+// this each time, and VMs hand out object ids in order. The Speculator
+// learns how far apart the objects at a site are from stop to stop (this
+// in a class, a variable at a code location) and, right behind the command
+// whose reply will give the new object its id, asks what is true whatever
+// object an id names: its type, a string's value, an array's length. An
+// error reply about an object is never kept.
 //
-//  1. Give it a typed command message in package jdwp (its parameter layout,
-//     stated once) and register it in jdwp's registry.
-//  2. Add it to keyable in keys.go with its lifetime; a class metadata
-//     command also goes in classOf, a thread-local state command in threadOf.
-//  3. Teach the model VM (scachetest) to answer it, so that the property
-//     tests cover it.
-//  4. If its reply is a function of another command's (as Methods is of
-//     MethodsWithGeneric), derive it in derived.go and compare the derived
-//     reply with a real VM's in derived_test.go.
+// Answering ahead. Some replies are known before the VM sends them: the
+// empty reply to EventRequest.Clear of a step or breakpoint request, and
+// the id the VM will give a single step request. Next to the debugger (a
+// proxy there, or a split proxy's far half; WithAnswerAhead), the
+// Speculator answers them at once and absorbs the VM's reply; every later
+// command still reaches the VM after them, as it would have.
 //
-// Derived answers (derived.go): a command whose reply is a deterministic
-// function of a cached reply is answered from it, byte for byte what the VM
-// would say: part of a stack and its depth from the whole stack of the same
-// epoch; Methods, Fields, Signature and VariableTable from their WithGeneric
-// forms; AllClasses from AllClassesWithGeneric of the same epoch.
+// For maintainers: the table of families and how to add one is at the head
+// of families.go; what may be cached, and how to add a cacheable command,
+// at the head of keyable.go. OnUpstream (upstream.go) and OnDownstream
+// (downstream.go) list the stages a packet goes through, in order.
 //
-// [Relay] wires a Speculator between two real connections.
+// Package transport wires a Speculator between two real connections (its
+// Relay) or serves debuggers (its Proxy); this package does no I/O.
 //
 // # Split mode
 //
@@ -114,5 +123,6 @@
 // the near half had read; one the near half had not seen that may change
 // what the command reads (anything but a pure read) makes the far half
 // adopt it poisoned. The far half tells the near one which replies it
-// used, for the learner. WithSplit makes a Relay or a Proxy one half.
+// used, for the learner. Package transport's WithSplit makes a Relay or a
+// Proxy one half.
 package scache

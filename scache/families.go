@@ -2,6 +2,7 @@ package scache
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/jdwpscache/scache/jdwp"
 )
@@ -9,10 +10,26 @@ import (
 // The speculation policy: every family of commands the Speculator sends on
 // its own, in one table. An entry says what starts the family (a trusted
 // stop, replies to some commands), how long what it caches stays true, and
-// what it sends; its handlers queue typed commands (enqueueClass,
-// enqueueState). The dispatcher below checks each trigger's guard once, so
-// the handlers hold only their own logic. See the package documentation for
-// how to add a family or a cacheable command.
+// what it sends; its handlers (family_*.go) queue typed commands through
+// the queue's one gate (enqueue, queue.go). The dispatcher below checks each
+// trigger's guard once, so the handlers hold only their own logic.
+// TestEachFamilyAloneSendsOnlyItsOwn runs each family alone and fails when
+// it sends a command its entry does not list.
+//
+// To add a family:
+//
+//  1. Add a Family bit below (and to AllFamilies if it is on by default).
+//  2. Add an entry to families: its flag, life, onStop and/or onReply
+//     handlers and the commands it sends. The dispatcher runs a handler only
+//     when the family is on and, for a trigger whose reply is state of a
+//     suspension, only for a reply still true (cached, not invalidated, of
+//     the current epoch); OnUpstream tracks every trigger command.
+//  3. Write the handlers in family_NAME.go: queue typed jdwp commands with
+//     enqueue, whose gate (admit) queues suspension state only while the
+//     suspension lets it be cached and the learner allows it.
+//  4. Test it against the model VM (scachetest) and the property tests, and
+//     add it to the scripted stop of TestEachFamilyAloneSendsOnlyItsOwn if
+//     that stop does not trigger it.
 
 // A Family is a set of commands the Speculator sends on its own.
 type Family uint16
@@ -49,6 +66,31 @@ const (
 	// AllFamilies is the default.
 	AllFamilies = FamilyClass | FamilyStop | FamilyTopFrame | FamilyValues | FamilyAgain | FamilyThreads | FamilyAttach | FamilyPrepare
 )
+
+// String names the families of f, as their constants do without "Family"
+// ("Class|Stop"), or gives the bits no family has.
+func (f Family) String() string {
+	if f == 0 {
+		return "none"
+	}
+	var names []string
+	for _, fam := range families {
+		if f&fam.flag != 0 {
+			names = append(names, familyNames[fam.flag])
+			f &^= fam.flag
+		}
+	}
+	if f != 0 {
+		names = append(names, fmt.Sprintf("%#x", uint16(f)))
+	}
+	return strings.Join(names, "|")
+}
+
+// familyNames names the families of the table.
+var familyNames = map[Family]string{
+	FamilyClass: "Class", FamilyStop: "Stop", FamilyTopFrame: "TopFrame", FamilyValues: "Values",
+	FamilyAgain: "Again", FamilyThreads: "Threads", FamilyAttach: "Attach", FamilyPrepare: "Prepare",
+}
 
 // A family is one entry of the table.
 type family struct {

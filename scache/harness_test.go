@@ -84,6 +84,20 @@ func (h *harness) drain() {
 // event delivers a VM command (an event) through the Speculator.
 func (h *harness) event(p []byte) { h.apply(h.s.OnDownstream(p)) }
 
+// syntheticSent returns the commands of the synthetic packets the VM
+// received, in order.
+func (h *harness) syntheticSent() []jdwp.Command {
+	var cmds []jdwp.Command
+	for _, p := range h.toVM {
+		ph, err := jdwp.ParseHeader(p)
+		require.NoError(h.t, err)
+		if !ph.IsReply() && scache.IsSyntheticID(ph.ID) {
+			cmds = append(cmds, ph.Cmd())
+		}
+	}
+	return cmds
+}
+
 // replyTo returns the debugger's reply to id, failing unless exactly one arrived.
 func (h *harness) replyTo(id uint32) []byte {
 	h.t.Helper()

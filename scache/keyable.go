@@ -6,6 +6,25 @@ import (
 	"github.com/jdwpscache/scache/jdwp"
 )
 
+// What may be cached, and for how long: the keyable table. A command's reply
+// is cached under its Key (its command and parameter bytes) for the
+// lifetime its entry names: class metadata until the class is unloaded or
+// redefined, an object's facts until its id is disposed, state while the
+// threads stay suspended (one suspension epoch), the VM's version for the
+// session.
+//
+// To add a cacheable command:
+//
+//  1. Give it a typed command message in package jdwp (its parameter layout,
+//     stated once) and register it in jdwp's registry.
+//  2. Add it to keyable below with its lifetime; a class metadata command
+//     also goes in classOf, a thread-local state command in threadOf.
+//  3. Teach the model VM (scachetest) to answer it, so that the property
+//     tests cover it.
+//  4. If its reply is a function of another command's (as Methods is of
+//     MethodsWithGeneric), derive it in derived.go and compare the derived
+//     reply with a real VM's in derived_test.go.
+
 // A keySpec describes a keyable command: one whose reply depends only on its
 // parameters and on a state with a known lifetime, so that it can be cached
 // under its Key. Its parameters' layout is its jdwp typed message's.

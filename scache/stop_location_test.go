@@ -1,10 +1,10 @@
-package scache
+package scache_test
 
 import (
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
-	"github.com/jdwpscache/scache/scache/scachetest"
+	"github.com/jdwpscache/scache/scache"
 	"github.com/stretchr/testify/require"
 )
 
@@ -15,38 +15,17 @@ import (
 func TestStopLocationMetadataGoesOutWithTheStop(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		opts []Option
+		opts []scache.Option
 		want int // class metadata commands sent with the event
-	}{{"default", nil, len(defaultFrameSet)}, {"classic", []Option{Classic()}, 0}} {
+	}{{"default", nil, len(scache.DefaultFrameSet)}, {"classic", []scache.Option{scache.Classic()}, 0}} {
 		t.Run(tc.name, func(t *testing.T) {
-			sizes := jdwp.DefaultIDSizes
-			vm := scachetest.NewModelVM(sizes)
-			c := vm.AddClass("LStop;", 1, false, false)
-			vm.SetThread(1, []scachetest.ModelFrame{{Class: c.ID, Method: c.Methods[0], Index: 3}})
-			s, err := New(tc.opts...)
-			require.NoError(t, err)
-			id := uint32(1)
-			ask := func(m jdwp.CommandMessage) {
-				r := s.OnUpstream(jdwp.AppendCommandPacket(nil, id, m, sizes))
-				id++
-				for _, p := range r.Edict.Upstream {
-					s.OnDownstream(vm.Handle(p))
-				}
-			}
-			ask(&jdwp.VMIDSizesCommand{})
-			ask(&jdwp.VMResumeCommand{})
-			ev, ok := vm.Stop(1, jdwp.SuspendPolicyAll)
-			require.True(t, ok)
-			r := s.OnDownstream(ev)
+			h := threadsWorld(t, 1, false, tc.opts...)
+			ask(h, &jdwp.VMIDSizesCommand{})
+			ask(h, &jdwp.VMResumeCommand{})
+			sent := h.stopEvent(1, jdwp.SuspendPolicyAll)
 			about := 0
-			for _, p := range r.Edict.Upstream {
-				h, err := jdwp.ParseHeader(p)
-				require.NoError(t, err)
-				for _, cmd := range defaultFrameSet {
-					if h.Cmd() == cmd {
-						about++
-					}
-				}
+			for _, cmd := range scache.DefaultFrameSet {
+				about += sent[cmd]
 			}
 			require.Equal(t, tc.want, about)
 		})
