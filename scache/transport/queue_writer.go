@@ -11,6 +11,15 @@ import (
 // order lock, and never blocks there. What waits is bounded: after putting,
 // the relay waits (without the lock) while more than limit bytes are queued,
 // so a slow peer slows its senders down.
+//
+// share's clientWriter is its sibling with the opposite policy, and the two
+// stay apart: a split relay's peers (the VM, the other half, the debugger)
+// must each receive every byte in order, so a slow one is waited for; a
+// shared session's clients are many, and one that falls behind must not
+// hold the VM or the others, so it is dropped (with a write deadline as
+// well). Only the queueing loop is common; the policy is the whole of
+// each, and a policy field would make each writer's every method branch
+// on it.
 type queueWriter struct {
 	w     io.Writer
 	limit int
