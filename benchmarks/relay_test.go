@@ -205,6 +205,8 @@ var relayWorkloads = []struct {
 	{"jdb", jvmtest.DriverOptions{Stops: relayStops, Jdb: true}},
 	// Several app threads taking turns: each stop in another thread.
 	{"threads", jvmtest.DriverOptions{Stops: relayStops, Threads: 4}},
+	// An IDE's renderers: toString() and size() invoked at every stop and step.
+	{"renderers", jvmtest.DriverOptions{Stops: relayStops, Renderers: true}},
 }
 
 // BenchmarkRelayWorkloads measures the JDI driver's wall time for each

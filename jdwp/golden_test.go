@@ -76,7 +76,7 @@ func TestGoldenHotSpot17(t *testing.T) {
 		names[m.Name] = m.Signature
 	}
 	require.Equal(t, map[string]string{"<init>": "(Ljava/lang/String;)V", "recurse": "(I)I", "marker": "(I)I",
-		"main": "([Ljava/lang/String;)V", "lambda$main$0": "()V"}, names)
+		"main": "([Ljava/lang/String;)V", "lambda$main$0": "()V", "inTurns": "(LDebuggee;II)V", "toString": "()Ljava/lang/String;"}, names)
 
 	var lines jdwp.MethodLineTableReply
 	goldenReply(t, "reply_linetable", &lines)

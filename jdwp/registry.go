@@ -57,6 +57,10 @@ var codecs = map[Command]messageCodec{
 	CmdStringReferenceValue:         {func() CommandMessage { return &StringRefValueCommand{} }, func() Message { return &StringReply{} }},
 	CmdArrayReferenceLength:         {func() CommandMessage { return &ArrayRefLengthCommand{} }, func() Message { return &IntReply{} }},
 	CmdObjectReferenceGetValues:     {func() CommandMessage { return &ObjectRefGetValuesCommand{} }, func() Message { return &ValuesReply{} }},
+	CmdObjectReferenceInvokeMethod:  {func() CommandMessage { return &ObjectRefInvokeMethodCommand{} }, func() Message { return &InvokeMethodReply{} }},
+	CmdClassTypeInvokeMethod:        {func() CommandMessage { return &ClassTypeInvokeMethodCommand{} }, func() Message { return &InvokeMethodReply{} }},
+	CmdInterfaceTypeInvokeMethod:    {func() CommandMessage { return &InterfaceTypeInvokeMethodCommand{} }, func() Message { return &InvokeMethodReply{} }},
+	CmdClassTypeNewInstance:         {func() CommandMessage { return &ClassTypeNewInstanceCommand{} }, func() Message { return &NewInstanceReply{} }},
 
 	CmdEventRequestSet:   {func() CommandMessage { return &EventRequestSetCommand{} }, func() Message { return &IntReply{} }},
 	CmdEventRequestClear: {func() CommandMessage { return &EventRequestClearCommand{} }, func() Message { return &EmptyReply{} }},

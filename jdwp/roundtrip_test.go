@@ -82,6 +82,11 @@ func (g *gen) value() jdwp.Value {
 	return jdwp.Value{Tag: t, Bits: v}
 }
 
+// call draws the thread, method, arguments and options of an invocation.
+func (g *gen) call() jdwp.MethodCall {
+	return jdwp.MethodCall{Thread: g.obj(), Method: g.method(), Args: sliceOf(g, g.value), Options: g.i32()}
+}
+
 func sliceOf[T any](g *gen, f func() T) []T {
 	out := make([]T, g.n())
 	for i := range out {
@@ -390,6 +395,31 @@ var messageCases = []messageCase{
 	}),
 	cmdCase(jdwp.CmdStringReferenceValue, func(g *gen) jdwp.Message { return &jdwp.StringRefValueCommand{Object: g.obj()} }),
 	stringReply(jdwp.CmdStringReferenceValue),
+
+	cmdCase(jdwp.CmdObjectReferenceInvokeMethod, func(g *gen) jdwp.Message {
+		return &jdwp.ObjectRefInvokeMethodCommand{Object: g.obj(), Class: g.ref(), MethodCall: g.call()}
+	}),
+	replyCase(jdwp.CmdObjectReferenceInvokeMethod, func(g *gen) jdwp.Message {
+		return &jdwp.InvokeMethodReply{Return: g.value(), Exception: g.tagged()}
+	}),
+	cmdCase(jdwp.CmdClassTypeInvokeMethod, func(g *gen) jdwp.Message {
+		return &jdwp.ClassTypeInvokeMethodCommand{StaticCall: jdwp.StaticCall{Class: g.ref(), MethodCall: g.call()}}
+	}),
+	replyCase(jdwp.CmdClassTypeInvokeMethod, func(g *gen) jdwp.Message {
+		return &jdwp.InvokeMethodReply{Return: g.value(), Exception: g.tagged()}
+	}),
+	cmdCase(jdwp.CmdInterfaceTypeInvokeMethod, func(g *gen) jdwp.Message {
+		return &jdwp.InterfaceTypeInvokeMethodCommand{StaticCall: jdwp.StaticCall{Class: g.ref(), MethodCall: g.call()}}
+	}),
+	replyCase(jdwp.CmdInterfaceTypeInvokeMethod, func(g *gen) jdwp.Message {
+		return &jdwp.InvokeMethodReply{Return: g.value(), Exception: g.tagged()}
+	}),
+	cmdCase(jdwp.CmdClassTypeNewInstance, func(g *gen) jdwp.Message {
+		return &jdwp.ClassTypeNewInstanceCommand{StaticCall: jdwp.StaticCall{Class: g.ref(), MethodCall: g.call()}}
+	}),
+	replyCase(jdwp.CmdClassTypeNewInstance, func(g *gen) jdwp.Message {
+		return &jdwp.NewInstanceReply{Object: g.tagged(), Exception: g.tagged()}
+	}),
 
 	cmdCase(jdwp.CmdEventRequestSet, func(g *gen) jdwp.Message {
 		return &jdwp.EventRequestSetCommand{EventKind: jdwp.EventKind(rapid.Uint8().Draw(g.t, "kind")),

@@ -228,6 +228,11 @@ type DriverOptions struct {
 	// threads view also reads every other suspended thread's top frame,
 	// as an IDE's does.
 	Threads int
+	// Renderers shows this and the objects among the locals at every stop
+	// and step as an IDE's default renderers do: toString() and size()
+	// invoked in the stopped thread, then the top frame read again. The
+	// debuggee's toString changes the object it renders.
+	Renderers bool
 	// Jdb drives the session with the JDK's jdb instead of the JDI driver
 	// (see RunJdb); of the other options only Stops applies.
 	Jdb bool
@@ -271,6 +276,9 @@ func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duratio
 	}
 	if o.Threads > 0 {
 		args = append(args, "topframes")
+	}
+	if o.Renderers {
+		args = append(args, "renderers")
 	}
 	if o.Exit {
 		args = append(args, "exit")

@@ -60,3 +60,18 @@ func TestDriverDirectInThreads(t *testing.T) {
 	require.Regexp(t, `threads \[.*app-0, app-1:45,`, transcript)
 	require.Contains(t, transcript, "disposed after 3 stops")
 }
+
+// TestDriverDirectWithRenderers runs the renderer workload straight against
+// a real VM: each stop and step shows this through its toString (which
+// counts its calls) and this.shapes through size(), then the top frame
+// again; out of marker, the caller's local holds the object.
+func TestDriverDirectWithRenderers(t *testing.T) {
+	opts := jvmtest.DriverOptions{Stops: 2, Renderers: true}
+	vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(2)...)
+	transcript, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+	require.Contains(t, transcript, `render this = "Debuggee round-0 rendered 1 shapes 0"`, transcript)
+	require.Contains(t, transcript, `render this = "Debuggee round-0 rendered 3 shapes 0"`, "two steps later: the renderer changed the object")
+	require.Contains(t, transcript, `render local = "Debuggee round-0 rendered 4 shapes 1"`, "out in the caller, a local")
+	require.Contains(t, transcript, "render this.shapes = size 0")
+	require.Equal(t, 8, strings.Count(transcript, "after rendering at "), "two stops and their three steps, each rendered")
+}

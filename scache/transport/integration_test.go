@@ -77,6 +77,9 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	// Stops in one thread after another; the threads view reads where each
 	// suspended thread is.
 	"threads": {Stops: 3, Threads: 3},
+	// An IDE's renderers: toString() and size() invoked at every stop and
+	// step; toString changes the object, so a stale cache shows.
+	"renderers": {Stops: 3, Renderers: true},
 }
 
 // TestTranscriptThroughProxyEqualsDirect debugs real HotSpot VMs with a real

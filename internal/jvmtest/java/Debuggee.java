@@ -27,6 +27,10 @@ public class Debuggee {
     private int counter;
     private final List<Shape> shapes = new ArrayList<>();
     private final int[] recent = new int[4];
+    // rendered counts the calls of toString: an IDE's renderer calls it at
+    // every stop, so a debugger that shows a value cached from before a
+    // call shows a wrong count.
+    private int rendered;
 
     Debuggee(String name) {
         this.name = name;
@@ -52,6 +56,12 @@ public class Debuggee {
         counter += text.length() + (int) total % 7;
         recent[counter % recent.length] = local;
         return local;
+    }
+
+    @Override
+    public String toString() {
+        rendered++;
+        return "Debuggee " + name + " rendered " + rendered + " shapes " + shapes.size();
     }
 
     public static void main(String[] args) throws Exception {

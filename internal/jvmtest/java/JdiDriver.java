@@ -5,14 +5,19 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [exit]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit]
 //
 // hotswap redefines Swappable after the first stop; setvalue changes a local
 // at each stop and reads it back; extras expands `this` at every stop and
 // step as an IDE's variables view does (its class's source, superclass and
 // interfaces, each field's value, arrays' lengths); eventthread stops with suspend policy
 // EVENT_THREAD, so that the other threads keep running; topframes reads
-// every other suspended thread's top frame in the threads view; exit ends the VM
+// every other suspended thread's top frame in the threads view; renderers
+// shows `this` and each object among the locals as IntelliJ's and Android
+// Studio's default renderers do, at every stop and step: toString() of an
+// object whose class overrides it, size() of a collection (this's shapes
+// among them), each invoked in the stopped thread, then the top frame read
+// again (JDI forgets a thread's frames once it ran); exit ends the VM
 // with vm.exit(7) at the last stop's event instead of inspecting it and
 // disposing, and prints how that went.
 import com.sun.jdi.*;
@@ -29,6 +34,7 @@ public class JdiDriver {
     private boolean exit;
     private boolean extras;
     private boolean topFrames;
+    private boolean renderers;
 
     JdiDriver(VirtualMachine vm) {
         this.vm = vm;
@@ -45,6 +51,7 @@ public class JdiDriver {
         boolean exit = false;
         boolean extras = false;
         boolean topFrames = false;
+        boolean renderers = false;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("hotswap=")) {
                 hotswap = args[i].substring("hotswap=".length());
@@ -56,6 +63,8 @@ public class JdiDriver {
                 extras = true;
             } else if (args[i].equals("topframes")) {
                 topFrames = true;
+            } else if (args[i].equals("renderers")) {
+                renderers = true;
             } else if (args[i].equals("exit")) {
                 exit = true;
             } else if (!args[i].isEmpty()) {
@@ -79,6 +88,7 @@ public class JdiDriver {
         d.exit = exit;
         d.extras = extras;
         d.topFrames = topFrames;
+        d.renderers = renderers;
         d.run(stops, markerLine, hotswap, setValue);
         long elapsed = System.nanoTime() - start;
         System.out.print(d.out);
@@ -218,16 +228,67 @@ public class JdiDriver {
         if (extras && self != null) {
             expand(self);
         }
+        List<Value> shown = new ArrayList<>();
         try {
             // Like an IDE's variables view: every visible variable in one request.
             List<LocalVariable> vars = top.visibleVariables();
             Map<LocalVariable, Value> values = top.getValues(vars);
             for (LocalVariable v : vars) {
                 line("    " + v.name() + " : " + v.typeName() + " = " + value(values.get(v)));
+                shown.add(values.get(v));
             }
         } catch (AbsentInformationException e) {
             line("    no local variable information");
         }
+        if (renderers) {
+            render(t, self, shown);
+        }
+    }
+
+    // render shows this and the objects among the locals as an IDE's default
+    // renderers do: each invocation runs code in the debuggee (toString may
+    // change the object), so what was read before it is read again after.
+    void render(ThreadReference t, ObjectReference self, List<Value> shown) throws Exception {
+        if (self != null) {
+            line("    render this = " + rendered(t, self));
+            Field shapes = self.referenceType().fieldByName("shapes");
+            if (shapes != null && self.getValue(shapes) instanceof ObjectReference) {
+                line("    render this.shapes = " + rendered(t, (ObjectReference) self.getValue(shapes)));
+            }
+        }
+        for (Value v : shown) {
+            if (v instanceof ObjectReference && !(v instanceof StringReference) && !(v instanceof ArrayReference)) {
+                line("    render local = " + rendered(t, (ObjectReference) v));
+            }
+        }
+        StackFrame top = t.frame(0); // the frames again: the thread ran
+        line("    after rendering at " + describe(top.location()));
+    }
+
+    // rendered returns what a default renderer shows of o: its size() if it
+    // is a collection, its toString() if its class overrides it, else its type.
+    String rendered(ThreadReference t, ObjectReference o) throws Exception {
+        ReferenceType type = o.referenceType();
+        if (type instanceof ClassType && implementsCollection((ClassType) type)) {
+            Method size = ((ClassType) type).concreteMethodByName("size", "()I");
+            return "size " + value(o.invokeMethod(t, size, List.of(), 0));
+        }
+        if (type instanceof ClassType) {
+            Method toString = ((ClassType) type).concreteMethodByName("toString", "()Ljava/lang/String;");
+            if (toString != null && !toString.declaringType().name().equals("java.lang.Object")) {
+                return value(o.invokeMethod(t, toString, List.of(), 0));
+            }
+        }
+        return "instance of " + type.name();
+    }
+
+    static boolean implementsCollection(ClassType type) {
+        for (InterfaceType i : type.allInterfaces()) {
+            if (i.name().equals("java.util.Collection")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // expand shows an object as an IDE's variables view does when `this` is
