@@ -62,9 +62,14 @@ const (
 	// sets its deferred breakpoints), the class's methods and source names,
 	// then the line table of each of its methods.
 	FamilyPrepare
+	// FamilyInvoke: at the reply to an invocation (an IDE's renderer calling
+	// toString, jdb's print), the invoking thread's top frame, its this and
+	// values (the thread ran: what was read before is gone), and the facts
+	// of the returned value or exception.
+	FamilyInvoke
 
 	// AllFamilies is the default.
-	AllFamilies = FamilyClass | FamilyStop | FamilyTopFrame | FamilyValues | FamilyAgain | FamilyThreads | FamilyAttach | FamilyPrepare
+	AllFamilies = FamilyClass | FamilyStop | FamilyTopFrame | FamilyValues | FamilyAgain | FamilyThreads | FamilyAttach | FamilyPrepare | FamilyInvoke
 )
 
 // String names the families of f, as their constants do without "Family"
@@ -90,6 +95,7 @@ func (f Family) String() string {
 var familyNames = map[Family]string{
 	FamilyClass: "Class", FamilyStop: "Stop", FamilyTopFrame: "TopFrame", FamilyValues: "Values",
 	FamilyAgain: "Again", FamilyThreads: "Threads", FamilyAttach: "Attach", FamilyPrepare: "Prepare",
+	FamilyInvoke: "Invoke",
 }
 
 // A family is one entry of the table.
@@ -184,13 +190,26 @@ var families = []*family{
 		},
 		sends: append(append([]jdwp.Command(nil), prepareSet...), jdwp.CmdMethodLineTable),
 	},
+	{
+		flag: FamilyInvoke, life: lifetimeSuspension,
+		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
+			jdwp.CmdObjectReferenceInvokeMethod: (*Speculator).onInvoked,
+			jdwp.CmdClassTypeInvokeMethod:       (*Speculator).onInvoked,
+			jdwp.CmdInterfaceTypeInvokeMethod:   (*Speculator).onInvoked,
+			jdwp.CmdClassTypeNewInstance:        (*Speculator).onInvoked,
+		},
+		sends: []jdwp.Command{jdwp.CmdThreadReferenceFrames, jdwp.CmdStackFrameThisObject, jdwp.CmdStackFrameGetValues,
+			jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdMethodVariableTableWithGeneric,
+			jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue, jdwp.CmdArrayReferenceLength},
+	},
 }
 
 // A stopEvent is a trusted stop of a thread at a location.
 type stopEvent struct {
-	thread jdwp.ThreadID
-	loc    jdwp.Location
-	step   bool // the stop ends a single step
+	thread  jdwp.ThreadID
+	loc     jdwp.Location // 0: unknown (after an invocation whose thread's top frame was not asked)
+	step    bool          // the stop ends a single step
+	invoked bool          // the thread is back from an invocation (FamilyInvoke)
 }
 
 // familyOn reports whether a family runs under the configuration.

@@ -112,7 +112,9 @@ func stopSession(t *testing.T, h *harness, class *scachetest.ModelClass) {
 
 // inspectStop asks what an IDE asks at a stop of thread 1: its frames and
 // name, the top frame's this, its type, fields and their values, the
-// visible locals, and the threads view; every reply equals the model's.
+// visible locals, a renderer's toString of this (then the top frame, this
+// and locals again, and the string), and the threads view; every reply
+// equals the model's.
 func inspectStop(t *testing.T, h *harness) {
 	check := func(m jdwp.CommandMessage, reply jdwp.Message) {
 		got, want := ask(h, m)
@@ -140,6 +142,16 @@ func inspectStop(t *testing.T, h *harness) {
 		get.Fields = append(get.Fields, f.Field)
 	}
 	check(get, nil)
+	// A renderer's toString of this, in the stopped thread; then the top
+	// frame again, and the string's value.
+	var rendered jdwp.InvokeMethodReply
+	check(&jdwp.ObjectRefInvokeMethodCommand{Object: this.Object.ID, Class: typ.TypeID,
+		MethodCall: jdwp.MethodCall{Thread: 1, Method: top.Method}}, &rendered)
+	check(&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1}, nil)
+	check(&jdwp.StringRefValueCommand{Object: rendered.Return.ObjectID()}, nil)
+	frame = h.vm.FrameID(th, th.Generation, 0)
+	check(&jdwp.FrameThisObjectCommand{Thread: 1, Frame: frame}, nil)
+	check(topValues(h, top), nil)
 	var threads jdwp.ObjectIDsReply
 	check(&jdwp.VMAllThreadsCommand{}, &threads)
 	for _, other := range threads.IDs {

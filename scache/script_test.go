@@ -310,7 +310,7 @@ func (d *script) stateCommand() {
 // nothing, when the draw says the VM should act instead.
 func (d *script) controlCommand() bool {
 	t := d.thread()
-	switch rapid.IntRange(0, 12).Draw(d.t, "control") {
+	switch rapid.IntRange(0, 13).Draw(d.t, "control") {
 	case 0:
 		d.send(&jdwp.VMResumeCommand{})
 	case 1:
@@ -360,6 +360,17 @@ func (d *script) controlCommand() bool {
 		d.send(&jdwp.EventRequestClearCommand{EventKind: kind, RequestID: int32(rapid.IntRange(0, 5).Draw(d.t, "cleared"))})
 	case 8:
 		d.stepRequest(t)
+	case 10:
+		// A renderer's toString of an object the debugger was shown, in a
+		// thread (single-threaded now and then); its reply is followed by
+		// what a debugger asks after it (the frames, then the string).
+		options := int32(0)
+		if rapid.Bool().Draw(d.t, "singleThreaded") {
+			options = jdwp.InvokeSingleThreaded
+		}
+		c := rapid.SampledFrom(d.classes).Draw(d.t, "renderedClass")
+		d.send(&jdwp.ObjectRefInvokeMethodCommand{Object: d.object(), Class: c.ID,
+			MethodCall: jdwp.MethodCall{Thread: t, Method: c.Methods[0], Options: options}})
 	case 9:
 		c := d.staticsClass()
 		value := int32(rapid.IntRange(-5, 5).Draw(d.t, "newStatic"))

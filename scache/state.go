@@ -45,6 +45,11 @@ type unsettled struct {
 	resume bool          // VirtualMachine.Resume or ThreadReference.Resume
 	kind   suspendKind   // what was known suspended when it was sent
 	thread jdwp.ObjectID // with threadSuspended
+	// invoked is where an invocation's thread stood when the invocation was
+	// sent (invoked.thread 0: not an invocation), and stopped whether it
+	// was the stopped thread then.
+	invoked stopEvent
+	stopped bool
 }
 
 // epochEnders are the debugger's commands, besides those that let threads
@@ -101,6 +106,17 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 	if !s.settled() {
 		known = running
 	}
+	u := unsettled{kind: known, thread: s.susp.thread,
+		resume: cmd == jdwp.CmdVirtualMachineResume || cmd == jdwp.CmdThreadReferenceResume}
+	if m, ok := s.invocation(cmd, data); ok {
+		t, options := m.Invoking()
+		u.invoked = stopEvent{thread: t, invoked: true}
+		if top := s.stop.top; top.set && top.thread == t {
+			u.invoked.loc = top.loc
+		}
+		u.stopped = t != 0 && t == s.susp.stopped
+		s.stop.predictor.resumed(t, options&jdwp.InvokeSingleThreaded == 0)
+	}
 	s.endEpoch()
 	if tr.letRun {
 		s.susp.stopped = 0
@@ -110,8 +126,7 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		if len(s.susp.unsettled) >= s.cfg.maxOrganicIDs {
 			return false, fmt.Errorf("%d commands that let threads run are unanswered", len(s.susp.unsettled))
 		}
-		s.susp.unsettled[id] = unsettled{kind: known, thread: s.susp.thread,
-			resume: cmd == jdwp.CmdVirtualMachineResume || cmd == jdwp.CmdThreadReferenceResume}
+		s.susp.unsettled[id] = u
 	}
 	switch cmd {
 	case jdwp.CmdVirtualMachineResume:
@@ -150,11 +165,53 @@ func (s *Speculator) afterTheResume(t jdwp.ObjectID) bool {
 // onSettle takes note of the reply to an unsettled command, if reply is one.
 // What was read before it may have changed (an invoke ran code), so the
 // epoch ends.
+//
+// An invocation ends in a known state: the VM suspends the threads it
+// resumed for the call again before it replies, the invoking thread where
+// it stood. So, at the reply to an invocation sent in a trusted suspension,
+// with nothing else unsettled and no event since, the suspension goes on in
+// the new epoch, and the invoking thread is the stopped thread again if it
+// was (FamilyInvoke speculates on it: s.stop.invoked).
 func (s *Speculator) onSettle(id uint32) {
-	if _, ok := s.susp.unsettled[id]; ok {
-		delete(s.susp.unsettled, id)
-		s.endEpoch()
+	u, ok := s.susp.unsettled[id]
+	if !ok {
+		return
 	}
+	delete(s.susp.unsettled, id)
+	s.endEpoch()
+	s.stop.invoked = stopEvent{}
+	t := u.invoked.thread
+	if t == 0 || !s.settled() || u.kind == running || s.susp.kind != u.kind ||
+		s.susp.kind == threadSuspended && s.susp.thread != t {
+		return
+	}
+	if u.stopped {
+		s.susp.stopped = t
+	}
+	s.stop.invoked = u.invoked
+}
+
+// invocation returns the debugger's command cmd, with data, as an
+// invocation, if it is one.
+func (s *Speculator) invocation(cmd jdwp.Command, data []byte) (jdwp.Invocation, bool) {
+	if !invokes[cmd] {
+		return nil, false
+	}
+	m, err := s.decodeParams(cmd, data)
+	if err != nil {
+		return nil, false
+	}
+	inv, ok := m.(jdwp.Invocation)
+	return inv, ok
+}
+
+// invokes are the invocation commands: they run a method in a suspended
+// thread and suspend it again before they reply.
+var invokes = map[jdwp.Command]bool{
+	jdwp.CmdObjectReferenceInvokeMethod: true,
+	jdwp.CmdClassTypeInvokeMethod:       true,
+	jdwp.CmdInterfaceTypeInvokeMethod:   true,
+	jdwp.CmdClassTypeNewInstance:        true,
 }
 
 // onStateReply updates the suspension for the reply to a tracked command.

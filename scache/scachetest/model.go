@@ -295,6 +295,8 @@ func (vm *ModelVM) answer(cmd jdwp.Command, data []byte) (jdwp.ErrorCode, []byte
 			}
 		}
 	case jdwp.CmdVirtualMachineDispose:
+	case jdwp.CmdObjectReferenceInvokeMethod, jdwp.CmdClassTypeInvokeMethod:
+		return vm.invoke(cmd, r, w), w.Bytes()
 	default:
 		if c, ok := keyableCommands[cmd]; ok {
 			return vm.classAnswer(cmd, c, r, w)

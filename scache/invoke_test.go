@@ -1,0 +1,110 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/require"
+)
+
+// invokeToString has the debugger call this's toString in thread 1 (the
+// model's every instance method counts its calls in field 1 and returns a
+// new string), and returns the reply.
+func invokeToString(t *testing.T, h *harness, this jdwp.ObjectID) jdwp.InvokeMethodReply {
+	th := h.vm.Thread(1)
+	got, want := ask(h, &jdwp.ObjectRefInvokeMethodCommand{Object: this, Class: th.Frames[0].Class,
+		MethodCall: jdwp.MethodCall{Thread: 1, Method: th.Frames[0].Method}})
+	require.Equal(t, want[jdwp.HeaderSize:], got[jdwp.HeaderSize:], "the invocation's own reply is the VM's")
+	var m jdwp.InvokeMethodReply
+	require.NoError(t, jdwp.Unmarshal(jdwp.Data(got), sizes8, &m))
+	return m
+}
+
+// TestAnInvocationEndsInAKnownState: a renderer's toString in the stopped
+// thread lets the thread run, so nothing read before it is served after
+// it (toString changed this's field); but the VM suspends the thread again
+// where it stood before it replies, so the thread's top frame, its this
+// and values, and the returned string's value go out at the reply and
+// answer the debugger's next commands, each equal to the VM's answer then.
+func TestAnInvocationEndsInAKnownState(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	this := h.vm.NewObject(class.ID)
+	for stop := 0; stop < 3; stop++ {
+		stopOn(t, h, this)
+		h.drain()
+		askThis(t, h)
+		get := &jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1, 2}}
+		got, want := ask(h, get)
+		require.Equal(t, want, got)
+
+		top := h.vm.Thread(1).Frames[0]
+		vt := jdwp.MethodVariableTableReply{Generic: true}
+		got, _ = ask(h, &jdwp.MethodVariableTableWithGenericCommand{RefType: top.Class, Method: top.Method})
+		require.NoError(t, jdwp.Unmarshal(jdwp.Data(got), sizes8, &vt))
+
+		rendered := invokeToString(t, h, this)
+		require.Equal(t, jdwp.TagString, rendered.Return.Tag)
+		sent := len(h.toVM)
+		th := h.vm.Thread(1)
+		for _, m := range []jdwp.CommandMessage{
+			&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1},
+			&jdwp.StringRefValueCommand{Object: rendered.Return.ObjectID()},
+			&jdwp.FrameThisObjectCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)},
+			&jdwp.FrameGetValuesCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0), Slots: scache.VisibleSlots(vt, top.Index)},
+		} {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "%s after the invocation", m.Command())
+			if stop > 0 { // the frame predictor has seen an invocation's new frame id
+				require.Equal(t, sent, len(h.toVM), "%s answered from what went out at the reply", m.Command())
+			}
+		}
+		got, want = ask(h, get)
+		require.Equal(t, want, got, "this's fields as toString left them")
+		resume(h)
+	}
+}
+
+// TestAnEventDuringAnInvocationTrustsNothing: an event that arrives while
+// an invocation runs (another thread hit a breakpoint, say) may come from
+// any state: at the invocation's reply nothing is speculated about the
+// thread (only what is true of the returned string whatever the state),
+// and its frames are the VM's.
+func TestAnEventDuringAnInvocationTrustsNothing(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	this := h.vm.NewObject(class.ID)
+	stopOn(t, h, this)
+	h.drain()
+	askThis(t, h)
+	th := h.vm.Thread(1)
+	h.send(&jdwp.ObjectRefInvokeMethodCommand{Object: this, Class: th.Frames[0].Class,
+		MethodCall: jdwp.MethodCall{Thread: 1, Method: th.Frames[0].Method}})
+	h.event(jdwp.AppendCommandPacket(nil, 77, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyNone,
+		Events: []jdwp.Event{&jdwp.ThreadEvent{EventKind: jdwp.EventThreadStart, RequestID: 3, Thread: 2}}}, sizes8))
+	before := h.syntheticSent()
+	h.drain()
+	for _, cmd := range h.syntheticSent()[len(before):] {
+		require.False(t, scache.StateCommand(cmd), "%s speculated at the reply", cmd)
+	}
+	sent := len(h.toVM)
+	got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1})
+	require.Equal(t, want, got)
+	require.Equal(t, sent+1, len(h.toVM), "asked of the VM")
+}
+
+// A family's view of an invocation: with FamilyInvoke off, nothing goes
+// out at the reply.
+func TestFamilyInvokeIsWhatSpeculatesAtTheReply(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	h2 := newHarness(t, h.vm, scache.WithFamilies(scache.AllFamilies&^scache.FamilyInvoke))
+	h2.send(&jdwp.VMIDSizesCommand{})
+	h2.send(&jdwp.VMResumeCommand{})
+	h2.drain()
+	this := h.vm.NewObject(class.ID)
+	stopOn(t, h2, this)
+	h2.drain()
+	askThis(t, h2)
+	before := len(h2.syntheticSent())
+	invokeToString(t, h2, this)
+	require.Equal(t, before, len(h2.syntheticSent()))
+}
