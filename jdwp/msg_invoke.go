@@ -11,6 +11,8 @@ type Invocation interface {
 	CommandMessage
 	// Invoking returns the thread the method runs in and the invoke options.
 	Invoking() (ThreadID, int32)
+	// Invoked returns the method invoked.
+	Invoked() MethodID
 }
 
 // MethodCall is what every invocation command carries after its target: the
@@ -46,6 +48,9 @@ func (c *MethodCall) decodeRest(r *Reader) error {
 
 // Invoking implements Invocation.
 func (c *MethodCall) Invoking() (ThreadID, int32) { return c.Thread, c.Options }
+
+// Invoked implements Invocation.
+func (c *MethodCall) Invoked() MethodID { return c.Method }
 
 // ObjectRefInvokeMethodCommand invokes an instance method on an object
 // (ObjectReference.InvokeMethod): the object, the thread, the class of the

@@ -36,9 +36,15 @@ const (
 	maxThisAsks = 32  // GetValues of this remembered per class (jdb asks one per field)
 )
 
-// againLog holds the commands to ask again, per kind of stop.
+// againLog holds the commands to ask again, per kind of stop, and per
+// method invoked at a kind of stop (what a debugger asks after a renderer's
+// toString differs from what it asks after size()).
 type againLog struct {
-	kinds [2]againKind
+	kinds   [2]againKind
+	invoked map[invokedSite]*againKind
+	// current is the kind being recorded: the stop's, or after an
+	// invocation the invoked method's, while inStop.
+	current *againKind
 	// step is the kind of the current stop, while inStop; thread, the
 	// thread it stopped.
 	step, inStop bool
@@ -58,6 +64,31 @@ type againLog struct {
 	this        jdwp.ObjectID
 	thisType    jdwp.ReferenceTypeID
 	fieldsAsked jdwp.ObjectID
+}
+
+// invokedSite is a method invoked at a kind of stop.
+type invokedSite struct {
+	method jdwp.MethodID
+	step   bool
+}
+
+// maxInvoked bounds the methods whose follow-ups are remembered.
+const maxInvoked = 64
+
+// againContext is what the log knows of the current stop, kept across an
+// invocation: the thread stands where it stood once the invocation returns.
+type againContext struct {
+	step     bool
+	thread   jdwp.ThreadID
+	class    jdwp.ReferenceTypeID
+	this     jdwp.ObjectID
+	thisType jdwp.ReferenceTypeID
+	recorded bool // the stop was being recorded
+}
+
+// context returns what the log knows of the current stop.
+func (l *againLog) context() againContext {
+	return againContext{step: l.step, thread: l.thread, class: l.class, this: l.this, thisType: l.thisType, recorded: l.inStop}
 }
 
 // thisKind is the class of a stop's location, the type of its this and
@@ -180,8 +211,15 @@ func againCommands() []jdwp.Command {
 func (s *Speculator) askAgain(stop stopEvent) {
 	s.again.beginStop(stop.step, stop.thread)
 	s.again.class = stop.loc.Class
-	for _, e := range s.again.kinds[boolIndex(stop.step)].keys {
-		key := e.key.ofThread(stop.thread, s.sizes)
+	s.enqueueAgain(s.again.current, stop.thread)
+	s.guessThis(stop)
+}
+
+// enqueueAgain queues the commands of kind k about thread t, oldest first,
+// where the suspension lets their replies be cached.
+func (s *Speculator) enqueueAgain(k *againKind, t jdwp.ThreadID) {
+	for _, e := range k.keys {
+		key := e.key.ofThread(t, s.sizes)
 		m, err := key.Message(s.sizes)
 		if err != nil {
 			continue
@@ -190,7 +228,21 @@ func (s *Speculator) askAgain(stop stopEvent) {
 			s.enqueueKey(key, m, sub, false)
 		}
 	}
-	s.guessThis(stop)
+}
+
+// askAgainAfterInvocation queues, at the reply to an invocation of method
+// at a stop whose context was ctx, what the debugger asked after invoking
+// that method at its recent stops of the same kind (an IDE's threads view
+// behind its renderers), and the fields of this it asks at such stops
+// (toString may have changed them); then it records what the debugger asks
+// now as that method's follow-ups.
+func (s *Speculator) askAgainAfterInvocation(method jdwp.MethodID, ctx againContext) {
+	l := &s.again
+	if !ctx.recorded || !l.beginInvoked(method, ctx) {
+		return
+	}
+	s.enqueueAgain(l.current, ctx.thread)
+	s.askFieldsOf(l.this)
 }
 
 // askThisFields notes, when a ThisObject reply tells the top frame's this
@@ -263,7 +315,7 @@ func (l *againLog) noteKey(key Key) {
 	if !l.inStop || key.Command().Set == jdwp.SetStackFrame {
 		return
 	}
-	k := &l.kinds[boolIndex(l.step)]
+	k := l.current
 	if i, ok := k.index[key]; ok {
 		k.keys[i].asked = true
 		return
@@ -282,7 +334,22 @@ func (l *againLog) noteKey(key Key) {
 func (l *againLog) beginStop(step bool, thread jdwp.ThreadID) {
 	l.endStop()
 	l.inStop, l.step, l.thread = true, step, thread
+	l.current = &l.kinds[boolIndex(step)]
 	l.stops++
+}
+
+// beginInvoked starts recording what the debugger asks after an
+// invocation of method at the stop of ctx, and reports whether it did (the
+// methods remembered are bounded).
+func (l *againLog) beginInvoked(method jdwp.MethodID, ctx againContext) bool {
+	l.endStop()
+	k := boundedEntry(&l.invoked, invokedSite{method, ctx.step}, maxInvoked)
+	if k == nil {
+		return false
+	}
+	l.inStop, l.step, l.thread, l.current = true, ctx.step, ctx.thread, k
+	l.class, l.this, l.thisType = ctx.class, ctx.this, ctx.thisType
+	return true
 }
 
 // endStop closes the current stop, if any: what its debugger did not ask
@@ -293,12 +360,14 @@ func (l *againLog) endStop() {
 	}
 	l.inStop = false
 	// Only the fields of this's type could have been asked at the stop.
+	// They age once a stop: what the debugger asked of this after an
+	// invocation counts for the stop it was asked at.
 	kind := l.thisKindOf(l.thisType)
-	if e := l.thisFields[kind]; e != nil && !e.age() {
+	if e := l.thisFields[kind]; e != nil && l.current == &l.kinds[boolIndex(l.step)] && !e.age() {
 		delete(l.thisFields, kind)
 	}
 	l.class, l.this, l.thisType, l.fieldsAsked, l.thread = 0, 0, 0, 0, 0
-	k := &l.kinds[boolIndex(l.step)]
+	k := l.current
 	k.keys = aged(k.keys, func(e *againEntry) bool { return e.age() })
 	clear(k.index)
 	for i, e := range k.keys {

@@ -108,3 +108,39 @@ func TestFamilyInvokeIsWhatSpeculatesAtTheReply(t *testing.T) {
 	invokeToString(t, h2, this)
 	require.Equal(t, before, len(h2.syntheticSent()))
 }
+
+// TestWhatFollowsAnInvocationIsAskedAgain: what the debugger asked after
+// invoking a method at a stop (this's fields as the toString left them, the
+// thread list of its threads view) goes out at the reply to the same
+// invocation at its next stops of that kind, on whichever object this is
+// then, and answers the debugger as the VM would.
+func TestWhatFollowsAnInvocationIsAskedAgain(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	for stop := 0; stop < 3; stop++ {
+		this := h.vm.NewObject(class.ID)
+		stopOn(t, h, this)
+		h.drain()
+		askThis(t, h)
+		invokeToString(t, h, this)
+		sent := len(h.toVM)
+		for _, m := range []jdwp.CommandMessage{
+			&jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1}},
+			&jdwp.VMAllThreadsCommand{},
+		} {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "%s after the invocation", m.Command())
+		}
+		asked := 0 // the debugger's own commands that reached the VM
+		for _, p := range h.toVM[sent:] {
+			if !scache.IsSyntheticID(jdwp.PacketID(p)) {
+				asked++
+			}
+		}
+		if stop == 0 {
+			require.Equal(t, 2, asked, "first stop: both asked of the VM")
+		} else {
+			require.Zero(t, asked, "answered from what went out at the invocation's reply")
+		}
+		resume(h)
+	}
+}

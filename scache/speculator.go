@@ -92,9 +92,9 @@ type stopMemory struct {
 	top       topFrame
 	threads   []jdwp.ThreadID // the last AllThreads reply's, for the next stop's threads view
 	predictor framePredictor
-	// invoked is the thread back from an invocation, where it stood, while
+	// invoked is the invocation whose thread is back where it stood, while
 	// the suspension it was invoked in goes on (state.go: onSettle).
-	invoked stopEvent
+	invoked invocation
 }
 
 // scratchState holds what is reused from packet to packet, so that a

@@ -45,11 +45,19 @@ type unsettled struct {
 	resume bool          // VirtualMachine.Resume or ThreadReference.Resume
 	kind   suspendKind   // what was known suspended when it was sent
 	thread jdwp.ObjectID // with threadSuspended
-	// invoked is where an invocation's thread stood when the invocation was
-	// sent (invoked.thread 0: not an invocation), and stopped whether it
-	// was the stopped thread then.
-	invoked stopEvent
+	// call is the invocation this command is, if it is one.
+	call invocation
+}
+
+// An invocation is an invocation command as the Speculator keeps it until
+// its reply: where its thread stood when it was sent (back.thread 0: not
+// an invocation), the method, whether the thread was the stopped thread,
+// and what FamilyAgain knew of the stop.
+type invocation struct {
+	back    stopEvent
+	method  jdwp.MethodID
 	stopped bool
+	again   againContext
 }
 
 // epochEnders are the debugger's commands, besides those that let threads
@@ -110,11 +118,11 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		resume: cmd == jdwp.CmdVirtualMachineResume || cmd == jdwp.CmdThreadReferenceResume}
 	if m, ok := s.invocation(cmd, data); ok {
 		t, options := m.Invoking()
-		u.invoked = stopEvent{thread: t, invoked: true}
+		u.call = invocation{back: stopEvent{thread: t, invoked: true}, method: m.Invoked(),
+			stopped: t != 0 && t == s.susp.stopped, again: s.again.context()}
 		if top := s.stop.top; top.set && top.thread == t {
-			u.invoked.loc = top.loc
+			u.call.back.loc = top.loc
 		}
-		u.stopped = t != 0 && t == s.susp.stopped
 		s.stop.predictor.resumed(t, options&jdwp.InvokeSingleThreaded == 0)
 	}
 	s.endEpoch()
@@ -179,16 +187,16 @@ func (s *Speculator) onSettle(id uint32) {
 	}
 	delete(s.susp.unsettled, id)
 	s.endEpoch()
-	s.stop.invoked = stopEvent{}
-	t := u.invoked.thread
+	s.stop.invoked = invocation{}
+	t := u.call.back.thread
 	if t == 0 || !s.settled() || u.kind == running || s.susp.kind != u.kind ||
 		s.susp.kind == threadSuspended && s.susp.thread != t {
 		return
 	}
-	if u.stopped {
+	if u.call.stopped {
 		s.susp.stopped = t
 	}
-	s.stop.invoked = u.invoked
+	s.stop.invoked = u.call
 }
 
 // invocation returns the debugger's command cmd, with data, as an
