@@ -126,6 +126,8 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 	var sent, used, pushed, pushedUsed int64
 	roundTrips, breakpointRoundTrips := map[string][]float64{}, map[string][]float64{}
 	breakpointInspection := map[string][]float64{} // without the waiting on SetValues and the like
+	breakpointBeyond := map[string][]float64{}     // inspection, without the waiting on invocations
+	invocations := 0
 	for i := 0; i < b.N; i++ {
 		var want string
 		for _, mode := range modes {
@@ -135,6 +137,10 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 				if !s.Step {
 					breakpointRoundTrips[mode] = append(breakpointRoundTrips[mode], s.RoundTrips)
 					breakpointInspection[mode] = append(breakpointInspection[mode], s.InspectionRoundTrips)
+					breakpointBeyond[mode] = append(breakpointBeyond[mode], s.BeyondInvocationsRoundTrips)
+				}
+				if mode == modes[0] {
+					invocations += s.Invocations
 				}
 			}
 			total[mode] += d
@@ -157,10 +163,14 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 	if sent > 0 {
 		b.ReportMetric(float64(used)/float64(sent), "used/speculated")
 	}
+	if invocations > 0 {
+		b.ReportMetric(float64(invocations)/float64(b.N), "invocations/session")
+	}
 	for _, m := range []struct {
 		rts  map[string][]float64
 		unit string
-	}{{roundTrips, "rt/stop_median_"}, {breakpointRoundTrips, "rt/breakpoint_median_"}, {breakpointInspection, "rt_inspect/breakpoint_median_"}} {
+	}{{roundTrips, "rt/stop_median_"}, {breakpointRoundTrips, "rt/breakpoint_median_"}, {breakpointInspection, "rt_inspect/breakpoint_median_"},
+		{breakpointBeyond, "rt_beyond_invoke/breakpoint_median_"}} {
 		for mode, rts := range m.rts {
 			if mode != "off" && len(rts) > 0 {
 				sort.Float64s(rts)

@@ -33,6 +33,16 @@ type StopRecord struct {
 	// is the rest of Wait, the inspection, in round trips.
 	ChangeWait           time.Duration
 	InspectionRoundTrips float64
+	// Invocations counts the debugger's invocations during the stop (a
+	// renderer's toString, jdb's print): their replies come when the
+	// method returns in the VM, so each costs its round trip whatever a
+	// proxy does. InvocationWait is the part of the inspection's wait
+	// during which only invocations were awaited, and
+	// BeyondInvocationsRoundTrips the rest of the inspection, in round
+	// trips: what a proxy could still save.
+	Invocations                 int
+	InvocationWait              time.Duration
+	BeyondInvocationsRoundTrips float64
 }
 
 // ChangesDebuggee reports whether a debugger command changes the debuggee
@@ -54,6 +64,7 @@ func ChangesDebuggee(cmd jdwp.Command) bool {
 type waitSpan struct {
 	from, to time.Time
 	change   bool // the command changes the debuggee (ChangesDebuggee)
+	invoke   bool // the command is an invocation
 }
 
 // A StopLog turns a session's journal into StopRecords: give it every journal
@@ -127,7 +138,11 @@ func (l *StopLog) command(e JournalEntry, h jdwp.Header) {
 	if l.asked == nil {
 		l.asked = make(map[uint32]waitSpan)
 	}
-	l.asked[h.ID] = waitSpan{from: e.Time, change: ChangesDebuggee(h.Cmd())}
+	invoke := invokes[h.Cmd()]
+	if invoke {
+		l.cur.Invocations++
+	}
+	l.asked[h.ID] = waitSpan{from: e.Time, change: ChangesDebuggee(h.Cmd()), invoke: invoke}
 	if e.Hit || e.Held {
 		l.cur.Answered++
 	}
@@ -179,12 +194,15 @@ func (l *StopLog) end(t time.Time) {
 	l.cur = nil
 	st.End = t
 	sort.Slice(l.spans, func(i, j int) bool { return l.spans[i].from.Before(l.spans[j].from) })
-	st.Wait = covered(l.spans, t, true)
-	inspection := covered(l.spans, t, false)
+	st.Wait = covered(l.spans, t, func(waitSpan) bool { return true })
+	inspection := covered(l.spans, t, func(s waitSpan) bool { return !s.change })
+	beyond := covered(l.spans, t, func(s waitSpan) bool { return !s.change && !s.invoke })
 	st.ChangeWait = st.Wait - inspection
+	st.InvocationWait = inspection - beyond
 	if l.rtt >= time.Millisecond {
 		st.RoundTrips = float64(st.Wait) / float64(l.rtt)
 		st.InspectionRoundTrips = float64(inspection) / float64(l.rtt)
+		st.BeyondInvocationsRoundTrips = float64(beyond) / float64(l.rtt)
 	}
 	l.spans, l.asked = l.spans[:0], nil
 	l.stops = append(l.stops, *st)
@@ -193,14 +211,13 @@ func (l *StopLog) end(t time.Time) {
 	}
 }
 
-// covered returns how long, until end, at least one of spans (sorted by
-// start) was under way; those of commands that change the debuggee only
-// with changes.
-func covered(spans []waitSpan, end time.Time, changes bool) time.Duration {
+// covered returns how long, until end, at least one of the spans (sorted
+// by start) that count was under way.
+func covered(spans []waitSpan, end time.Time, count func(waitSpan) bool) time.Duration {
 	var total time.Duration
 	var until time.Time
 	for _, s := range spans {
-		if s.change && !changes {
+		if !count(s) {
 			continue
 		}
 		a, b := s.from, s.to

@@ -118,3 +118,39 @@ func TestStopLogTimesTheRoundTripBetweenStops(t *testing.T) {
 	require.Equal(t, 10*time.Millisecond, stops[1].Wait)
 	require.InDelta(t, 0.5, stops[1].RoundTrips, 1e-9, "10 ms at the resume's 20 ms round trip")
 }
+
+// TestStopLogCountsInvocationsApart: a renderer's invocations are counted,
+// and the time only they were awaited is reported apart from the rest of
+// the inspection, which a proxy could still save.
+func TestStopLogCountsInvocationsApart(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	event := jdwp.AppendCommandPacket(nil, 9, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyAll, Events: []jdwp.Event{
+		&jdwp.LocationEvent{EventKind: jdwp.EventBreakpoint, RequestID: 3, Thread: 1,
+			Location: jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: 0x100, Method: 0x1001}}}}, sizes8)
+	cmd := func(id uint32, c jdwp.Command) []byte { return jdwp.AppendCommand(nil, id, c, nil) }
+	reply := func(id uint32) []byte { return jdwp.AppendReply(nil, id, jdwp.ErrNone, nil) }
+	log := &scache.StopLog{}
+	for _, e := range []scache.JournalEntry{
+		{Time: at(0), Direction: scache.Downstream, Packet: event},
+		{Time: at(1), Direction: scache.Upstream, Packet: cmd(1, jdwp.CmdThreadReferenceFrames)},
+		{Time: at(21), Direction: scache.Downstream, Packet: reply(1)}, // the round trip: 20 ms
+		{Time: at(22), Direction: scache.Upstream, Packet: cmd(2, jdwp.CmdObjectReferenceInvokeMethod)},
+		{Time: at(42), Direction: scache.Downstream, Packet: reply(2)},
+		{Time: at(43), Direction: scache.Upstream, Packet: cmd(3, jdwp.CmdStringReferenceValue), Hit: true},
+		{Time: at(43), Direction: scache.Downstream, Packet: reply(3), Hit: true},
+		{Time: at(44), Direction: scache.Upstream, Packet: cmd(4, jdwp.CmdClassTypeInvokeMethod)},
+		{Time: at(64), Direction: scache.Downstream, Packet: reply(4)},
+		{Time: at(65), Direction: scache.Upstream, Packet: cmd(5, jdwp.CmdVirtualMachineResume)},
+	} {
+		log.Add(e)
+	}
+	stops := log.Stops()
+	require.Len(t, stops, 1)
+	st := stops[0]
+	require.Equal(t, 2, st.Invocations)
+	require.Equal(t, 60*time.Millisecond, st.Wait)
+	require.Equal(t, 40*time.Millisecond, st.InvocationWait)
+	require.InDelta(t, 3.0, st.InspectionRoundTrips, 1e-9)
+	require.InDelta(t, 1.0, st.BeyondInvocationsRoundTrips, 1e-9, "the frames only")
+}

@@ -125,7 +125,9 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 					"lasted", s.End.Sub(s.Start).Round(time.Millisecond), "waited", s.Wait.Round(time.Millisecond),
 					"asked", s.Asked, "answered", s.Answered,
 					"round_trips", fmt.Sprintf("%.1f", s.RoundTrips),
-					"inspection_round_trips", fmt.Sprintf("%.1f", s.InspectionRoundTrips))
+					"inspection_round_trips", fmt.Sprintf("%.1f", s.InspectionRoundTrips),
+					"invocations", s.Invocations,
+					"beyond_invocations_round_trips", fmt.Sprintf("%.1f", s.BeyondInvocationsRoundTrips))
 			}
 		}
 	}
@@ -219,6 +221,13 @@ type stopStats struct {
 	// InspectionRoundTrips the rest, in round trips.
 	ChangeWaitMs         float64 `json:"change_wait_ms"`
 	InspectionRoundTrips float64 `json:"inspection_round_trips"`
+	// Invocations counts the debugger's invocations (a renderer's toString,
+	// jdb's print), each a round trip no proxy saves; InvocationWaitMs is
+	// the part of the inspection's wait on them alone, and
+	// BeyondInvocationsRoundTrips the rest, in round trips.
+	Invocations                 int     `json:"invocations"`
+	InvocationWaitMs            float64 `json:"invocation_wait_ms"`
+	BeyondInvocationsRoundTrips float64 `json:"beyond_invocations_round_trips"`
 }
 
 // location names a code location by its ids.
@@ -236,7 +245,9 @@ func writeStats(path string, st scache.Stats, stops []scache.StopRecord) error {
 		out.Stops = append(out.Stops, stopStats{Thread: fmt.Sprintf("%#x", uint64(s.Thread)), Location: location(s.Location),
 			Step: s.Step, StopMs: float64(s.End.Sub(s.Start).Microseconds()) / 1000,
 			WaitMs: float64(s.Wait.Microseconds()) / 1000, Asked: s.Asked, Answered: s.Answered, RoundTrips: s.RoundTrips,
-			ChangeWaitMs: float64(s.ChangeWait.Microseconds()) / 1000, InspectionRoundTrips: s.InspectionRoundTrips})
+			ChangeWaitMs: float64(s.ChangeWait.Microseconds()) / 1000, InspectionRoundTrips: s.InspectionRoundTrips,
+			Invocations: s.Invocations, InvocationWaitMs: float64(s.InvocationWait.Microseconds()) / 1000,
+			BeyondInvocationsRoundTrips: s.BeyondInvocationsRoundTrips})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
