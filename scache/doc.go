@@ -65,8 +65,9 @@
 // and name (FamilyStop), the top frame's this and locals (FamilyTopFrame),
 // the facts of the values they show (FamilyValues), what the debugger asked
 // at its recent stops (FamilyAgain), the threads view (FamilyThreads), the
-// facts asked once a session (FamilyAttach) and a prepared class's methods
-// (FamilyPrepare). WithFamilies chooses among them.
+// facts asked once a session (FamilyAttach), a prepared class's methods
+// (FamilyPrepare), and what a debugger reads after an invocation, such as a
+// renderer's toString (FamilyInvoke). WithFamilies chooses among them.
 //
 // Learning. Debuggers differ (jdb, IDEs, a JDI tool), and one debugger asks
 // less at the end of a step than at a breakpoint. The Speculator counts,
