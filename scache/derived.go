@@ -10,6 +10,9 @@ import (
 //
 //   - Frames(t, start, len) and FrameCount(t) from Frames(t, 0, -1) of the
 //     same suspension epoch: the VM numbers frames by depth within one.
+//   - StackFrame.GetValues of no slot (a debugger at a method's first line,
+//     before any local is visible) from a Frames reply of the same epoch
+//     that shows the frame: the reply says only that the frame is valid.
 //   - Methods, Fields, Signature (of a type) and VariableTable (of a method)
 //     from their WithGeneric forms, as long as those are cached (the class's
 //     lifetime): the plain reply is the generic one without the generic
@@ -36,6 +39,19 @@ func (s *Speculator) derived(r *Response, id uint32, packet []byte, params jdwp.
 		return s.fromCached(r, packet, wholeStackCommand(m.Thread), func(whole []byte) ([]byte, bool) {
 			return frameCount(whole, s.sizes, id)
 		})
+	case *jdwp.FrameGetValuesCommand:
+		if len(m.Slots) != 0 {
+			return false
+		}
+		// No slot: the reply says only that the frame is valid. A frame of
+		// a Frames reply of this epoch is.
+		for _, frames := range []*jdwp.ThreadFramesCommand{wholeStackCommand(m.Thread), topFrameCommand(m.Thread)} {
+			if s.fromCached(r, packet, frames, func(reply []byte) ([]byte, bool) {
+				return noValues(reply, s.sizes, m.Frame, id)
+			}) {
+				return true
+			}
+		}
 	}
 	if generic := genericFormOf(params); generic != nil {
 		cmd := params.Command()
@@ -66,6 +82,26 @@ func (s *Speculator) fromCached(r *Response, packet []byte, source jdwp.CommandM
 
 func wholeStackCommand(t jdwp.ThreadID) *jdwp.ThreadFramesCommand {
 	return &jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}
+}
+
+func topFrameCommand(t jdwp.ThreadID) *jdwp.ThreadFramesCommand {
+	return &jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}
+}
+
+// noValues builds the reply to StackFrame.GetValues of no slot of frame,
+// with the given id, from a successful Frames reply that shows the frame:
+// no values.
+func noValues(frames []byte, sizes jdwp.IDSizes, frame jdwp.FrameID, id uint32) ([]byte, bool) {
+	shown, ok := wholeStack(frames, sizes)
+	if !ok {
+		return nil, false
+	}
+	for _, f := range shown {
+		if f.Frame == frame {
+			return jdwp.AppendReplyPacket(nil, id, &jdwp.ValuesReply{}, sizes), true
+		}
+	}
+	return nil, false
 }
 
 // successData returns the data of a successful reply packet.

@@ -57,6 +57,25 @@ func TestDerivedAnswersEqualHotSpots(t *testing.T) {
 		}
 	}
 	require.Positive(t, compared)
+	// GetValues of no slot of a frame the stack shows: no values.
+	main := threads.IDs[0]
+	for _, th := range threads.IDs {
+		var all jdwp.ThreadFramesReply
+		whole := ask(&jdwp.ThreadFramesCommand{Thread: th, StartFrame: 0, Length: -1})
+		require.NoError(t, jdwp.Unmarshal(jdwp.Data(whole), sizes, &all))
+		if len(all.Frames) == 0 {
+			continue
+		}
+		main = th
+		want := ask(&jdwp.FrameGetValuesCommand{Thread: th, Frame: all.Frames[0].Frame})
+		got, ok := noValues(whole, sizes, all.Frames[0].Frame, jdwp.PacketID(want))
+		require.True(t, ok)
+		require.Equal(t, want, got, "GetValues of no slot, thread %#x", th)
+		_, ok = noValues(whole, sizes, all.Frames[0].Frame+0x777, 1)
+		require.False(t, ok, "a frame the stack does not show")
+		break
+	}
+	require.NotZero(t, main)
 	ask(&jdwp.VMDisposeCommand{})
 }
 

@@ -281,12 +281,15 @@ func (d *script) stateCommand() {
 	case 5:
 		d.send(&jdwp.FrameThisObjectCommand{Thread: t, Frame: d.frame(t)})
 	case 6:
-		// The variables a debugger shows, computed as JDI does, or a random slot.
+		// The variables a debugger shows, computed as JDI does, a random
+		// slot, or none (a method's first line: the frame's validity alone).
 		f := d.frame(t)
 		var slots []jdwp.SlotRequest
-		if fr, ok := d.frameAt(t, f); ok && rapid.Bool().Draw(d.t, "visible") {
+		switch fr, ok := d.frameAt(t, f); {
+		case ok && rapid.Bool().Draw(d.t, "visible"):
 			slots = scache.VisibleSlots(scachetest.ModelVariableTable(fr.Method), fr.Index)
-		} else {
+		case rapid.IntRange(0, 3).Draw(d.t, "noSlot") == 0:
+		default:
 			slots = []jdwp.SlotRequest{{Slot: int32(rapid.IntRange(0, 5).Draw(d.t, "slot")), Tag: jdwp.TagInt}}
 		}
 		d.send(&jdwp.FrameGetValuesCommand{Thread: t, Frame: f, Slots: slots})
