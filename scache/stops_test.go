@@ -53,13 +53,7 @@ func TestStopLogRecordsEachStop(t *testing.T) {
 // must reach the VM, is reported apart; where it overlaps an inspection
 // command's, it counts as inspection.
 func TestStopLogTellsChangesFromInspection(t *testing.T) {
-	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	event := jdwp.AppendCommandPacket(nil, 9, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyAll, Events: []jdwp.Event{
-		&jdwp.LocationEvent{EventKind: jdwp.EventBreakpoint, RequestID: 3, Thread: 1,
-			Location: jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: 0x100, Method: 0x1001}}}}, sizes8)
-	cmd := func(id uint32, c jdwp.Command) []byte { return jdwp.AppendCommand(nil, id, c, nil) }
-	reply := func(id uint32) []byte { return jdwp.AppendReply(nil, id, jdwp.ErrNone, nil) }
+	at, event, cmd, reply := stopLogPackets()
 	log := &scache.StopLog{}
 	for _, e := range []scache.JournalEntry{
 		{Time: at(0), Direction: scache.Downstream, Packet: event},
@@ -123,13 +117,7 @@ func TestStopLogTimesTheRoundTripBetweenStops(t *testing.T) {
 // and the time only they were awaited is reported apart from the rest of
 // the inspection, which a proxy could still save.
 func TestStopLogCountsInvocationsApart(t *testing.T) {
-	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	event := jdwp.AppendCommandPacket(nil, 9, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyAll, Events: []jdwp.Event{
-		&jdwp.LocationEvent{EventKind: jdwp.EventBreakpoint, RequestID: 3, Thread: 1,
-			Location: jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: 0x100, Method: 0x1001}}}}, sizes8)
-	cmd := func(id uint32, c jdwp.Command) []byte { return jdwp.AppendCommand(nil, id, c, nil) }
-	reply := func(id uint32) []byte { return jdwp.AppendReply(nil, id, jdwp.ErrNone, nil) }
+	at, event, cmd, reply := stopLogPackets()
 	log := &scache.StopLog{}
 	for _, e := range []scache.JournalEntry{
 		{Time: at(0), Direction: scache.Downstream, Packet: event},
@@ -153,4 +141,18 @@ func TestStopLogCountsInvocationsApart(t *testing.T) {
 	require.Equal(t, 40*time.Millisecond, st.InvocationWait)
 	require.InDelta(t, 3.0, st.InspectionRoundTrips, 1e-9)
 	require.InDelta(t, 1.0, st.BeyondInvocationsRoundTrips, 1e-9, "the frames only")
+}
+
+// stopLogPackets returns what the StopLog tests build a session of: the
+// time ms after the start, a breakpoint event of thread 1, and a command
+// and its empty successful reply by id.
+func stopLogPackets() (at func(ms int) time.Time, event []byte, cmd func(uint32, jdwp.Command) []byte, reply func(uint32) []byte) {
+	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	at = func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	event = jdwp.AppendCommandPacket(nil, 9, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyAll, Events: []jdwp.Event{
+		&jdwp.LocationEvent{EventKind: jdwp.EventBreakpoint, RequestID: 3, Thread: 1,
+			Location: jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: 0x100, Method: 0x1001}}}}, sizes8)
+	cmd = func(id uint32, c jdwp.Command) []byte { return jdwp.AppendCommand(nil, id, c, nil) }
+	reply = func(id uint32) []byte { return jdwp.AppendReply(nil, id, jdwp.ErrNone, nil) }
+	return at, event, cmd, reply
 }
