@@ -41,7 +41,16 @@ type jdbSession struct {
 	out     strings.Builder
 	changed chan struct{} // closed and replaced whenever output arrives or jdb exits
 	exited  bool
+
+	resumed []span // the output of each command that let the program run
 }
+
+// span is a range of a jdb session's output, [start, end).
+type span struct{ start, end int }
+
+// stopEvents matches the lines jdb prints when the program stops again
+// after a command let it run.
+var stopEvents = regexp.MustCompile(`(Breakpoint hit|Step completed):`)
 
 // RunJdb runs the JDK's command-line debugger, jdb, against addr as a user
 // at a terminal would: it stops at the line of Debuggee tagged LINE:marker
@@ -88,18 +97,20 @@ func RunJdb(t testing.TB, addr string, o DriverOptions) (string, time.Duration) 
 	line := Line("Debuggee.java", "marker")
 	s.do(fmt.Sprintf("stop at Debuggee:%d", line))
 	for stop := 1; stop <= o.Stops; stop++ {
-		s.do("cont")
+		s.resume("cont")
 		for _, c := range []string{"where", "locals", "dump this", "next", "locals", "next", "locals"} {
-			s.do(c)
+			if c == "next" {
+				s.resume(c)
+			} else {
+				s.do(c)
+			}
 		}
 	}
 	s.do(fmt.Sprintf("clear Debuggee:%d", line))
 	s.enter("cont")
 	s.awaitExit()
 	elapsed := time.Since(start)
-	s.mu.Lock()
-	text := s.out.String()
-	s.mu.Unlock()
+	text := s.transcript()
 	if !strings.Contains(text, "The application exited") {
 		t.Fatalf("jdb: the program did not end as expected:\n%s", text)
 	}
@@ -108,6 +119,37 @@ func RunJdb(t testing.TB, addr string, o DriverOptions) (string, time.Duration) 
 	_, text, _ = strings.Cut(text, jdbPrompt)
 	text = runningPrompts.ReplaceAllString(text, "$1")
 	return objectIDs.ReplaceAllString(text, "id=N"), elapsed
+}
+
+// transcript is the session's output with the output of each command that
+// let the program run in one order: the stop event, then the stopped
+// prompt. jdb prints a prompt from the thread that typed the command once
+// the VM has resumed, and the stop event with its own prompt from the
+// thread that handles events; when the program stops again before the
+// first thread prints, that prompt is a stopped one and lands before,
+// inside or after the event's lines, a race of jdb's own that no debugger
+// or proxy decides.
+func (s *jdbSession) transcript() string {
+	s.mu.Lock()
+	out := s.out.String()
+	s.mu.Unlock()
+	var text strings.Builder
+	at := 0
+	for _, r := range s.resumed {
+		text.WriteString(out[at:r.start])
+		text.WriteString(settled(out[r.start:r.end]))
+		at = r.end
+	}
+	text.WriteString(out[at:])
+	return text.String()
+}
+
+// settled is the output of a command that let the program run, in the
+// order of a session where the typing thread's prompt came first: the
+// event's lines, then one stopped prompt.
+func settled(seg string) string {
+	seg = runningPrompts.ReplaceAllString(seg, "$1")
+	return strings.ReplaceAll(seg, jdbPrompt, "") + jdbPrompt
 }
 
 // collect appends jdb's output as it arrives.
@@ -137,6 +179,33 @@ func (s *jdbSession) do(command string) {
 	s.mu.Unlock()
 	s.enter(command)
 	s.awaitPrompts(prompts + 1)
+}
+
+// resume types a command that lets the program run until it stops again
+// (cont, next) and waits until jdb has printed both the stop event with
+// its prompt and the prompt of the thread that typed the command (see
+// transcript).
+func (s *jdbSession) resume(command string) {
+	s.t.Helper()
+	s.mu.Lock()
+	start := s.out.Len()
+	s.mu.Unlock()
+	s.enter(command)
+	end := start
+	s.await(func(out string, exited bool) bool {
+		if exited {
+			s.t.Fatalf("jdb exited while %q was pending:\n%s", command, out)
+		}
+		seg := out[start:]
+		event := stopEvents.FindStringIndex(seg)
+		if event == nil || strings.LastIndex(seg, jdbPrompt) < event[1] {
+			return false
+		}
+		prompts := strings.Count(seg, jdbPrompt) + len(runningPrompts.FindAllStringIndex(seg, -1))
+		end = len(out)
+		return prompts >= 2
+	})
+	s.resumed = append(s.resumed, span{start, end})
 }
 
 // enter types one command line to jdb.
