@@ -213,6 +213,9 @@ var relayWorkloads = []struct {
 	{"extras", jvmtest.DriverOptions{Stops: relayStops, Extras: true}},
 	// Another debugger, which asks in its own way: the JDK's jdb, typed at.
 	{"jdb", jvmtest.DriverOptions{Stops: relayStops, Jdb: true}},
+	// jdb with a user's inspection at every breakpoint: print (toString
+	// invoked), dump of this and of a map, the threads.
+	{"jdbprint", jvmtest.DriverOptions{Stops: relayStops, Jdb: true, JdbInspect: true}},
 	// Several app threads taking turns: each stop in another thread.
 	{"threads", jvmtest.DriverOptions{Stops: relayStops, Threads: 4}},
 	// An IDE's renderers: toString() and size() invoked at every stop and step.

@@ -31,6 +31,22 @@ var runningPrompts = regexp.MustCompile(`(?m)(^|main\[1\] )> `)
 // ahead may be shown them in another order.
 var objectIDs = regexp.MustCompile(`id=\d+`)
 
+// threadLines matches a line of jdb's threads command: the thread's type
+// and object id, its name and status, in columns as wide as the longest.
+var threadLines = regexp.MustCompile(`(?m)^  \(([^)]+)\)\d+ +(.*?) +(running|sleeping|cond\. waiting|waiting in a monitor|zombie|not started|unknown)( \(at breakpoint\))?$`)
+
+// threadLine is a line of the threads command as a transcript keeps it:
+// without the object id (see objectIDs), columns of one space, and the
+// debuggee's worker's status, which is where the suspension caught it
+// (between its one-millisecond sleeps or in one), as "-".
+func threadLine(line string) string {
+	m := threadLines.FindStringSubmatch(line)
+	if m[2] == "worker" {
+		m[3] = "-"
+	}
+	return fmt.Sprintf("  (%s) %s %s%s", m[1], m[2], m[3], m[4])
+}
+
 // jdbSession is a running jdb whose output is collected as it comes.
 type jdbSession struct {
 	t   testing.TB
@@ -56,7 +72,8 @@ var stopEvents = regexp.MustCompile(`(Breakpoint hit|Step completed):`)
 // at a terminal would: it stops at the line of Debuggee tagged LINE:marker
 // and, at each of o.Stops stops, lists the stack (where), the locals,
 // dumps this (its fields' values), steps over twice with the locals after
-// each step, and continues; after the last stop it clears the breakpoint
+// each step, and continues (with o.JdbInspect it also prints this and a
+// field, dumps a map and lists the threads); after the last stop it clears the breakpoint
 // and lets the program end. Each command is typed when jdb's prompt says
 // the previous one is done. It returns the transcript (object ids
 // replaced by "id=N", from the first prompt on, without the running
@@ -98,7 +115,12 @@ func RunJdb(t testing.TB, addr string, o DriverOptions) (string, time.Duration) 
 	s.do(fmt.Sprintf("stop at Debuggee:%d", line))
 	for stop := 1; stop <= o.Stops; stop++ {
 		s.resume("cont")
-		for _, c := range []string{"where", "locals", "dump this", "next", "locals", "next", "locals"} {
+		commands := []string{"where", "locals", "dump this", "next", "locals", "next", "locals"}
+		if o.JdbInspect {
+			commands = []string{"where", "locals", "print this", "print counter", "dump this", "dump seen",
+				"threads", "next", "locals", "next", "locals"}
+		}
+		for _, c := range commands {
 			if c == "next" {
 				s.resume(c)
 			} else {
@@ -118,6 +140,7 @@ func RunJdb(t testing.TB, addr string, o DriverOptions) (string, time.Duration) 
 	// come from two of its threads in either order.
 	_, text, _ = strings.Cut(text, jdbPrompt)
 	text = runningPrompts.ReplaceAllString(text, "$1")
+	text = threadLines.ReplaceAllStringFunc(text, threadLine)
 	return objectIDs.ReplaceAllString(text, "id=N"), elapsed
 }
 

@@ -234,8 +234,12 @@ type DriverOptions struct {
 	// debuggee's toString changes the object it renders.
 	Renderers bool
 	// Jdb drives the session with the JDK's jdb instead of the JDI driver
-	// (see RunJdb); of the other options only Stops applies.
+	// (see RunJdb); of the other options only Stops and JdbInspect apply.
 	Jdb bool
+	// JdbInspect has jdb, at each breakpoint, also print this (toString
+	// invoked) and a field, dump this and the map it holds, and list the
+	// threads, as a user inspecting at a jdb prompt does.
+	JdbInspect bool
 }
 
 // DebuggeeArgs returns the arguments of a Debuggee that runs the given

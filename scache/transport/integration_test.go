@@ -74,6 +74,9 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	"event thread": {Stops: 3, EventThread: true},
 	// Another debugger: the JDK's jdb, typed at as a user would.
 	"jdb": {Stops: 2, Jdb: true},
+	// jdb printing (toString invoked: it changes the object), dumping this
+	// and a map, listing the threads.
+	"jdb print": {Stops: 2, Jdb: true, JdbInspect: true},
 	// Stops in one thread after another; the threads view reads where each
 	// suspended thread is.
 	"threads": {Stops: 3, Threads: 3},

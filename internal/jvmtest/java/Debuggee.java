@@ -3,7 +3,9 @@
 // on a new object each round.
 // Lines tagged with a "// LINE:name" comment are found by the tests by name.
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 public class Debuggee {
     interface Shape {
@@ -31,6 +33,9 @@ public class Debuggee {
     // every stop, so a debugger that shows a value cached from before a
     // call shows a wrong count.
     private int rendered;
+    // seen maps each text marker() made to its local: a map whose table
+    // and nodes a debugger's dump walks.
+    private final Map<String, Integer> seen = new HashMap<>();
 
     Debuggee(String name) {
         this.name = name;
@@ -49,6 +54,7 @@ public class Debuggee {
         int local = n + 42; // LINE:marker
         String text = "value-" + local;
         shapes.add(new Square(local));
+        seen.put(text, local);
         double total = 0;
         for (Shape s : shapes) {
             total += s.area();
