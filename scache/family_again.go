@@ -53,6 +53,11 @@ type againLog struct {
 	// this and the kind of stop, the fields of this the debugger asked at
 	// its recent such stops.
 	thisFields map[thisKind]*thisFields
+	// chains holds, by a path of fields from this at a kind of stop, the
+	// fields the debugger asked of the object there (family_again_chains.go); held, the
+	// objects of the current stop whose path from this a reply showed.
+	chains map[chainKind]*thisFields
+	held   map[jdwp.ObjectID]string
 	// stops counts the stops, for each object the guesses note to be noted
 	// once per stop (idHistory).
 	stops int
@@ -275,12 +280,18 @@ func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
 // the fields of the stop's this apart, by its class.
 func (s *Speculator) noteAsked(key Key, m jdwp.CommandMessage) {
 	l := &s.again
-	if m, ok := m.(*jdwp.ObjectRefGetValuesCommand); ok && l.inStop && l.this != 0 && m.Object == l.this {
-		if typ, ok := s.objectType(m.Object); ok {
-			l.thisType = typ
-			l.noteThisFields(m)
+	if m, ok := m.(*jdwp.ObjectRefGetValuesCommand); ok && l.inStop && l.this != 0 {
+		if m.Object == l.this {
+			if typ, ok := s.objectType(m.Object); ok {
+				l.thisType = typ
+				l.noteThisFields(m)
+			}
+			return
 		}
-		return
+		if path, ok := l.held[m.Object]; ok {
+			l.noteChainFields(path, m)
+			return
+		}
 	}
 	if t, ok := key.thread(s.sizes); ok && t == stoppedThread {
 		return // thread 0 is no thread: kept as a stop's own it would mean another
@@ -363,9 +374,13 @@ func (l *againLog) endStop() {
 	// They age once a stop: what the debugger asked of this after an
 	// invocation counts for the stop it was asked at.
 	kind := l.thisKindOf(l.thisType)
-	if e := l.thisFields[kind]; e != nil && l.current == &l.kinds[boolIndex(l.step)] && !e.age() {
-		delete(l.thisFields, kind)
+	if l.current == &l.kinds[boolIndex(l.step)] {
+		if e := l.thisFields[kind]; e != nil && !e.age() {
+			delete(l.thisFields, kind)
+		}
+		l.ageChains(kind)
 	}
+	clear(l.held)
 	l.class, l.this, l.thisType, l.fieldsAsked, l.thread = 0, 0, 0, 0, 0
 	k := l.current
 	k.keys = aged(k.keys, func(e *againEntry) bool { return e.age() })

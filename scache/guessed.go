@@ -213,28 +213,37 @@ func (s *Speculator) onThisType(p *inFlight, reply *replyData) error {
 }
 
 // onThisValues notes the values of the fields of the current stop's
-// `this` that the debugger asks at its stops in this class.
+// `this` that the debugger asks at its stops in this class, and follows
+// the objects the fields of this (and of the objects it holds) hold
+// (family_again_chains.go).
 func (s *Speculator) onThisValues(p *inFlight, reply *replyData) error {
 	l := &s.again
-	e := l.thisFields[l.thisKindOf(l.thisType)]
-	if !l.inStop || l.this == 0 || e == nil {
+	if !l.inStop || l.this == 0 {
 		return nil
 	}
 	cmd, err := p.key.Message(s.sizes)
 	asked, ok := cmd.(*jdwp.ObjectRefGetValuesCommand)
-	if err != nil || !ok || asked.Object != l.this {
+	if err != nil || !ok {
 		return nil
 	}
-	a := e.ask(asked.Fields)
-	if a == nil {
+	path, ok := l.pathOf(asked.Object)
+	if !ok {
 		return nil
 	}
 	m, err := reply.typed(s)
 	if err != nil {
 		return err
 	}
-	a.values = append(a.values[:0], m.(*jdwp.ValuesReply).Values...)
-	a.valuesOf = l.this
+	values := m.(*jdwp.ValuesReply).Values
+	if asked.Object == l.this {
+		if e := l.thisFields[l.thisKindOf(l.thisType)]; e != nil {
+			if a := e.ask(asked.Fields); a != nil {
+				a.values = append(a.values[:0], values...)
+				a.valuesOf = l.this
+			}
+		}
+	}
+	s.followChain(path, asked.Fields, values)
 	return nil
 }
 

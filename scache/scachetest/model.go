@@ -456,3 +456,7 @@ func (vm *ModelVM) newValue(sig string, seed uint64) jdwp.Value {
 		return jdwp.ObjectValue(jdwp.TagObject, vm.newObject(0x100, int64(seed)))
 	}
 }
+
+// Object returns the object with the given id, or nil: a test may give it
+// fields (an object-valued field makes a chain for a debugger to walk).
+func (vm *ModelVM) Object(id jdwp.ObjectID) *ModelObject { return vm.objects[id] }

@@ -1,0 +1,45 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/stretchr/testify/require"
+)
+
+// jdb's `dump this.map` at every breakpoint: the fields of this, then the
+// fields of the object one of them holds, one GetValues at a time (and one
+// of no field). Both objects are new at every stop. From the third stop on
+// every ask is answered without reaching the VM, and each answer is the
+// VM's; at steps, where the debugger does not walk the chain, nothing of
+// it is asked.
+func TestObjectsHeldByThisAreAskedAgain(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	const holds jdwp.FieldID = 3
+	for stop := 0; stop < 5; stop++ {
+		this, held := h.vm.NewObject(class.ID), h.vm.NewObject(class.ID)
+		h.vm.Object(this).Fields[holds] = jdwp.ObjectValue(jdwp.TagObject, held)
+		stopOn(t, h, this)
+		h.drain()
+		askThis(t, h)
+		for _, a := range []struct {
+			obj    jdwp.ObjectID
+			fields []jdwp.FieldID
+		}{{this, []jdwp.FieldID{1, holds}}, {held, nil}, {held, []jdwp.FieldID{1}}, {held, []jdwp.FieldID{2}}} {
+			sent := len(h.toVM)
+			got, want := ask(h, &jdwp.ObjectRefGetValuesCommand{Object: a.obj, Fields: a.fields})
+			require.Equal(t, want, got)
+			if stop >= 2 {
+				require.Equal(t, sent, len(h.toVM), "stop %d: the fields %v of %#x answered from speculation", stop, a.fields, a.obj)
+			}
+		}
+		resume(h)
+
+		asked := queuedFor(h, jdwp.CmdObjectReferenceGetValues, held)
+		stepOn(t, h, this)
+		h.drain()
+		askThis(t, h)
+		require.Equal(t, asked, queuedFor(h, jdwp.CmdObjectReferenceGetValues, held), "stop %d: nothing of the chain asked at the step", stop)
+		resume(h)
+	}
+}
