@@ -21,6 +21,7 @@ var codecs = map[Command]messageCodec{
 	CmdVirtualMachineSuspend:               {func() CommandMessage { return &VMSuspendCommand{} }, func() Message { return &EmptyReply{} }},
 	CmdVirtualMachineResume:                {func() CommandMessage { return &VMResumeCommand{} }, func() Message { return &EmptyReply{} }},
 	CmdVirtualMachineAllThreads:            {func() CommandMessage { return &VMAllThreadsCommand{} }, func() Message { return &ObjectIDsReply{} }},
+	CmdVirtualMachineTopLevelThreadGroups:  {func() CommandMessage { return &VMTopLevelThreadGroupsCommand{} }, func() Message { return &ObjectIDsReply{} }},
 
 	CmdReferenceTypeSignature:            {func() CommandMessage { return &RefTypeSignatureCommand{} }, func() Message { return &StringReply{} }},
 	CmdReferenceTypeSignatureWithGeneric: {func() CommandMessage { return &RefTypeSignatureWithGenericCommand{} }, func() Message { return &RefTypeSignatureWithGenericReply{} }},
@@ -45,13 +46,19 @@ var codecs = map[Command]messageCodec{
 	CmdMethodIsObsolete:               {func() CommandMessage { return &MethodIsObsoleteCommand{} }, func() Message { return &BoolReply{} }},
 	CmdMethodBytecodes:                {func() CommandMessage { return &MethodBytecodesCommand{} }, nil},
 
-	CmdThreadReferenceName:       {func() CommandMessage { return &ThreadNameCommand{} }, func() Message { return &StringReply{} }},
-	CmdThreadReferenceResume:     {func() CommandMessage { return &ThreadResumeCommand{} }, func() Message { return &EmptyReply{} }},
-	CmdThreadReferenceFrames:     {func() CommandMessage { return &ThreadFramesCommand{} }, func() Message { return &ThreadFramesReply{} }},
-	CmdThreadReferenceFrameCount: {func() CommandMessage { return &ThreadFrameCountCommand{} }, func() Message { return &IntReply{} }},
-	CmdThreadReferenceStatus:     {func() CommandMessage { return &ThreadStatusCommand{} }, func() Message { return &ThreadStatusReply{} }},
-	CmdStackFrameGetValues:       {func() CommandMessage { return &FrameGetValuesCommand{} }, func() Message { return &ValuesReply{} }},
-	CmdStackFrameThisObject:      {func() CommandMessage { return &FrameThisObjectCommand{} }, func() Message { return &TaggedObjectReply{} }},
+	CmdThreadReferenceName:        {func() CommandMessage { return &ThreadNameCommand{} }, func() Message { return &StringReply{} }},
+	CmdThreadReferenceResume:      {func() CommandMessage { return &ThreadResumeCommand{} }, func() Message { return &EmptyReply{} }},
+	CmdThreadReferenceFrames:      {func() CommandMessage { return &ThreadFramesCommand{} }, func() Message { return &ThreadFramesReply{} }},
+	CmdThreadReferenceFrameCount:  {func() CommandMessage { return &ThreadFrameCountCommand{} }, func() Message { return &IntReply{} }},
+	CmdThreadReferenceStatus:      {func() CommandMessage { return &ThreadStatusCommand{} }, func() Message { return &ThreadStatusReply{} }},
+	CmdThreadReferenceThreadGroup: {func() CommandMessage { return &ThreadGroupOfCommand{} }, func() Message { return &ObjectIDReply{} }},
+
+	CmdThreadGroupReferenceName:     {func() CommandMessage { return &ThreadGroupNameCommand{} }, func() Message { return &StringReply{} }},
+	CmdThreadGroupReferenceParent:   {func() CommandMessage { return &ThreadGroupParentCommand{} }, func() Message { return &ObjectIDReply{} }},
+	CmdThreadGroupReferenceChildren: {func() CommandMessage { return &ThreadGroupChildrenCommand{} }, func() Message { return &ThreadGroupChildrenReply{} }},
+
+	CmdStackFrameGetValues:  {func() CommandMessage { return &FrameGetValuesCommand{} }, func() Message { return &ValuesReply{} }},
+	CmdStackFrameThisObject: {func() CommandMessage { return &FrameThisObjectCommand{} }, func() Message { return &TaggedObjectReply{} }},
 
 	CmdObjectReferenceReferenceType: {func() CommandMessage { return &ObjectRefReferenceTypeCommand{} }, func() Message { return &ObjectRefReferenceTypeReply{} }},
 	CmdStringReferenceValue:         {func() CommandMessage { return &StringRefValueCommand{} }, func() Message { return &StringReply{} }},

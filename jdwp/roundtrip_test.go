@@ -284,6 +284,18 @@ var messageCases = []messageCase{
 	emptyCmd(jdwp.CmdVirtualMachineSuspend), emptyReply(jdwp.CmdVirtualMachineSuspend),
 	emptyCmd(jdwp.CmdVirtualMachineResume), emptyReply(jdwp.CmdVirtualMachineResume),
 	emptyCmd(jdwp.CmdVirtualMachineAllThreads),
+	emptyCmd(jdwp.CmdVirtualMachineTopLevelThreadGroups),
+	replyCase(jdwp.CmdVirtualMachineTopLevelThreadGroups, func(g *gen) jdwp.Message { return &jdwp.ObjectIDsReply{IDs: sliceOf(g, g.obj)} }),
+	cmdCase(jdwp.CmdThreadReferenceThreadGroup, func(g *gen) jdwp.Message { return &jdwp.ThreadGroupOfCommand{Thread: g.obj()} }),
+	replyCase(jdwp.CmdThreadReferenceThreadGroup, func(g *gen) jdwp.Message { return &jdwp.ObjectIDReply{ID: g.obj()} }),
+	cmdCase(jdwp.CmdThreadGroupReferenceName, func(g *gen) jdwp.Message { return &jdwp.ThreadGroupNameCommand{Group: g.obj()} }),
+	stringReply(jdwp.CmdThreadGroupReferenceName),
+	cmdCase(jdwp.CmdThreadGroupReferenceParent, func(g *gen) jdwp.Message { return &jdwp.ThreadGroupParentCommand{Group: g.obj()} }),
+	replyCase(jdwp.CmdThreadGroupReferenceParent, func(g *gen) jdwp.Message { return &jdwp.ObjectIDReply{ID: g.obj()} }),
+	cmdCase(jdwp.CmdThreadGroupReferenceChildren, func(g *gen) jdwp.Message { return &jdwp.ThreadGroupChildrenCommand{Group: g.obj()} }),
+	replyCase(jdwp.CmdThreadGroupReferenceChildren, func(g *gen) jdwp.Message {
+		return &jdwp.ThreadGroupChildrenReply{Threads: sliceOf(g, g.obj), Groups: sliceOf(g, g.obj)}
+	}),
 	replyCase(jdwp.CmdVirtualMachineAllThreads, func(g *gen) jdwp.Message { return &jdwp.ObjectIDsReply{IDs: sliceOf(g, g.obj)} }),
 
 	cmdCase(jdwp.CmdReferenceTypeSignature, func(g *gen) jdwp.Message { return &jdwp.RefTypeSignatureCommand{RefType: g.ref()} }),

@@ -202,3 +202,44 @@ func TestThreadsViewTopFramesOnceAsked(t *testing.T) {
 	threadsView(2, true)
 	require.Equal(t, sent, len(h.toVM), "and answered from speculation")
 }
+
+// jdb's threads walks the thread-group tree at every stop: the top groups,
+// each group's children, the groups' names. At the next stop it is asked
+// before the debugger asks: each answer is the VM's, and none reaches the
+// VM. With the stopped thread alone suspended, threads may start and end:
+// the tree is neither cached nor asked again.
+func TestThreadGroupTreeAskedAgain(t *testing.T) {
+	tree := []jdwp.CommandMessage{
+		&jdwp.VMTopLevelThreadGroupsCommand{},
+		&jdwp.ThreadGroupChildrenCommand{Group: scachetest.SystemGroup},
+		&jdwp.ThreadGroupNameCommand{Group: scachetest.MainGroup},
+		&jdwp.ThreadGroupChildrenCommand{Group: scachetest.MainGroup},
+		&jdwp.ThreadGroupParentCommand{Group: scachetest.MainGroup},
+		&jdwp.ThreadGroupOfCommand{Thread: 1},
+	}
+	h, _ := stopped(t, jdwp.SuspendPolicyAll)
+	for stop := 0; stop < 3; stop++ {
+		sent := len(h.toVM)
+		for _, m := range tree {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "%s", m.Command())
+		}
+		if stop > 0 {
+			require.Equal(t, sent, len(h.toVM), "stop %d: the tree answered from speculation", stop)
+		}
+		resumeAndStop(t, h)
+	}
+
+	h, _ = stopped(t, jdwp.SuspendPolicyEventThread)
+	for stop := 0; stop < 2; stop++ {
+		for _, m := range tree[:2] {
+			sent := len(h.toVM)
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "%s", m.Command())
+			require.Greater(t, len(h.toVM), sent, "stop %d: %s reaches the VM while threads run", stop, m.Command())
+		}
+		h.send(&jdwp.VMResumeCommand{})
+		h.drain()
+		stopThread1(t, h, jdwp.SuspendPolicyEventThread)
+	}
+}

@@ -82,7 +82,16 @@ var keyable = map[jdwp.Command]keySpec{
 	// any thread may rename another.
 	jdwp.CmdThreadReferenceStatus:    {life: lifetimeSuspension, threadLocal: true},
 	jdwp.CmdVirtualMachineAllThreads: {life: lifetimeSuspension},
-	jdwp.CmdObjectReferenceGetValues: {life: lifetimeSuspension, values: true},
+	// The thread-group tree a threads view walks (jdb's threads): the top
+	// groups and a group's children change only as threads start and end,
+	// which takes a thread that runs; a suspended thread stays in its group;
+	// a group's name and parent are set when it is made.
+	jdwp.CmdVirtualMachineTopLevelThreadGroups: {life: lifetimeSuspension},
+	jdwp.CmdThreadGroupReferenceChildren:       {life: lifetimeSuspension},
+	jdwp.CmdThreadReferenceThreadGroup:         {life: lifetimeSuspension, threadLocal: true},
+	jdwp.CmdThreadGroupReferenceName:           {life: lifetimeObject},
+	jdwp.CmdThreadGroupReferenceParent:         {life: lifetimeObject},
+	jdwp.CmdObjectReferenceGetValues:           {life: lifetimeSuspension, values: true},
 	// A type's static field values: only running code or ClassType.SetValues
 	// changes them.
 	jdwp.CmdReferenceTypeGetValues: {life: lifetimeSuspension, values: true},
@@ -194,6 +203,10 @@ func objectOf(m jdwp.CommandMessage) jdwp.ObjectID {
 		return m.Object
 	case *jdwp.ArrayRefLengthCommand:
 		return m.Array
+	case *jdwp.ThreadGroupNameCommand:
+		return m.Group
+	case *jdwp.ThreadGroupParentCommand:
+		return m.Group
 	}
 	return 0
 }
@@ -212,6 +225,8 @@ func threadOf(m jdwp.CommandMessage) (jdwp.ThreadID, bool) {
 	case *jdwp.ThreadNameCommand:
 		return m.Thread, true
 	case *jdwp.ThreadStatusCommand:
+		return m.Thread, true
+	case *jdwp.ThreadGroupOfCommand:
 		return m.Thread, true
 	}
 	return 0, false

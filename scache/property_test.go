@@ -180,10 +180,10 @@ func (s *session) newThis(t jdwp.ObjectID) {
 		return // the same object
 	case 2:
 		class := rapid.SampledFrom(s.classes).Draw(s.t, "thisClass").ID
-		th.Frames[0].This, shadow.Frames[0].This = s.h.vm.NewObject(class), s.shadow.NewObject(class)
+		th.Frames[0].This, shadow.Frames[0].This = s.h.vm.NewHolder(class), s.shadow.NewHolder(class)
 	default:
 		class := th.Frames[0].Class
-		th.Frames[0].This, shadow.Frames[0].This = s.h.vm.NewObject(class), s.shadow.NewObject(class)
+		th.Frames[0].This, shadow.Frames[0].This = s.h.vm.NewHolder(class), s.shadow.NewHolder(class)
 	}
 	require.Equal(s.t, th.Frames[0].This, shadow.Frames[0].This, "the shadow VM stays in step")
 	if rapid.Bool().Draw(s.t, "loopBack") {

@@ -239,6 +239,11 @@ func (d *script) watch() {
 			&jdwp.RefTypeGetValuesCommand{RefType: top.Class, Fields: []jdwp.FieldID{1, 2}},
 			&jdwp.VMAllThreadsCommand{},
 			&jdwp.ThreadNameCommand{Thread: d.thread()},
+			// jdb's threads: the group tree.
+			&jdwp.VMTopLevelThreadGroupsCommand{},
+			&jdwp.ThreadGroupChildrenCommand{Group: scachetest.SystemGroup},
+			&jdwp.ThreadGroupChildrenCommand{Group: scachetest.MainGroup},
+			&jdwp.ThreadGroupNameCommand{Group: scachetest.MainGroup},
 		}
 	}
 	for _, m := range d.watches {
@@ -250,6 +255,19 @@ func (d *script) watch() {
 	if th := d.view.Thread(d.stopped); th != nil && len(th.Frames) > 0 && rapid.Bool().Draw(d.t, "thisExpanded") {
 		d.send(&jdwp.ObjectRefReferenceTypeCommand{Object: th.Frames[0].This})
 		d.send(&jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{2, 1}})
+		// And the object it holds, as jdb's dump of a field asks it: one
+		// field at a time, first none.
+		var held jdwp.Value
+		if o := d.view.Object(th.Frames[0].This); o != nil {
+			held = o.Fields[scachetest.HeldField]
+		}
+		if held.Tag == jdwp.TagObject && rapid.Bool().Draw(d.t, "heldExpanded") {
+			d.send(&jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{scachetest.HeldField}})
+			held := held.ObjectID()
+			for _, f := range [][]jdwp.FieldID{nil, {1}, {2}} {
+				d.send(&jdwp.ObjectRefGetValuesCommand{Object: held, Fields: f})
+			}
+		}
 	}
 }
 
@@ -298,7 +316,19 @@ func (d *script) stateCommand() {
 	case 8:
 		d.send(&jdwp.StringRefValueCommand{Object: d.object()})
 	case 9:
-		d.send(&jdwp.VMAllThreadsCommand{})
+		switch rapid.IntRange(0, 4).Draw(d.t, "threadsCmd") {
+		case 0:
+			d.send(&jdwp.VMAllThreadsCommand{})
+		case 1:
+			d.send(&jdwp.VMTopLevelThreadGroupsCommand{})
+		case 2:
+			d.send(&jdwp.ThreadGroupChildrenCommand{Group: rapid.SampledFrom([]jdwp.ThreadGroupID{
+				scachetest.SystemGroup, scachetest.MainGroup, 0x77}).Draw(d.t, "group")})
+		case 3:
+			d.send(&jdwp.ThreadGroupParentCommand{Group: scachetest.MainGroup})
+		default:
+			d.send(&jdwp.ThreadGroupOfCommand{Thread: t})
+		}
 	case 10:
 		d.send(&jdwp.RefTypeGetValuesCommand{RefType: d.staticsClass(), Fields: []jdwp.FieldID{1, 2}})
 	default:

@@ -178,12 +178,35 @@ func (vm *ModelVM) Threads() []*ModelThread {
 
 // NewObject creates an object of class, with the id after the last
 // object's, as a VM gives an object its id when it first shows it to the
-// debugger, and returns the id.
+// debugger, and returns the id. Its fields 1 and 2 hold ints; a test may
+// give it more (see Object).
 func (vm *ModelVM) NewObject(class jdwp.ReferenceTypeID) jdwp.ObjectID {
+	return vm.newLeaf(class, int64(vm.nextObj))
+}
+
+// NewHolder creates an object of class whose field HeldField holds
+// another, new, object (made first, with the id before it), and returns
+// its id: a chain for a debugger to walk.
+func (vm *ModelVM) NewHolder(class jdwp.ReferenceTypeID) jdwp.ObjectID {
 	return vm.newObject(class, int64(vm.nextObj))
 }
 
+// newObject makes an object whose fields 1 and 2 hold ints and field 3
+// (HeldField) another object, with fields 1 and 2 only: a chain for a
+// debugger to walk.
 func (vm *ModelVM) newObject(class jdwp.ReferenceTypeID, seed int64) jdwp.ObjectID {
+	held := vm.newLeaf(class, seed+1)
+	vm.nextObj++
+	vm.objects[vm.nextObj] = &ModelObject{Class: class, Fields: map[jdwp.FieldID]jdwp.Value{
+		1: jdwp.IntValue(int32(seed)), 2: jdwp.IntValue(int32(seed * 3)), HeldField: jdwp.ObjectValue(jdwp.TagObject, held)}}
+	return vm.nextObj
+}
+
+// HeldField is the field of a model object that holds another object.
+const HeldField jdwp.FieldID = 3
+
+// newLeaf makes an object whose fields 1 and 2 hold ints.
+func (vm *ModelVM) newLeaf(class jdwp.ReferenceTypeID, seed int64) jdwp.ObjectID {
 	vm.nextObj++
 	vm.objects[vm.nextObj] = &ModelObject{Class: class, Fields: map[jdwp.FieldID]jdwp.Value{
 		1: jdwp.IntValue(int32(seed)), 2: jdwp.IntValue(int32(seed * 3))}}

@@ -89,6 +89,9 @@ func (vm *ModelVM) stateAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer)
 			m.IDs = append(m.IDs, t.ID)
 		}
 		m.Encode(w)
+	case jdwp.CmdVirtualMachineTopLevelThreadGroups, jdwp.CmdThreadGroupReferenceName,
+		jdwp.CmdThreadGroupReferenceParent, jdwp.CmdThreadGroupReferenceChildren, jdwp.CmdThreadReferenceThreadGroup:
+		return vm.groupAnswer(cmd, r, w), true
 	case jdwp.CmdVirtualMachineSuspend:
 		for _, t := range vm.threads {
 			t.Suspends++
@@ -171,6 +174,9 @@ func (vm *ModelVM) stateAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer)
 				}
 				if o, ok := vm.objects[x.Frames[0].This]; ok {
 					o.Fields[2] = jdwp.IntValue(int32(seed))
+					if _, holds := o.Fields[HeldField]; holds {
+						o.Fields[HeldField] = jdwp.ObjectValue(jdwp.TagObject, vm.newLeaf(o.Class, int64(seed)))
+					}
 				}
 				if c, ok := vm.classes[x.Frames[0].Class]; ok {
 					c.Statics[2] = jdwp.IntValue(int32(seed))
@@ -185,6 +191,48 @@ func (vm *ModelVM) stateAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer)
 		return 0, false
 	}
 	return jdwp.ErrNone, true
+}
+
+// The model's thread groups: SystemGroup, whose one child group is
+// MainGroup, which holds every thread.
+const (
+	SystemGroup jdwp.ThreadGroupID = 0x60
+	MainGroup   jdwp.ThreadGroupID = 0x61
+)
+
+func (vm *ModelVM) groupAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer) jdwp.ErrorCode {
+	if cmd == jdwp.CmdVirtualMachineTopLevelThreadGroups {
+		(&jdwp.ObjectIDsReply{IDs: []jdwp.ObjectID{SystemGroup}}).Encode(w)
+		return jdwp.ErrNone
+	}
+	id := r.ObjectID()
+	if cmd == jdwp.CmdThreadReferenceThreadGroup {
+		if _, ok := vm.threads[id]; !ok {
+			return jdwp.ErrInvalidThread
+		}
+		w.ObjectID(MainGroup)
+		return jdwp.ErrNone
+	}
+	if id != SystemGroup && id != MainGroup {
+		return jdwp.ErrInvalidThreadGroup
+	}
+	switch cmd {
+	case jdwp.CmdThreadGroupReferenceName:
+		w.String(map[jdwp.ThreadGroupID]string{SystemGroup: "system", MainGroup: "main"}[id])
+	case jdwp.CmdThreadGroupReferenceParent:
+		w.ObjectID(map[jdwp.ThreadGroupID]jdwp.ThreadGroupID{MainGroup: SystemGroup}[id])
+	default:
+		var m jdwp.ThreadGroupChildrenReply
+		if id == SystemGroup {
+			m.Groups = []jdwp.ThreadGroupID{MainGroup}
+		} else {
+			for _, t := range vm.Threads() {
+				m.Threads = append(m.Threads, t.ID)
+			}
+		}
+		m.Encode(w)
+	}
+	return jdwp.ErrNone
 }
 
 func (vm *ModelVM) frameAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer) jdwp.ErrorCode {
@@ -332,6 +380,9 @@ func (vm *ModelVM) run(t *ModelThread, seed uint64) {
 	}
 	if o, ok := vm.objects[top.This]; ok {
 		o.Fields[1] = jdwp.IntValue(int32(seed))
+		if _, holds := o.Fields[HeldField]; holds && seed%5 == 0 {
+			o.Fields[HeldField] = jdwp.ObjectValue(jdwp.TagObject, vm.newLeaf(o.Class, int64(seed)))
+		}
 	}
 	if c, ok := vm.classes[top.Class]; ok && seed%3 == 0 {
 		c.Statics[1] = jdwp.IntValue(int32(seed))
