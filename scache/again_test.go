@@ -243,3 +243,28 @@ func TestThreadGroupTreeAskedAgain(t *testing.T) {
 		stopThread1(t, h, jdwp.SuspendPolicyEventThread)
 	}
 }
+
+// At the first stop nothing was learned: the debugger's walk of the
+// thread-group tree still goes a level ahead of it. Once the top groups'
+// reply is in, each group's children and name are asked; once a group's
+// children are in, its threads' names and statuses and its groups' own
+// children: every later step of the walk is answered without reaching the
+// VM, with the VM's answers.
+func TestThreadGroupTreeWalkedALevelAhead(t *testing.T) {
+	h, _ := stopped(t, jdwp.SuspendPolicyAll)
+	got, want := ask(h, &jdwp.VMTopLevelThreadGroupsCommand{})
+	require.Equal(t, want, got)
+	sent := len(h.toVM)
+	for _, m := range []jdwp.CommandMessage{
+		&jdwp.ThreadGroupChildrenCommand{Group: scachetest.SystemGroup},
+		&jdwp.ThreadGroupNameCommand{Group: scachetest.SystemGroup},
+		&jdwp.ThreadGroupChildrenCommand{Group: scachetest.MainGroup},
+		&jdwp.ThreadGroupNameCommand{Group: scachetest.MainGroup},
+		&jdwp.ThreadNameCommand{Thread: 1},
+		&jdwp.ThreadStatusCommand{Thread: 1},
+	} {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+	}
+	require.Equal(t, sent, len(h.toVM), "the walk answered from speculation")
+}

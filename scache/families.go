@@ -53,7 +53,8 @@ const (
 	// stops' (see guessed.go).
 	FamilyAgain
 	// FamilyThreads: while all threads are suspended, AllThreads and each
-	// thread's Name, Status and FrameCount.
+	// thread's Name, Status and FrameCount; and once the debugger walks the
+	// thread-group tree, each group's children and name, a level ahead.
 	FamilyThreads
 	// FamilyAttach: once the debugger has the id sizes, the facts it asks
 	// once a session (Version, CapabilitiesNew).
@@ -170,10 +171,13 @@ var families = []*family{
 		flag: FamilyThreads, life: lifetimeSuspension,
 		onStop: (*Speculator).speculateThreads,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
-			jdwp.CmdVirtualMachineAllThreads: (*Speculator).onAllThreads,
+			jdwp.CmdVirtualMachineAllThreads:           (*Speculator).onAllThreads,
+			jdwp.CmdVirtualMachineTopLevelThreadGroups: (*Speculator).onThreadGroups,
+			jdwp.CmdThreadGroupReferenceChildren:       (*Speculator).onGroupChildren,
 		},
 		sends: []jdwp.Command{jdwp.CmdVirtualMachineAllThreads, jdwp.CmdThreadReferenceStatus,
-			jdwp.CmdThreadReferenceFrameCount, jdwp.CmdThreadReferenceName},
+			jdwp.CmdThreadReferenceFrameCount, jdwp.CmdThreadReferenceName, jdwp.CmdThreadReferenceFrames,
+			jdwp.CmdThreadGroupReferenceChildren, jdwp.CmdThreadGroupReferenceName},
 	},
 	{
 		flag: FamilyAttach, life: lifetimeSession,

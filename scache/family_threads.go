@@ -55,3 +55,43 @@ func (s *Speculator) enqueueThreadsView(threads []jdwp.ThreadID) {
 		s.enqueue(&jdwp.ThreadNameCommand{Thread: t}, false)
 	}
 }
+
+// onThreadGroups asks, while every thread is suspended, for the children
+// and the name of each top-level thread group: a debugger that asks for
+// the top groups (jdb's threads) walks the tree down, a level a round trip.
+func (s *Speculator) onThreadGroups(_ *inFlight, reply *replyData) error {
+	if s.susp.kind != allSuspended {
+		return nil
+	}
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
+	}
+	s.enqueueGroups(m.(*jdwp.ObjectIDsReply).IDs)
+	return nil
+}
+
+// onGroupChildren asks, while every thread is suspended, for the view of
+// each thread of a group and for the children and name of each of its
+// groups: the next level of the walk.
+func (s *Speculator) onGroupChildren(_ *inFlight, reply *replyData) error {
+	if s.susp.kind != allSuspended {
+		return nil
+	}
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
+	}
+	children := m.(*jdwp.ThreadGroupChildrenReply)
+	s.enqueueThreadsView(children.Threads)
+	s.enqueueGroups(children.Groups)
+	return nil
+}
+
+// enqueueGroups queues the children and the name of each group.
+func (s *Speculator) enqueueGroups(groups []jdwp.ThreadGroupID) {
+	for _, g := range groups {
+		s.enqueue(&jdwp.ThreadGroupChildrenCommand{Group: g}, false)
+		s.enqueue(&jdwp.ThreadGroupNameCommand{Group: g}, false)
+	}
+}
