@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache/scachetest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,4 +43,31 @@ func TestObjectsHeldByThisAreAskedAgain(t *testing.T) {
 		require.Equal(t, asked, queuedFor(h, jdwp.CmdObjectReferenceGetValues, held), "stop %d: nothing of the chain asked at the step", stop)
 		resume(h)
 	}
+}
+
+// jdb's dump of an object never shown before, at a first stop where
+// nothing was learned: it reads the class's fields, then asks each field
+// in a command of its own, then one of no field. Once the first of them is
+// answered, the others are asked at once: each is answered without
+// reaching the VM, with the VM's answer.
+func TestOneFieldAloneThenEachOther(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	obj := h.vm.NewHolder(class.ID)
+	stopOn(t, h, h.vm.NewObject(class.ID))
+	h.drain()
+	for _, m := range []jdwp.CommandMessage{
+		&jdwp.RefTypeFieldsWithGenericCommand{RefType: class.ID},
+		&jdwp.ClassTypeSuperclassCommand{RefType: class.ID},
+		&jdwp.ObjectRefReferenceTypeCommand{Object: obj},
+		&jdwp.ObjectRefGetValuesCommand{Object: obj, Fields: []jdwp.FieldID{1}},
+	} {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+	}
+	sent := len(h.toVM)
+	for _, fields := range [][]jdwp.FieldID{{2}, {scachetest.HeldField}, nil} {
+		got, want := ask(h, &jdwp.ObjectRefGetValuesCommand{Object: obj, Fields: fields})
+		require.Equal(t, want, got)
+	}
+	require.Equal(t, sent, len(h.toVM), "the other fields answered from speculation")
 }

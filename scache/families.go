@@ -44,7 +44,8 @@ const (
 	// methods) and the values of the variables visible at its code index.
 	FamilyTopFrame
 	// FamilyValues: the type of each object, the value of each string and
-	// the length of each array among those values.
+	// the length of each array among those values; and once the debugger
+	// asked one field of an object alone, each other field the same way.
 	FamilyValues
 	// FamilyAgain: at a stop, the state commands the debugger asked at its
 	// recent stops of the same kind (breakpoint or step) that name no frame:
@@ -151,10 +152,11 @@ var families = []*family{
 			jdwp.CmdStackFrameGetValues:  (*Speculator).onValues,
 			jdwp.CmdStackFrameThisObject: (*Speculator).onValues,
 			// what FamilyAgain asks: the fields of objects, statics
-			jdwp.CmdObjectReferenceGetValues: (*Speculator).onValues,
+			jdwp.CmdObjectReferenceGetValues: (*Speculator).onObjectValues,
 			jdwp.CmdReferenceTypeGetValues:   (*Speculator).onValues,
 		},
-		sends: []jdwp.Command{jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue, jdwp.CmdArrayReferenceLength},
+		sends: []jdwp.Command{jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue, jdwp.CmdArrayReferenceLength,
+			jdwp.CmdObjectReferenceGetValues},
 	},
 	{
 		flag: FamilyAgain, life: lifetimeSuspension,

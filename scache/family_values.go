@@ -42,3 +42,81 @@ func (s *Speculator) enqueueValueFacts(tag jdwp.Tag, obj jdwp.ObjectID) {
 	}
 	s.enqueue(&jdwp.ObjectRefReferenceTypeCommand{Object: obj}, true)
 }
+
+// maxEachField bounds the fields asked one by one of an object.
+const maxEachField = 64
+
+// onFieldAsked goes on, when the reply to a debugger's
+// ObjectReference.GetValues of one field arrives, with each other field of
+// the object: a debugger that asks the fields of an object one at a time
+// (jdb's dump, a command per field, and one of no field) asks the others
+// next, and they need no reply before them.
+func (s *Speculator) onFieldAsked(p *inFlight, _ *replyData) error {
+	if p.synthetic {
+		return nil
+	}
+	cmd, err := p.key.Message(s.sizes)
+	asked, ok := cmd.(*jdwp.ObjectRefGetValuesCommand)
+	if err != nil || !ok || len(asked.Fields) != 1 {
+		return nil
+	}
+	s.askEachField(asked.Object)
+	return nil
+}
+
+// askEachField queues an ObjectReference.GetValues of each instance field
+// of obj, one field each, then one of no field, as far as the metadata of
+// its class and superclasses is cached (a debugger that dumps an object
+// asked for it first).
+func (s *Speculator) askEachField(obj jdwp.ObjectID) {
+	class, ok := s.objectType(obj)
+	for n := 0; ok && class != 0 && n < maxEachField; {
+		var fields []jdwp.FieldInfo
+		if fields, ok = s.cachedFields(class); !ok {
+			break
+		}
+		for _, f := range fields {
+			if f.ModBits&jdwp.ModStatic == 0 && n < maxEachField {
+				s.enqueue(&jdwp.ObjectRefGetValuesCommand{Object: obj, Fields: []jdwp.FieldID{f.Field}}, true)
+				n++
+			}
+		}
+		class, ok = s.cachedSuperclass(class)
+	}
+	s.enqueue(&jdwp.ObjectRefGetValuesCommand{Object: obj}, true)
+}
+
+// cachedFields returns the fields a class declares, from a cached
+// FieldsWithGeneric or Fields reply.
+func (s *Speculator) cachedFields(class jdwp.ReferenceTypeID) ([]jdwp.FieldInfo, bool) {
+	for _, cmd := range []jdwp.CommandMessage{&jdwp.RefTypeFieldsWithGenericCommand{RefType: class}, &jdwp.RefTypeFieldsCommand{RefType: class}} {
+		code, data, ok := s.cachedData(cmd)
+		if !ok || code != jdwp.ErrNone {
+			continue
+		}
+		m := jdwp.NewReplyMessage(cmd.Command())
+		if jdwp.Unmarshal(data, s.sizes, m) == nil {
+			return m.(*jdwp.RefTypeFieldsReply).Fields, true
+		}
+	}
+	return nil, false
+}
+
+// cachedSuperclass returns a class's superclass (0 for Object) from a
+// cached reply.
+func (s *Speculator) cachedSuperclass(class jdwp.ReferenceTypeID) (jdwp.ReferenceTypeID, bool) {
+	code, data, ok := s.cachedData(&jdwp.ClassTypeSuperclassCommand{RefType: class})
+	var m jdwp.ClassTypeSuperclassReply
+	if !ok || code != jdwp.ErrNone || jdwp.Unmarshal(data, s.sizes, &m) != nil {
+		return 0, false
+	}
+	return m.Superclass, true
+}
+
+// onObjectValues is onValues, then onFieldAsked.
+func (s *Speculator) onObjectValues(p *inFlight, reply *replyData) error {
+	if err := s.onValues(p, reply); err != nil {
+		return err
+	}
+	return s.onFieldAsked(p, reply)
+}

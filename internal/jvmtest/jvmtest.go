@@ -152,7 +152,7 @@ func Start(t testing.TB, mainClass string, args ...string) *VM {
 		"-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0",
 		"-Xshare:auto", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 		"-cp", dir, mainClass}, args...)
-	cmd := exec.Command("java", jargs...)
+	cmd := exec.Command(DebuggeeJava(), jargs...)
 	pr, pw := io.Pipe()
 	cmd.Stdout, cmd.Stderr = pw, pw
 	if err := cmd.Start(); err != nil {
@@ -201,6 +201,21 @@ func Start(t testing.TB, mainClass string, args ...string) *VM {
 		t.Fatalf("the JDWP agent did not print its address within 60s:\n%s", vm.Output())
 	}
 	return vm
+}
+
+// DebuggeeJavaHome names the environment variable that chooses the JDK
+// whose java runs the debugged VMs (Start): the benchmarks on a newer VM
+// set it (JVMTEST_DEBUGGEE_JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64).
+// Unset, the java on PATH runs them. The debuggers (jdb, the JDI driver)
+// and javac always come from PATH: the classes are built for Java 17.
+const DebuggeeJavaHome = "JVMTEST_DEBUGGEE_JAVA_HOME"
+
+// DebuggeeJava returns the java command that runs the debugged VMs.
+func DebuggeeJava() string {
+	if home := os.Getenv(DebuggeeJavaHome); home != "" {
+		return filepath.Join(home, "bin", "java")
+	}
+	return "java"
 }
 
 // HotSwapClassFile returns the path of the second version of Swappable.class.

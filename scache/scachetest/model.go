@@ -378,9 +378,10 @@ func (vm *ModelVM) classAnswer(cmd jdwp.Command, method bool, r *jdwp.Reader, w 
 		return jdwp.ErrNone, w.Bytes()
 	case jdwp.CmdReferenceTypeFieldsWithGeneric, jdwp.CmdReferenceTypeFields:
 		reply := jdwp.RefTypeFieldsReply{Generic: cmd == jdwp.CmdReferenceTypeFieldsWithGeneric}
-		for i := 0; i < 3; i++ {
-			reply.Fields = append(reply.Fields, jdwp.FieldInfo{Field: jdwp.FieldID(uint64(id)<<4 | uint64(i)),
-				Name: fmt.Sprintf("f%d", i), Signature: "Ljava/util/List;", Generic: modelGeneric(i), ModBits: 2})
+		// The fields objects have: 1 and 2 ints, HeldField an object.
+		for i, sig := range []string{"I", "I", "Ljava/util/List;"} {
+			reply.Fields = append(reply.Fields, jdwp.FieldInfo{Field: jdwp.FieldID(i + 1),
+				Name: fmt.Sprintf("f%d", i+1), Signature: sig, Generic: modelGeneric(i), ModBits: 2})
 		}
 		reply.Encode(w)
 		return jdwp.ErrNone, w.Bytes()
