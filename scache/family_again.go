@@ -305,16 +305,20 @@ func (l *againLog) noteThisFields(m *jdwp.ObjectRefGetValuesCommand) {
 	if l.class == 0 {
 		return
 	}
-	e := boundedEntry(&l.thisFields, l.thisKindOf(l.thisType), maxThis)
-	if e == nil {
-		return
+	if e := boundedEntry(&l.thisFields, l.thisKindOf(l.thisType), maxThis); e != nil {
+		e.note(m.Fields)
 	}
-	a := e.ask(m.Fields)
+}
+
+// note marks the ask of fields as asked at the current stop, remembering
+// it if new (up to maxThisAsks).
+func (e *thisFields) note(fields []jdwp.FieldID) {
+	a := e.ask(fields)
 	if a == nil {
 		if len(e.asks) >= maxThisAsks {
 			return
 		}
-		a = &fieldsAsk{fields: append([]jdwp.FieldID(nil), m.Fields...)}
+		a = &fieldsAsk{fields: append([]jdwp.FieldID(nil), fields...)}
 		e.asks = append(e.asks, a)
 	}
 	a.asked = true

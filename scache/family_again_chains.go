@@ -44,19 +44,9 @@ func (l *againLog) noteChainFields(path string, m *jdwp.ObjectRefGetValuesComman
 	if l.class == 0 || l.thisType == 0 {
 		return
 	}
-	e := boundedEntry(&l.chains, chainKind{l.thisKindOf(l.thisType), path}, maxChains)
-	if e == nil {
-		return
+	if e := boundedEntry(&l.chains, chainKind{l.thisKindOf(l.thisType), path}, maxChains); e != nil {
+		e.note(m.Fields)
 	}
-	a := e.ask(m.Fields)
-	if a == nil {
-		if len(e.asks) >= maxThisAsks {
-			return
-		}
-		a = &fieldsAsk{fields: append([]jdwp.FieldID(nil), m.Fields...)}
-		e.asks = append(e.asks, a)
-	}
-	a.asked = true
 }
 
 // pathOf returns the path from the current stop's this to obj, if known.
