@@ -90,14 +90,17 @@ func TestRelayServesHitsAndEndsCleanly(t *testing.T) {
 
 	mu.Lock()
 	defer mu.Unlock()
-	synthetic := 0
+	// The debugger's close ends the session: replies to synthetic commands
+	// still on their way from the VM then are not read, so only the
+	// commands and the debugger's own exchanges have a fixed count.
+	counts := map[bool]map[scache.Direction]int{true: {}, false: {}}
 	for _, e := range journal {
-		if e.Synthetic {
-			synthetic++
-		}
+		counts[e.Synthetic][e.Direction]++
 	}
-	require.Equal(t, 16, synthetic, "8 synthetic commands and their 8 replies in the journal")
-	require.Len(t, journal, 16+2+6, "Frames and 3 commands with their replies")
+	require.Equal(t, 8, counts[true][scache.Upstream], "the 8 synthetic commands in the journal")
+	require.LessOrEqual(t, counts[true][scache.Downstream], 8, "at most a reply to each")
+	require.Equal(t, 4, counts[false][scache.Upstream], "Frames and 3 commands")
+	require.Equal(t, 4, counts[false][scache.Downstream], "and their replies")
 }
 
 func TestRelayRejectsABadHandshake(t *testing.T) {
