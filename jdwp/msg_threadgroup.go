@@ -83,23 +83,17 @@ type ThreadGroupChildrenReply struct {
 	Groups  []ThreadGroupID
 }
 
-// Encode implements Message.
+// Encode implements Message: each list as an ObjectIDsReply.
 func (m *ThreadGroupChildrenReply) Encode(w *Writer) {
-	for _, ids := range [][]ObjectID{m.Threads, m.Groups} {
-		w.Int32(int32(len(ids)))
-		for _, id := range ids {
-			w.ObjectID(id)
-		}
-	}
+	(&ObjectIDsReply{IDs: m.Threads}).Encode(w)
+	(&ObjectIDsReply{IDs: m.Groups}).Encode(w)
 }
 
 // Decode implements Message.
 func (m *ThreadGroupChildrenReply) Decode(r *Reader) error {
-	for _, ids := range []*[]ObjectID{&m.Threads, &m.Groups} {
-		*ids = make([]ObjectID, r.Count(r.Sizes().ObjectID))
-		for i := range *ids {
-			(*ids)[i] = r.ObjectID()
-		}
-	}
+	var threads, groups ObjectIDsReply
+	_ = threads.Decode(r)
+	_ = groups.Decode(r) // the reader keeps the first error
+	m.Threads, m.Groups = threads.IDs, groups.IDs
 	return r.Err()
 }

@@ -134,6 +134,14 @@ func (s *Speculator) cachedData(m jdwp.CommandMessage) (jdwp.ErrorCode, []byte, 
 	return h.ErrorCode, jdwp.Data(e.reply), true
 }
 
+// cachedReply decodes into reply the cached successful reply to a command,
+// without touching the cache's recency. It reports false when none is
+// cached, the VM answered an error, or the reply does not decode.
+func (s *Speculator) cachedReply(m jdwp.CommandMessage, reply jdwp.Message) bool {
+	code, data, ok := s.cachedData(m)
+	return ok && code == jdwp.ErrNone && jdwp.Unmarshal(data, s.sizes, reply) == nil
+}
+
 // methodIsStatic reads a method's modifiers from a cached MethodsWithGeneric
 // reply. known is false when no such reply is cached.
 func (s *Speculator) methodIsStatic(class jdwp.ReferenceTypeID, method jdwp.MethodID) (static, known bool) {

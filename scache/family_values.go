@@ -89,15 +89,13 @@ func (s *Speculator) askEachField(obj jdwp.ObjectID) {
 // cachedFields returns the fields a class declares, from a cached
 // FieldsWithGeneric or Fields reply.
 func (s *Speculator) cachedFields(class jdwp.ReferenceTypeID) ([]jdwp.FieldInfo, bool) {
-	for _, cmd := range []jdwp.CommandMessage{&jdwp.RefTypeFieldsWithGenericCommand{RefType: class}, &jdwp.RefTypeFieldsCommand{RefType: class}} {
-		code, data, ok := s.cachedData(cmd)
-		if !ok || code != jdwp.ErrNone {
-			continue
-		}
-		m := jdwp.NewReplyMessage(cmd.Command())
-		if jdwp.Unmarshal(data, s.sizes, m) == nil {
-			return m.(*jdwp.RefTypeFieldsReply).Fields, true
-		}
+	withGeneric := jdwp.RefTypeFieldsReply{Generic: true}
+	if s.cachedReply(&jdwp.RefTypeFieldsWithGenericCommand{RefType: class}, &withGeneric) {
+		return withGeneric.Fields, true
+	}
+	var plain jdwp.RefTypeFieldsReply
+	if s.cachedReply(&jdwp.RefTypeFieldsCommand{RefType: class}, &plain) {
+		return plain.Fields, true
 	}
 	return nil, false
 }
@@ -105,9 +103,8 @@ func (s *Speculator) cachedFields(class jdwp.ReferenceTypeID) ([]jdwp.FieldInfo,
 // cachedSuperclass returns a class's superclass (0 for Object) from a
 // cached reply.
 func (s *Speculator) cachedSuperclass(class jdwp.ReferenceTypeID) (jdwp.ReferenceTypeID, bool) {
-	code, data, ok := s.cachedData(&jdwp.ClassTypeSuperclassCommand{RefType: class})
 	var m jdwp.ClassTypeSuperclassReply
-	if !ok || code != jdwp.ErrNone || jdwp.Unmarshal(data, s.sizes, &m) != nil {
+	if !s.cachedReply(&jdwp.ClassTypeSuperclassCommand{RefType: class}, &m) {
 		return 0, false
 	}
 	return m.Superclass, true

@@ -249,12 +249,8 @@ func (s *Speculator) onThisValues(p *inFlight, reply *replyData) error {
 
 // objectType returns the type of an object from a cached reply.
 func (s *Speculator) objectType(obj jdwp.ObjectID) (jdwp.ReferenceTypeID, bool) {
-	code, data, ok := s.cachedData(&jdwp.ObjectRefReferenceTypeCommand{Object: obj})
-	if !ok || code != jdwp.ErrNone {
-		return 0, false
-	}
 	var m jdwp.ObjectRefReferenceTypeReply
-	if jdwp.Unmarshal(data, s.sizes, &m) != nil {
+	if !s.cachedReply(&jdwp.ObjectRefReferenceTypeCommand{Object: obj}, &m) {
 		return 0, false
 	}
 	return m.TypeID, true

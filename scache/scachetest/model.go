@@ -196,10 +196,9 @@ func (vm *ModelVM) NewHolder(class jdwp.ReferenceTypeID) jdwp.ObjectID {
 // debugger to walk.
 func (vm *ModelVM) newObject(class jdwp.ReferenceTypeID, seed int64) jdwp.ObjectID {
 	held := vm.newLeaf(class, seed+1)
-	vm.nextObj++
-	vm.objects[vm.nextObj] = &ModelObject{Class: class, Fields: map[jdwp.FieldID]jdwp.Value{
-		1: jdwp.IntValue(int32(seed)), 2: jdwp.IntValue(int32(seed * 3)), HeldField: jdwp.ObjectValue(jdwp.TagObject, held)}}
-	return vm.nextObj
+	obj := vm.newLeaf(class, seed)
+	vm.objects[obj].Fields[HeldField] = jdwp.ObjectValue(jdwp.TagObject, held)
+	return obj
 }
 
 // HeldField is the field of a model object that holds another object.
