@@ -65,12 +65,53 @@ func TestAnInvocationEndsInAKnownState(t *testing.T) {
 	}
 }
 
-// TestAnEventDuringAnInvocationTrustsNothing: an event that arrives while
-// an invocation runs (another thread hit a breakpoint, say) may come from
-// any state: at the invocation's reply nothing is speculated about the
-// thread (only what is true of the returned string whatever the state),
-// and its frames are the VM's.
+// TestAnEventDuringAnInvocationTrustsNothing: an event that suspended
+// threads while an invocation ran (another thread hit a breakpoint, a
+// thread started under a request that suspends) may come from any state:
+// at the invocation's reply nothing is speculated about the thread (only
+// what is true of the returned string whatever the state), and its frames
+// are the VM's.
 func TestAnEventDuringAnInvocationTrustsNothing(t *testing.T) {
+	for _, event := range []*jdwp.Composite{
+		{SuspendPolicy: jdwp.SuspendPolicyEventThread, Events: []jdwp.Event{&jdwp.LocationEvent{EventKind: jdwp.EventBreakpoint,
+			RequestID: 3, Thread: 2, Location: jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: 9, Method: 9}}}},
+		{SuspendPolicy: jdwp.SuspendPolicyAll, Events: []jdwp.Event{&jdwp.ThreadEvent{EventKind: jdwp.EventThreadStart, RequestID: 3, Thread: 2}}},
+	} {
+		h := invokeWithEvent(t, event)
+		before := h.syntheticSent()
+		h.drain()
+		for _, cmd := range h.syntheticSent()[len(before):] {
+			require.False(t, scache.StateCommand(cmd), "%s speculated at the reply", cmd)
+		}
+		sent := len(h.toVM)
+		got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1})
+		require.Equal(t, want, got)
+		require.Equal(t, sent+1, len(h.toVM), "asked of the VM")
+	}
+}
+
+// TestAnEventThatSuspendsNothingKeepsTheInvocationsState: the code an
+// invocation runs loads classes, and the ClassPrepare events of a
+// debugger's requests of suspend policy NONE (jdb's) arrive before its
+// reply. They suspend nothing, so the invocation still ends in a known
+// state: the thread's top frame goes out at the reply and answers the
+// debugger, equal to the VM's.
+func TestAnEventThatSuspendsNothingKeepsTheInvocationsState(t *testing.T) {
+	h := invokeWithEvent(t, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyNone, Events: []jdwp.Event{
+		&jdwp.ClassPrepareEvent{RequestID: 3, Thread: 1, TypeTag: jdwp.TypeTagClass, TypeID: 0x77,
+			Signature: "Ljava/lang/Loaded;", Status: 7}}})
+	h.drain()
+	require.Contains(t, h.syntheticSent(), jdwp.CmdThreadReferenceFrames, "the top frame asked at the reply")
+	sent := len(h.toVM)
+	got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1})
+	require.Equal(t, want, got)
+	require.Equal(t, sent, len(h.toVM), "answered from what went out at the reply")
+}
+
+// invokeWithEvent stops thread 1 in an instance method, has the debugger
+// invoke this's toString there, and has event reach the Speculator before
+// the invocation's reply (which h.drain delivers).
+func invokeWithEvent(t *testing.T, event *jdwp.Composite) *harness {
 	h, class := inInstanceMethod(t)
 	this := h.vm.NewObject(class.ID)
 	stopOn(t, h, this)
@@ -79,17 +120,8 @@ func TestAnEventDuringAnInvocationTrustsNothing(t *testing.T) {
 	th := h.vm.Thread(1)
 	h.send(&jdwp.ObjectRefInvokeMethodCommand{Object: this, Class: th.Frames[0].Class,
 		MethodCall: jdwp.MethodCall{Thread: 1, Method: th.Frames[0].Method}})
-	h.event(jdwp.AppendCommandPacket(nil, 77, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyNone,
-		Events: []jdwp.Event{&jdwp.ThreadEvent{EventKind: jdwp.EventThreadStart, RequestID: 3, Thread: 2}}}, sizes8))
-	before := h.syntheticSent()
-	h.drain()
-	for _, cmd := range h.syntheticSent()[len(before):] {
-		require.False(t, scache.StateCommand(cmd), "%s speculated at the reply", cmd)
-	}
-	sent := len(h.toVM)
-	got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1})
-	require.Equal(t, want, got)
-	require.Equal(t, sent+1, len(h.toVM), "asked of the VM")
+	h.event(jdwp.AppendCommandPacket(nil, 77, event, sizes8))
+	return h
 }
 
 // A family's view of an invocation: with FamilyInvoke off, nothing goes

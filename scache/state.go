@@ -177,7 +177,9 @@ func (s *Speculator) afterTheResume(t jdwp.ObjectID) bool {
 // An invocation ends in a known state: the VM suspends the threads it
 // resumed for the call again before it replies, the invoking thread where
 // it stood. So, at the reply to an invocation sent in a trusted suspension,
-// with nothing else unsettled and no event since, the suspension goes on in
+// with nothing else unsettled and no event since that suspended a thread
+// (events of suspend policy NONE, such as the class preparations of the
+// code it ran, change no suspension), the suspension goes on in
 // the new epoch, and the invoking thread is the stopped thread again if it
 // was (FamilyInvoke speculates on it: s.stop.invoked).
 func (s *Speculator) onSettle(id uint32) {
@@ -270,6 +272,13 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool
 				break
 			}
 		}
+	}
+	if !s.settled() && c.SuspendPolicy == jdwp.SuspendPolicyNone {
+		// The VM suspended nothing for these events (a class an invoked
+		// toString loads, a thread it starts): the threads that run under
+		// the unanswered command ran, as known, and are where that
+		// command leaves them once it is answered.
+		return stopEvent{}, false
 	}
 	if !s.settled() {
 		if !found || !s.afterTheResume(stop.thread) {
