@@ -127,8 +127,12 @@ var families = []*family{
 		onStop: (*Speculator).speculateStopLocation,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdThreadReferenceFrames: (*Speculator).speculateFrames,
+			// the supertypes they name (family_class_hierarchy.go)
+			jdwp.CmdClassTypeSuperclass:     (*Speculator).onSupertypes,
+			jdwp.CmdReferenceTypeInterfaces: (*Speculator).onSupertypes,
 		},
-		sends: defaultFrameSet,
+		sends: append([]jdwp.Command{jdwp.CmdReferenceTypeSignatureWithGeneric, jdwp.CmdReferenceTypeFieldsWithGeneric},
+			defaultFrameSet...),
 	},
 	{
 		flag: FamilyStop, life: lifetimeSuspension,

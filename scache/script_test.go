@@ -53,12 +53,36 @@ func newWorld(t *rapid.T) (*scachetest.ModelVM, *script) {
 		d.classes = append(d.classes, vm.AddClass(d.newSignature(), rapid.IntRange(1, 3).Draw(t, "methods"),
 			rapid.Bool().Draw(t, "interface"), rapid.Bool().Draw(t, "noSource")))
 	}
+	d.drawSupertypes()
 	for i := rapid.IntRange(1, 4).Draw(t, "threads"); i > 0; i-- {
 		thread := jdwp.ObjectID(len(d.threads) + 1)
 		d.threads = append(d.threads, thread)
 		vm.SetThread(thread, d.stack())
 	}
 	return vm, d
+}
+
+// drawSupertypes gives classes superclasses and interfaces among the
+// world's types, for the debugger's walks up the hierarchy.
+func (d *script) drawSupertypes() {
+	var classes, interfaces []*scachetest.ModelClass
+	for _, c := range d.classes {
+		if c.Interface {
+			interfaces = append(interfaces, c)
+		} else {
+			classes = append(classes, c)
+		}
+	}
+	for _, c := range d.classes {
+		if !c.Interface && rapid.Bool().Draw(d.t, "hasSuperclass") {
+			c.Superclass = rapid.SampledFrom(classes).Draw(d.t, "superclass").ID
+		}
+		for _, i := range interfaces {
+			if i != c && rapid.Bool().Draw(d.t, "implements") {
+				c.Interfaces = append(c.Interfaces, i.ID)
+			}
+		}
+	}
 }
 
 func (d *script) newSignature() string {

@@ -57,6 +57,7 @@ type Speculator struct {
 	again    againLog                      // what the debugger asked at its recent stops (family_again.go)
 	guesses  idGuesses                     // the ids seen at recent stops, to guess the next stop\'s (guessed.go)
 	prepared map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
+	walk     hierarchyWalk                 // the supertypes the debugger walks (family_class_hierarchy.go)
 	// redefined holds, by the id of an unanswered RedefineClasses command,
 	// the metadata of its classes the debugger used: asked again once the
 	// VM has answered it (redefine.go).
@@ -325,6 +326,7 @@ func (s *Speculator) clearAll() {
 	clear(s.redefined)
 	s.again.reset()
 	s.guesses = idGuesses{}
+	s.walk = hierarchyWalk{}
 }
 
 // end stops all speculation for the rest of the session and drops what is

@@ -216,6 +216,7 @@ func (s *Speculator) miss(r *Response, c *upCommand) {
 		s.learn.used(c.params)
 	case lifetimeClass:
 		s.learn.classUsed(c.cmd)
+		s.noteSupertypeAsk(c.params)
 	}
 	if s.cfg.cacheOrganic || s.cfg.belay || c.track || s.triggers[c.cmd] {
 		s.track(&inFlight{id: c.h.ID, cmd: c.cmd, key: c.key, subject: subjectOf(c.spec, c.params), epoch: s.susp.epoch})

@@ -44,6 +44,10 @@ type ModelClass struct {
 	Version   int // incremented by RedefineClasses
 	NoSource  bool
 	Methods   []jdwp.MethodID
+	// Superclass is the class's superclass (0: one the model does not
+	// hold, 0x1); Interfaces, the interfaces it declares.
+	Superclass jdwp.ClassID
+	Interfaces []jdwp.InterfaceID
 	// Statics are the class's static field values, by field id (1 and 2):
 	// threads that run in the class change them, as do invokes and
 	// ClassType.SetValues.
@@ -359,7 +363,14 @@ func (vm *ModelVM) classAnswer(cmd jdwp.Command, method bool, r *jdwp.Reader, w 
 		if c.Interface {
 			return jdwp.ErrInvalidClass, nil
 		}
-		w.ReferenceTypeID(0x1)
+		super := c.Superclass
+		if super == 0 {
+			super = 0x1
+		}
+		w.ReferenceTypeID(super)
+		return jdwp.ErrNone, w.Bytes()
+	case jdwp.CmdReferenceTypeInterfaces:
+		(&jdwp.RefTypeInterfacesReply{Interfaces: c.Interfaces}).Encode(w)
 		return jdwp.ErrNone, w.Bytes()
 	case jdwp.CmdReferenceTypeSourceFile, jdwp.CmdReferenceTypeSourceDebugExtension:
 		if c.NoSource || cmd == jdwp.CmdReferenceTypeSourceDebugExtension && c.ID%0x20 == 0 {

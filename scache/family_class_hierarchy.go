@@ -1,0 +1,150 @@
+package scache
+
+import (
+	"slices"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// Type hierarchies. A debugger walks the supertypes of the types it shows:
+// an IDE's renderers ask whether a class overrides toString or is a
+// Collection (the Interfaces, Superclass, signature and methods of each
+// supertype), jdb's dump lists the fields of every class up from this's.
+// It walks one type after the other, a round trip each, and a first stop
+// in a new class costs dozens. The supertypes are named by the replies to
+// Superclass and Interfaces, so FamilyClass notes the types those replies
+// name and, once the debugger asked a class command of such a type, asks
+// that command of every type named so far and of each one named later: a
+// level of the walk per round trip from one proxy, the whole walk at the
+// VM's latency from a split proxy's near half. What it asks is what this
+// debugger asked of a supertype, no more; the replies live as long as the
+// class, so each goes out once a session.
+
+// maxNamedTypes bounds the supertypes remembered.
+const maxNamedTypes = 1024
+
+// hierarchyWalk is what the Speculator knows of the debugger's walks.
+type hierarchyWalk struct {
+	// named holds the types a Superclass or Interfaces reply named, true
+	// for an interface (ClassType.Superclass of one fails).
+	named map[jdwp.ReferenceTypeID]bool
+	// asks are the class commands the debugger asked of a named type, in
+	// the order it first did, in the form the Speculator sends.
+	asks []jdwp.Command
+}
+
+// onSupertypes notes the types a successful Superclass or Interfaces reply
+// names and asks of each what the debugger asks of supertypes.
+func (s *Speculator) onSupertypes(_ *inFlight, reply *replyData) error {
+	if s.cfg.classic {
+		return nil // the original jdwp-scache's speculation only
+	}
+	m, err := reply.typed(s)
+	if err != nil {
+		return nil // not what a walk can follow; the reply itself goes on as it is
+	}
+	switch m := m.(type) {
+	case *jdwp.ClassTypeSuperclassReply:
+		s.nameSupertype(m.Superclass, false)
+	case *jdwp.RefTypeInterfacesReply:
+		for _, t := range m.Interfaces {
+			s.nameSupertype(t, true)
+		}
+	}
+	return nil
+}
+
+// nameSupertype notes a supertype and asks of it what the debugger asks
+// of supertypes.
+func (s *Speculator) nameSupertype(t jdwp.ReferenceTypeID, isInterface bool) {
+	w := &s.walk
+	if t == 0 {
+		return // java.lang.Object has no superclass
+	}
+	if _, known := w.named[t]; known || len(w.named) >= maxNamedTypes {
+		return // asked already: once when named, once per command learned
+	}
+	if w.named == nil {
+		w.named = make(map[jdwp.ReferenceTypeID]bool)
+	}
+	w.named[t] = isInterface
+	for _, cmd := range w.asks {
+		s.askOfSupertype(cmd, t, isInterface)
+	}
+}
+
+// askOfSupertype queues the class command cmd about the supertype t.
+func (s *Speculator) askOfSupertype(cmd jdwp.Command, t jdwp.ReferenceTypeID, isInterface bool) {
+	if cmd == jdwp.CmdClassTypeSuperclass && isInterface {
+		return
+	}
+	if m := supertypeCommand(cmd, t); m != nil {
+		s.enqueue(m, false)
+	}
+}
+
+// noteSupertypeAsk learns, from a class command the debugger asked that
+// nothing answered, whether it walks supertypes: a command about a named
+// type is from then on asked of every named type.
+func (s *Speculator) noteSupertypeAsk(m jdwp.CommandMessage) {
+	w := &s.walk
+	t, ok := supertypeOf(m)
+	if !ok || s.cfg.classic || s.cfg.families&FamilyClass == 0 {
+		return
+	}
+	if _, named := w.named[t]; !named {
+		return
+	}
+	cmd := m.Command()
+	if generic := genericFormOf(m); generic != nil {
+		cmd = generic.Command() // the plain reply is derived from it (derived.go)
+	}
+	if slices.Contains(w.asks, cmd) {
+		return
+	}
+	w.asks = append(w.asks, cmd)
+	for named, isInterface := range w.named {
+		s.askOfSupertype(cmd, named, isInterface)
+	}
+}
+
+// supertypeCommand returns the class command cmd about type t, for the
+// commands a walk asks; nil for others.
+func supertypeCommand(cmd jdwp.Command, t jdwp.ReferenceTypeID) jdwp.CommandMessage {
+	switch cmd {
+	case jdwp.CmdClassTypeSuperclass:
+		return &jdwp.ClassTypeSuperclassCommand{RefType: t}
+	case jdwp.CmdReferenceTypeInterfaces:
+		return &jdwp.RefTypeInterfacesCommand{RefType: t}
+	case jdwp.CmdReferenceTypeSignatureWithGeneric:
+		return &jdwp.RefTypeSignatureWithGenericCommand{RefType: t}
+	case jdwp.CmdReferenceTypeMethodsWithGeneric:
+		return &jdwp.RefTypeMethodsWithGenericCommand{RefType: t}
+	case jdwp.CmdReferenceTypeFieldsWithGeneric:
+		return &jdwp.RefTypeFieldsWithGenericCommand{RefType: t}
+	}
+	return nil
+}
+
+// supertypeOf returns the type a class command a walk may ask is about.
+func supertypeOf(m jdwp.CommandMessage) (jdwp.ReferenceTypeID, bool) {
+	switch m := m.(type) {
+	case *jdwp.ClassTypeSuperclassCommand:
+		return m.RefType, true
+	case *jdwp.RefTypeInterfacesCommand:
+		return m.RefType, true
+	case *jdwp.RefTypeSignatureWithGenericCommand:
+		return m.RefType, true
+	case *jdwp.RefTypeSignatureCommand:
+		return m.RefType, true
+	case *jdwp.RefTypeMethodsWithGenericCommand:
+		return m.RefType, true
+	case *jdwp.RefTypeMethodsCommand:
+		return m.RefType, true
+	case *jdwp.RefTypeFieldsWithGenericCommand:
+		return m.RefType, true
+	case *jdwp.RefTypeFieldsCommand:
+		return m.RefType, true
+	}
+	return 0, false
+}
