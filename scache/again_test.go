@@ -207,7 +207,7 @@ func TestThreadsViewTopFramesOnceAsked(t *testing.T) {
 // each group's children, the groups' names. At the next stop it is asked
 // before the debugger asks: each answer is the VM's, and none reaches the
 // VM. With the stopped thread alone suspended, threads may start and end:
-// the tree is neither cached nor asked again.
+// under Linearizable the tree is neither cached nor asked again.
 func TestThreadGroupTreeAskedAgain(t *testing.T) {
 	tree := []jdwp.CommandMessage{
 		&jdwp.VMTopLevelThreadGroupsCommand{},
@@ -230,7 +230,7 @@ func TestThreadGroupTreeAskedAgain(t *testing.T) {
 		resumeAndStop(t, h)
 	}
 
-	h, _ = stopped(t, jdwp.SuspendPolicyEventThread)
+	h, _ = stopped(t, jdwp.SuspendPolicyEventThread, scache.WithConsistency(scache.Linearizable))
 	for stop := 0; stop < 2; stop++ {
 		for _, m := range tree[:2] {
 			sent := len(h.toVM)

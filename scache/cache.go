@@ -41,6 +41,8 @@ type entry struct {
 	epoch     uint64 // the suspension epoch of a lifetimeSuspension entry
 	synthetic bool   // the reply answered a synthetic command
 	used      bool   // a debugger command was answered from it
+	moving    bool   // served only under the rules of sequential.go
+	arrived   uint64 // its position in the VM's stream, of a moving entry
 }
 
 func (e *entry) size(key Key) int { return len(e.reply) + len(key) + entryOverhead }
@@ -87,6 +89,12 @@ func (c *replyCache) onEvict(key Key, e *entry) {
 
 // get returns the entry of key and marks it recently used.
 func (c *replyCache) get(key Key) (*entry, bool) { return c.lru.Get(key) }
+
+// peek returns the entry of key, without touching recency.
+func (c *replyCache) peek(key Key) (*entry, bool) { return c.lru.Peek(key) }
+
+// remove drops the entry of key.
+func (c *replyCache) remove(key Key) { c.lru.Remove(key) }
 
 // contains reports whether key is cached, without touching recency.
 func (c *replyCache) contains(key Key) bool { return c.lru.Contains(key) }

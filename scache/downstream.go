@@ -25,6 +25,7 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.PacketsDown++
+	s.pos.arrived++
 	r := s.scratch.down.reset()
 	d := downPacket{packet: packet}
 	switch {
@@ -62,6 +63,7 @@ func (s *Speculator) event(r *Response, d *downPacket) bool {
 	if d.h.IsReply() {
 		return false
 	}
+	s.delivered(s.pos.arrived) // an event tells the debugger the VM's state now
 	if s.enabled && d.h.Cmd() == jdwp.CmdEventComposite {
 		if err := s.onEvents(d.packet); err != nil {
 			s.disable(r, err)
@@ -81,6 +83,7 @@ func (s *Speculator) event(r *Response, d *downPacket) bool {
 // (redefine.go). The reply goes on.
 func (s *Speculator) settleReply(r *Response, d *downPacket) bool {
 	s.onSettle(d.h.ID)
+	s.onWriteAnswered(d.h.ID)
 	if s.onRedefined(d.h.ID) {
 		s.pump(r, &s.scratch.down)
 	}
@@ -103,6 +106,7 @@ func (s *Speculator) requestReply(r *Response, d *downPacket) bool {
 func (s *Speculator) matchReply(r *Response, d *downPacket) bool {
 	p, ok := s.inflight.pending[d.h.ID]
 	if !ok {
+		s.delivered(s.pos.arrived)
 		s.forwardDown(r, d.packet)
 		return true
 	}
@@ -128,6 +132,9 @@ func (s *Speculator) deliver(r *Response, d *downPacket) bool {
 		r.Outcome = Absorbed
 		r.Journal.Downstream = append(r.Journal.Downstream, d.packet)
 	} else {
+		if pins(p) {
+			s.delivered(s.pos.arrived)
+		}
 		s.forwardDown(r, d.packet)
 	}
 	if d.h.ErrorCode != jdwp.ErrNone && namesObject(p.cmd) {
@@ -156,7 +163,8 @@ func (s *Speculator) keepReply(d *downPacket) bool {
 	if p.key != "" && !p.poisoned && (p.synthetic || s.cfg.cacheOrganic) {
 		s.cache.add(p.key, &entry{reply: append([]byte(nil), d.packet...), class: p.class, object: p.object, values: p.values,
 			life:  p.life,
-			epoch: p.epoch, synthetic: p.synthetic, used: !p.synthetic || len(p.waiters) > 0})
+			epoch: p.epoch, synthetic: p.synthetic, used: !p.synthetic || len(p.waiters) > 0,
+			moving: p.moving, arrived: s.pos.arrived})
 		cached = true
 	}
 	if p.synthetic && !cached && len(p.waiters) == 0 {
@@ -199,6 +207,9 @@ func (s *Speculator) answerWaiters(r *Response, p *inFlight, reply []byte) {
 			continue
 		}
 		hc.answered = true
+		if pins(p) {
+			s.delivered(s.pos.arrived)
+		}
 		b := s.retag(&s.scratch.down, reply, hc.id)
 		s.stats.Belayed++
 		r.Edict.Downstream = append(r.Edict.Downstream, b)

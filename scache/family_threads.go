@@ -12,22 +12,30 @@ import "github.com/jdwpscache/scache/jdwp"
 // each thread the last AllThreads reply listed: most are this stop's
 // threads too, and their view comes back in the same round trip instead of
 // one reply behind (a thread gone since costs only its three commands).
-// With the stopped thread alone suspended, only its status is true until
-// it runs (its depth follows from its frames; the others run).
+// With the stopped thread alone suspended, the others run: under
+// Linearizable only its status is true until it runs (its depth follows
+// from its frames); under Sequential the list and the others' status and
+// name go out too, as moving entries (sequential.go).
 func (s *Speculator) speculateThreads(stop stopEvent) {
-	switch s.susp.kind {
-	case allSuspended:
+	switch {
+	case s.threadsViewSpeculable():
 		s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
 		s.enqueueThreadsView(s.stop.threads)
-	case threadSuspended:
+	case s.susp.kind == threadSuspended:
 		s.enqueue(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
 	}
+}
+
+// threadsViewSpeculable reports whether the threads view may be asked now:
+// every thread is suspended, or moving entries are served.
+func (s *Speculator) threadsViewSpeculable() bool {
+	return s.susp.kind == allSuspended || s.susp.kind == threadSuspended && s.cfg.consistency == Sequential
 }
 
 // onAllThreads asks, while every thread is suspended, for each thread's
 // status, depth and name, as a debugger's threads view does.
 func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
-	if s.susp.kind != allSuspended {
+	if !s.threadsViewSpeculable() {
 		return nil
 	}
 	m, err := reply.typed(s)
@@ -60,7 +68,7 @@ func (s *Speculator) enqueueThreadsView(threads []jdwp.ThreadID) {
 // and the name of each top-level thread group: a debugger that asks for
 // the top groups (jdb's threads) walks the tree down, a level a round trip.
 func (s *Speculator) onThreadGroups(_ *inFlight, reply *replyData) error {
-	if s.susp.kind != allSuspended {
+	if !s.threadsViewSpeculable() {
 		return nil
 	}
 	m, err := reply.typed(s)
@@ -75,7 +83,7 @@ func (s *Speculator) onThreadGroups(_ *inFlight, reply *replyData) error {
 // each thread of a group and for the children and name of each of its
 // groups: the next level of the walk.
 func (s *Speculator) onGroupChildren(_ *inFlight, reply *replyData) error {
-	if s.susp.kind != allSuspended {
+	if !s.threadsViewSpeculable() {
 		return nil
 	}
 	m, err := reply.typed(s)

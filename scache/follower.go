@@ -60,8 +60,10 @@ func (s *Speculator) register(packet []byte, poisoned bool) error {
 		}
 		p.key, p.subject = keyOf(h, packet), subjectOf(spec, m)
 		if spec.life == lifetimeSuspension && !s.stateCacheable(spec, m) {
-			p.poisoned = true
+			p.moving = s.movingCacheable(spec, m)
+			p.poisoned = p.poisoned || !p.moving
 		}
+		p.writes = s.pos.writesSent
 	}
 	s.inflight.pending[h.ID] = p
 	s.inflight.synthetic++

@@ -38,6 +38,10 @@ type keySpec struct {
 	// values: a suspension entry that the SetValues commands change (the
 	// values of locals and fields); the other entries outlive them.
 	values bool
+	// moving: a suspension entry about state that changes while threads
+	// run (a running thread's status or name, the thread list, the group
+	// tree), cached under Sequential as a moving entry (sequential.go).
+	moving bool
 }
 
 // keyable lists the keyable commands. Class metadata commands take a
@@ -76,19 +80,19 @@ var keyable = map[jdwp.Command]keySpec{
 	jdwp.CmdObjectReferenceReferenceType: {life: lifetimeObject},
 	jdwp.CmdStringReferenceValue:         {life: lifetimeObject},
 	jdwp.CmdArrayReferenceLength:         {life: lifetimeObject}, // an array's length never changes
-	jdwp.CmdThreadReferenceName:          {life: lifetimeSuspension},
+	jdwp.CmdThreadReferenceName:          {life: lifetimeSuspension, moving: true},
 	// A suspended thread's status stays what it was (it runs no code: it
 	// cannot block, wait or sleep) whatever the others do. Not its name:
 	// any thread may rename another.
-	jdwp.CmdThreadReferenceStatus:    {life: lifetimeSuspension, threadLocal: true},
-	jdwp.CmdVirtualMachineAllThreads: {life: lifetimeSuspension},
+	jdwp.CmdThreadReferenceStatus:    {life: lifetimeSuspension, threadLocal: true, moving: true},
+	jdwp.CmdVirtualMachineAllThreads: {life: lifetimeSuspension, moving: true},
 	// The thread-group tree a threads view walks (jdb's threads): the top
 	// groups and a group's children change only as threads start and end,
 	// which takes a thread that runs; a suspended thread stays in its group;
 	// a group's name and parent are set when it is made.
-	jdwp.CmdVirtualMachineTopLevelThreadGroups: {life: lifetimeSuspension},
-	jdwp.CmdThreadGroupReferenceChildren:       {life: lifetimeSuspension},
-	jdwp.CmdThreadReferenceThreadGroup:         {life: lifetimeSuspension, threadLocal: true},
+	jdwp.CmdVirtualMachineTopLevelThreadGroups: {life: lifetimeSuspension, moving: true},
+	jdwp.CmdThreadGroupReferenceChildren:       {life: lifetimeSuspension, moving: true},
+	jdwp.CmdThreadReferenceThreadGroup:         {life: lifetimeSuspension, threadLocal: true, moving: true},
 	jdwp.CmdThreadGroupReferenceName:           {life: lifetimeObject},
 	jdwp.CmdThreadGroupReferenceParent:         {life: lifetimeObject},
 	jdwp.CmdObjectReferenceGetValues:           {life: lifetimeSuspension, values: true},
@@ -263,4 +267,19 @@ func ValueCommand(cmd jdwp.Command) bool { return keyable[cmd].values }
 func StateCommand(cmd jdwp.Command) bool {
 	k, ok := keyable[cmd]
 	return ok && k.life == lifetimeSuspension
+}
+
+// MovingState reports whether cmd reads state that changes while threads
+// run (a thread's status, name or group, the thread list, the group tree):
+// under Sequential its replies may be served from speculation while the
+// threads it is about run, under the rules of the package documentation.
+func MovingState(cmd jdwp.Command) bool { return keyable[cmd].moving }
+
+// PinsState reports whether the reply to cmd tells the debugger a state of
+// the VM at the moment the VM answered: not a class's metadata, an
+// object's facts or the session's, which are true in every state the
+// debugger could place them in.
+func PinsState(cmd jdwp.Command) bool {
+	k, ok := keyable[cmd]
+	return !ok || k.life == lifetimeSuspension
 }

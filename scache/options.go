@@ -38,6 +38,8 @@ type config struct {
 	// (request_ids.go) and its Clear of a step or breakpoint request
 	// (ahead.go).
 	answerAhead bool
+	// consistency: what may be served of state that moves (sequential.go).
+	consistency Consistency
 }
 
 func defaultConfig() config {
@@ -97,6 +99,12 @@ func configOf(st *option.Settings) config {
 	c.answerAhead = st.Preset == option.PresetDefault
 	if st.AnswerAhead.Set {
 		c.answerAhead = st.AnswerAhead.V
+	}
+	if st.Consistency.Set {
+		c.consistency = Consistency(st.Consistency.V)
+	}
+	if c.classic {
+		c.consistency = Linearizable
 	}
 	if st.Logger != nil {
 		c.logger = st.Logger
@@ -261,4 +269,19 @@ func ModeOptions(mode string) ([]Option, error) {
 		return []Option{PassThrough()}, nil
 	}
 	return nil, fmt.Errorf("scache: unknown mode %q (want scache, classic or off)", mode)
+}
+
+// WithConsistency chooses the promise a Speculator keeps about state that
+// may change while the debugger looks at it: Sequential (the default)
+// serves the threads view of running threads from speculation, under the
+// rules in the package documentation; Linearizable forwards it, as
+// versions before it did. Classic is linearizable whatever this says.
+func WithConsistency(c Consistency) Option {
+	return option.New(fmt.Sprintf("WithConsistency(%v)", c), option.All, func(st *option.Settings) error {
+		if c != Sequential && c != Linearizable {
+			return fmt.Errorf("unknown consistency %d", int(c))
+		}
+		st.Consistency.Put(int(c))
+		return nil
+	})
 }

@@ -263,13 +263,14 @@ func (s *session) check() {
 // every policy that caches, with belay off, a small cache, no bound on
 // commands in flight, one command in flight, and answering ahead.
 var propertyModes = map[string][]scache.Option{
-	"default":     nil,
-	"classic":     {scache.Classic()},
-	"tiny cache":  {scache.WithCacheBytes(600)},
-	"no belay":    {scache.WithBelay(false)},
-	"unbounded":   {scache.WithMaxInFlight(0), scache.WithMaxFrames(2)},
-	"one at once": {scache.WithMaxInFlight(1)},
-	"ahead":       {scache.WithAnswerAhead(true)},
+	"default":      nil,
+	"classic":      {scache.Classic()},
+	"tiny cache":   {scache.WithCacheBytes(600)},
+	"no belay":     {scache.WithBelay(false)},
+	"unbounded":    {scache.WithMaxInFlight(0), scache.WithMaxFrames(2)},
+	"one at once":  {scache.WithMaxInFlight(1)},
+	"ahead":        {scache.WithAnswerAhead(true)},
+	"linearizable": {scache.WithConsistency(scache.Linearizable)},
 }
 
 // TestTransparency is the core promise: whatever the debugger does, it gets

@@ -50,10 +50,15 @@ func (s *Speculator) admit(m jdwp.CommandMessage, asked bool) (subject, bool) {
 	if !ok {
 		return subject{}, false
 	}
-	if spec.life == lifetimeSuspension && (!s.stateCacheable(spec, m) || !asked && !s.learn.allows(m)) {
-		return subject{}, false
+	sub := subjectOf(spec, m)
+	if spec.life == lifetimeSuspension {
+		cacheable := s.stateCacheable(spec, m)
+		sub.moving = !cacheable && s.movingCacheable(spec, m)
+		if !cacheable && !sub.moving || !asked && !s.learn.allows(m) {
+			return subject{}, false
+		}
 	}
-	return subjectOf(spec, m), true
+	return sub, true
 }
 
 // queueClosed reports whether nothing may be queued now: the session is
@@ -70,8 +75,8 @@ func (s *Speculator) enqueueKey(key Key, m jdwp.CommandMessage, sub subject, urg
 	if s.queueClosed() {
 		return
 	}
-	if s.cache.contains(key) {
-		return
+	if s.holds(key) && !sub.moving {
+		return // a moving entry is asked again: the debugger's next view wants a reply newer than what it was shown since
 	}
 	if _, ok := s.inflight.byKey[key]; ok {
 		return
@@ -111,14 +116,15 @@ func (s *Speculator) send(r *Response, sc *responseBuffers, list []queued) []que
 		q := list[sent]
 		sent++
 		delete(s.queue.keys, q.key)
-		if s.cache.contains(q.key) {
+		if s.holds(q.key) && !q.subject.moving {
 			continue
 		}
 		if _, ok := s.inflight.byKey[q.key]; ok {
 			continue
 		}
 		id := s.newSyntheticID()
-		p := &inFlight{id: id, cmd: q.key.Command(), key: q.key, subject: q.subject, epoch: s.susp.epoch, synthetic: true}
+		p := &inFlight{id: id, cmd: q.key.Command(), key: q.key, subject: q.subject, epoch: s.susp.epoch, synthetic: true,
+			writes: s.pos.writesSent}
 		s.inflight.pending[id] = p
 		s.inflight.byKey[q.key] = p
 		s.inflight.synthetic++
@@ -183,6 +189,7 @@ type subject struct {
 	class  jdwp.ReferenceTypeID // of a lifetimeClass command
 	object jdwp.ObjectID        // of a lifetimeObject command
 	values bool                 // a lifetimeSuspension command that reads values
+	moving bool                 // a lifetimeSuspension command cached as a moving entry (sequential.go)
 }
 
 // learnSent tells the learner that a queued command went out: class

@@ -1,6 +1,7 @@
 package scache_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -22,7 +23,14 @@ import (
 // right by definition (it must arrive unchanged); a reply the Speculator
 // made (from its cache or a synthetic twin) must equal what the VM would
 // have answered in some state it was in between the moment the command
-// reached the Speculator and the moment the reply left it.
+// reached the Speculator and the moment the reply left it (linearizable).
+// Under Sequential, a reply about state that moves while threads run
+// (scache.MovingState) the Speculator made is held to the sequential
+// promise instead: the states behind the events and the replies that tell
+// a state (scache.PinsState), in the order the debugger receives them,
+// never go back; each comes after the VM processed every state-changing
+// command the debugger sent before asking; and the reply equals the VM's
+// answer in its state (sequential, below).
 type raceSession struct {
 	*script
 	t  *rapid.T
@@ -39,12 +47,26 @@ type raceSession struct {
 	// reactions are the commands the debugger sends, as soon as it gets
 	// around to it, about the last stop event it received.
 	reactions []func()
+	sequential
+}
+
+// sequential is what the oracle of the sequential promise keeps: the
+// state each event and each reply of the VM came from, the state after
+// each of the debugger's writes, and the last state assigned.
+type sequential struct {
+	on         bool
+	nameFirst  bool           // the threads view asks a thread's name before its status
+	eventState map[uint32]int // by event packet id
+	replyState map[uint32]int // by the debugger's command id: the VM's state once it answered
+	writes     []uint32       // the debugger's state-changing commands, in order sent
+	floor      int            // the latest state behind what the debugger received
 }
 
 type askedCommand struct {
 	packet  []byte
 	state   int // index in states when the Speculator got it
 	replies int
+	writes  int // the debugger's writes sent before it
 }
 
 func newRaceSession(t *rapid.T, opts []scache.Option) *raceSession {
@@ -56,7 +78,8 @@ func newRaceSession(t *rapid.T, opts []scache.Option) *raceSession {
 func newRaceSessionThrough(t *rapid.T, newMiddle func(*raceSession) middle) *raceSession {
 	vm, d := newWorld(t)
 	s := &raceSession{script: d, t: t, vm: vm,
-		asked: map[uint32]*askedCommand{}, answered: map[uint32][]byte{}}
+		asked: map[uint32]*askedCommand{}, answered: map[uint32][]byte{},
+		sequential: sequential{eventState: map[uint32]int{}, replyState: map[uint32]int{}}}
 	s.m = newMiddle(s)
 	s.view = vm
 	s.states = []*scachetest.ModelVM{vm.Clone()}
@@ -103,7 +126,10 @@ func (m *oneSpeculator) stats() ([]scache.Stats, []error) {
 
 // command presents a debugger command to the Speculator.
 func (s *raceSession) command(p []byte) {
-	s.asked[jdwp.PacketID(p)] = &askedCommand{packet: p, state: len(s.states) - 1}
+	s.asked[jdwp.PacketID(p)] = &askedCommand{packet: p, state: len(s.states) - 1, writes: len(s.writes)}
+	if h, err := jdwp.ParseHeader(p); err == nil && (scache.EndsEpoch(h.Cmd()) || scache.ChangesValues(h.Cmd())) {
+		s.writes = append(s.writes, h.ID)
+	}
 	s.m.fromDebugger(p)
 }
 
@@ -123,6 +149,9 @@ func (s *raceSession) toDebugger(p []byte) {
 	require.False(s.t, scache.IsSyntheticID(h.ID), "a synthetic id reached the debugger: %v", h)
 	if !h.IsReply() {
 		s.received++
+		if st, ok := s.eventState[h.ID]; ok {
+			s.advance(st, "event %d", h.ID)
+		}
 		s.react(p)
 		return
 	}
@@ -130,23 +159,59 @@ func (s *raceSession) toDebugger(p []byte) {
 	require.True(s.t, ok, "a reply to id %d, which the debugger never sent", h.ID)
 	a.replies++
 	require.Equal(s.t, 1, a.replies, "replies to id %d", h.ID)
-	if vm, ok := s.answered[h.ID]; ok {
-		require.Equal(s.t, vm, p, "the VM's reply to id %d reaches the debugger unchanged", h.ID)
-		return
-	}
 	cmd := jdwp.Header{}
 	_ = cmd.Parse(a.packet)
+	if vm, ok := s.answered[h.ID]; ok {
+		require.Equal(s.t, vm, p, "the VM's reply to id %d reaches the debugger unchanged", h.ID)
+		if scache.PinsState(cmd.Cmd()) {
+			s.advance(s.replyState[h.ID], "the VM's reply to %s (id %d)", cmd.Cmd(), h.ID)
+		}
+		return
+	}
 	// Only keyable commands are answered before the VM's reply, and Clear
 	// (answered ahead: it reaches the VM after).
 	require.True(s.t, scache.Keyable(cmd.Cmd()) || cmd.Cmd() == jdwp.CmdEventRequestClear,
 		"%s (id %d) was answered without reaching the VM", cmd.Cmd(), h.ID)
 	for _, st := range s.states[a.state:] {
 		if string(st.Handle(a.packet)) == string(p) {
-			return
+			return // linearizable
 		}
+	}
+	if s.on && scache.MovingState(cmd.Cmd()) {
+		s.sequentialReply(a, cmd.Cmd(), p)
+		return
 	}
 	s.t.Fatalf("stale reply to %s (id %d): %x is not what the VM answered in any of its %d states since the command arrived (now %x)",
 		cmd.Cmd(), h.ID, p, len(s.states)-a.state, s.vm.Handle(a.packet))
+}
+
+// advance assigns state st to what the debugger just received: the states
+// behind what it receives never go back.
+func (s *raceSession) advance(st int, what string, args ...any) {
+	require.GreaterOrEqual(s.t, st, s.floor, "%s comes from a state before one the debugger already saw", fmt.Sprintf(what, args...))
+	s.floor = st
+}
+
+// sequentialReply checks a reply the Speculator made about moving state:
+// it equals the VM's answer in a state no earlier than the latest the
+// debugger saw, and after the VM processed the debugger's writes sent
+// before the command; the earliest such state is assigned to it.
+func (s *raceSession) sequentialReply(a *askedCommand, cmd jdwp.Command, p []byte) {
+	lower := s.floor
+	if a.writes > 0 {
+		last := s.writes[a.writes-1]
+		st, answered := s.replyState[last]
+		require.True(s.t, answered, "%s answered before the VM processed the debugger's write %d (%x)", cmd, last, s.asked[last].packet)
+		lower = max(lower, st)
+	}
+	for i := lower; i < len(s.states); i++ {
+		if string(s.states[i].Handle(a.packet)) == string(p) {
+			s.floor = i
+			return
+		}
+	}
+	s.t.Fatalf("reply to %s (id %d): %x is not what the VM answered in any state since the latest the debugger saw (%d of %d; now %x)",
+		cmd, jdwp.PacketID(p), p, lower, len(s.states), s.vm.Handle(a.packet))
 }
 
 // react queues what a debugger does at a stop event: it reads the stopped
@@ -166,6 +231,7 @@ func (s *raceSession) react(event []byte) {
 			func() { s.send(&jdwp.ThreadFrameCountCommand{Thread: t}) },
 			func() { s.send(&jdwp.FrameThisObjectCommand{Thread: t, Frame: s.frame(t)}) },
 			s.watch,
+			s.threadsView,
 			s.stateCommand,
 			func() {
 				if c.SuspendPolicy == jdwp.SuspendPolicyAll || rapid.Bool().Draw(s.t, "resumeAll") {
@@ -194,6 +260,7 @@ func (s *raceSession) vmAnswers() bool {
 	}
 	if !scache.IsSyntheticID(jdwp.PacketID(p)) {
 		s.answered[jdwp.PacketID(p)] = reply
+		s.replyState[jdwp.PacketID(p)] = len(s.states) - 1
 	}
 	s.dn = append(s.dn, reply)
 	return true
@@ -213,6 +280,7 @@ func (s *raceSession) deliver() bool {
 // vmEvent puts an event on the wire to the Speculator.
 func (s *raceSession) vmEvent(p []byte) {
 	s.changed()
+	s.eventState[jdwp.PacketID(p)] = len(s.states) - 1
 	s.events++
 	s.dn = append(s.dn, p)
 }
@@ -315,6 +383,25 @@ func (s *raceSession) debuggerActs() {
 	}
 }
 
+// threadsView asks what an IDE's threads view shows: the thread list, then
+// each thread's status and name (the order drawn once a session, as each
+// debugger has its own).
+func (s *raceSession) threadsView() {
+	if !rapid.Bool().Draw(s.t, "threadsView") {
+		return
+	}
+	s.send(&jdwp.VMAllThreadsCommand{})
+	for _, t := range s.threads {
+		if s.nameFirst {
+			s.send(&jdwp.ThreadNameCommand{Thread: t})
+		}
+		s.send(&jdwp.ThreadStatusCommand{Thread: t})
+		if !s.nameFirst {
+			s.send(&jdwp.ThreadNameCommand{Thread: t})
+		}
+	}
+}
+
 func (s *raceSession) check() {
 	for id, a := range s.asked {
 		require.Equal(s.t, 1, a.replies, "replies to id %d", id)
@@ -337,9 +424,18 @@ func TestNeverStaleUnderRaces(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				s := newRaceSession(t, opts)
+				s.on = sequentialMode(opts)
+				s.nameFirst = rapid.Bool().Draw(t, "nameFirst")
 				s.run()
 				s.check()
 			})
 		})
 	}
+}
+
+// sequentialMode reports whether a Speculator made with opts keeps the
+// sequential promise.
+func sequentialMode(opts []scache.Option) bool {
+	s, err := scache.New(opts...)
+	return err == nil && s.Consistency() == scache.Sequential
 }

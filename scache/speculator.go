@@ -58,6 +58,7 @@ type Speculator struct {
 	guesses  idGuesses                     // the ids seen at recent stops, to guess the next stop\'s (guessed.go)
 	prepared map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
 	walk     hierarchyWalk                 // the supertypes the debugger walks (family_class_hierarchy.go)
+	pos      positions                     // the VM's stream, for moving entries (sequential.go)
 	// redefined holds, by the id of an unanswered RedefineClasses command,
 	// the metadata of its classes the debugger used: asked again once the
 	// VM has answered it (redefine.go).
@@ -115,7 +116,8 @@ type inFlight struct {
 	subject
 	epoch     uint64 // the suspension epoch it was sent in
 	synthetic bool
-	poisoned  bool // invalidated while in flight: the reply answers waiters but is not cached
+	poisoned  bool   // invalidated while in flight: the reply answers waiters but is not cached
+	writes    uint64 // the state-changing commands the debugger had sent when it was sent (sequential.go)
 	waiters   []*heldCommand
 }
 

@@ -86,6 +86,8 @@ func TestNeverStaleThroughSplit(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				s := newRaceSessionThrough(t, newThroughSplit(t, opts))
+				s.on = sequentialMode(opts)
+				s.nameFirst = rapid.Bool().Draw(t, "nameFirst")
 				s.run()
 				s.check()
 				near := s.m.(*throughSplit).near.Stats()

@@ -137,8 +137,11 @@ func TestResumeEndsTheEpoch(t *testing.T) {
 	require.Equal(t, want, got)
 }
 
+// TestEventThreadPolicyCachesOnlyTheStoppedThreadAndImmutableFacts: under
+// Linearizable, with the stopped thread alone suspended, nothing about the
+// running threads is served from speculation.
 func TestEventThreadPolicyCachesOnlyTheStoppedThreadAndImmutableFacts(t *testing.T) {
-	h, top := stopped(t, jdwp.SuspendPolicyEventThread)
+	h, top := stopped(t, jdwp.SuspendPolicyEventThread, scache.WithConsistency(scache.Linearizable))
 	// The other threads run: their name and status are asked of the VM every time.
 	for i := 0; i < 2; i++ {
 		sent := len(h.toVM)

@@ -86,10 +86,10 @@ func TestThreadsViewGoesOutWithTheStop(t *testing.T) {
 
 // TestStoppedThreadStatusAtAnEventThreadStop: with only the stopped thread
 // suspended, its status goes out with the stop and answers the debugger;
-// a running thread's status is always the VM's, asked when the debugger
-// asks.
+// under Linearizable a running thread's status is always the VM's, asked
+// when the debugger asks.
 func TestStoppedThreadStatusAtAnEventThreadStop(t *testing.T) {
-	h := threadsWorld(t, 2, false, scache.WithFamilies(scache.FamilyThreads))
+	h := threadsWorld(t, 2, false, scache.WithFamilies(scache.FamilyThreads), scache.WithConsistency(scache.Linearizable))
 	ask(h, &jdwp.VMIDSizesCommand{})
 	ask(h, &jdwp.VMResumeCommand{})
 	require.Equal(t, map[jdwp.Command]int{jdwp.CmdThreadReferenceStatus: 1}, h.stopEvent(1, jdwp.SuspendPolicyEventThread))

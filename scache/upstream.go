@@ -1,6 +1,7 @@
 package scache
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -24,6 +25,7 @@ type upCommand struct {
 	spec   keySpec
 	params jdwp.CommandMessage // scratch: valid during this call
 	key    Key
+	moving bool // cached, if at all, as a moving entry (sequential.go)
 }
 
 // OnUpstream takes a packet going to the VM (normally a debugger command) and
@@ -133,7 +135,12 @@ func (s *Speculator) clearAhead(r *Response, c *upCommand) bool {
 // out at once, with the values it makes stale asked again right behind it.
 func (s *Speculator) suspensionCommand(r *Response, c *upCommand) bool {
 	c.tr = commandTraits[c.cmd]
-	track, err := s.onStateCommand(c.cmd, c.tr, c.h.ID, jdwp.Data(c.packet))
+	var err error
+	if c.tr.endsEpoch || c.tr.changesValues {
+		err = s.onWrite(c.h.ID)
+	}
+	track, stateErr := s.onStateCommand(c.cmd, c.tr, c.h.ID, jdwp.Data(c.packet))
+	err = cmp.Or(err, stateErr)
 	switch {
 	case err != nil:
 		s.disable(r, err)
@@ -162,7 +169,10 @@ func (s *Speculator) lookUp(r *Response, c *upCommand) bool {
 			return true
 		}
 		c.spec, c.params = spec, m
-		ok = spec.life != lifetimeSuspension || s.stateCacheable(spec, m)
+		if spec.life == lifetimeSuspension && !s.stateCacheable(spec, m) {
+			c.moving = s.movingCacheable(spec, m)
+			ok = c.moving
+		}
 	}
 	if !ok {
 		if c.track || s.triggers[c.cmd] {
@@ -181,8 +191,11 @@ func (s *Speculator) lookUp(r *Response, c *upCommand) bool {
 // answerFromCache answers the command from a cached reply, re-tagged.
 func (s *Speculator) answerFromCache(r *Response, c *upCommand) bool {
 	e, ok := s.cache.get(c.key)
-	if !ok {
+	if !ok || e.moving != c.moving || e.moving && !s.servable(e) {
 		return false
+	}
+	if e.moving {
+		s.delivered(e.arrived)
 	}
 	s.stats.Hits++
 	s.use(r, c.key, e)
@@ -194,7 +207,7 @@ func (s *Speculator) answerFromCache(r *Response, c *upCommand) bool {
 // belay holds the command on its twin in flight.
 func (s *Speculator) belay(r *Response, c *upCommand) bool {
 	p, ok := s.inflight.byKey[c.key]
-	if !ok || !s.cfg.belay {
+	if !ok || !s.cfg.belay || p.moving != c.moving || p.moving && p.writes != s.pos.writesSent {
 		return false
 	}
 	s.hold(r, p, c.h.ID, c.packet)
@@ -219,7 +232,9 @@ func (s *Speculator) miss(r *Response, c *upCommand) {
 		s.noteSupertypeAsk(c.params)
 	}
 	if s.cfg.cacheOrganic || s.cfg.belay || c.track || s.triggers[c.cmd] {
-		s.track(&inFlight{id: c.h.ID, cmd: c.cmd, key: c.key, subject: subjectOf(c.spec, c.params), epoch: s.susp.epoch})
+		sub := subjectOf(c.spec, c.params)
+		sub.moving = c.moving
+		s.track(&inFlight{id: c.h.ID, cmd: c.cmd, key: c.key, subject: sub, epoch: s.susp.epoch, writes: s.pos.writesSent})
 	}
 	s.forwardUp(r, c.packet)
 }

@@ -72,6 +72,7 @@ type Settings struct {
 	CacheBytes, MaxFrames, InFlight Optional[int]
 	Belay, AnswerAhead              Optional[bool]
 	Families                        Optional[uint16]
+	Consistency                     Optional[int] // a scache.Consistency
 	Logger                          *slog.Logger
 
 	// Journal is a func(scache.JournalEntry): a Relay's, a Proxy's sessions'
@@ -120,7 +121,7 @@ func Collect(sc Scope, opts []Option) (*Settings, error) {
 // SpeculatorOptions reports whether options of a Speculator were given.
 func (st *Settings) SpeculatorOptions() bool {
 	return len(st.Presets) > 0 || st.CacheBytes.Set || st.MaxFrames.Set || st.InFlight.Set || st.Belay.Set ||
-		st.Families.Set || st.AnswerAhead.Set
+		st.Families.Set || st.AnswerAhead.Set || st.Consistency.Set
 }
 
 // Within returns the options of opts that apply to the constructor of

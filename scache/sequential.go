@@ -1,0 +1,135 @@
+package scache
+
+import (
+	"fmt"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// State that moves while the debugger looks. Under suspend policy
+// EVENT_THREAD the other threads run through a stop: their status, their
+// names, the thread list and the thread-group tree may change between two
+// commands of the debugger's threads view. No reply about them is true for
+// a whole epoch, so a linearizable proxy (Linearizable) forwards every such
+// command, a round trip each. Under Sequential (the default) the
+// Speculator asks them at the stop, caches the replies as moving entries,
+// and serves one only if the debugger could not tell it from the VM's own
+// threads having been scheduled a little later:
+//
+//   - (a) it arrived from the VM after every VM packet already delivered
+//     to the debugger: the states behind what the debugger receives, in
+//     the order it receives them, never go back in time;
+//   - (b) no debugger command that changes state (a resume or suspend, an
+//     invocation, SetValues, Interrupt, Stop, …) is unanswered, and the
+//     last one's reply arrived before it: the debugger's own writes are
+//     visible in every answer it gets after them.
+//
+// Positions are counted in the order packets arrive from the VM (at a far
+// half, from the near half, which keeps the VM's order). The VM answers
+// commands in the order it reads them, so a reply that arrived after a
+// write's reply was produced after the write. Otherwise the command is
+// forwarded, as under Linearizable.
+
+// Consistency is the promise a Speculator keeps about state that may
+// change while the debugger looks at it (WithConsistency).
+type Consistency int
+
+const (
+	// Sequential: every reply equals the VM's answer in some real state;
+	// the states behind what the debugger receives never go back in time
+	// and come after every state-changing command it sent before asking.
+	// Replies about running threads (status, name, group, the thread list
+	// and group tree) may be served from speculation. The default.
+	Sequential Consistency = iota
+	// Linearizable: every reply equals the VM's answer at some moment
+	// between the debugger's command and the reply: only state that cannot
+	// change while the debugger looks (suspended threads, class metadata,
+	// objects' types) is served from speculation.
+	Linearizable
+)
+
+// String returns the consistency's name.
+func (c Consistency) String() string {
+	switch c {
+	case Sequential:
+		return "sequential"
+	case Linearizable:
+		return "linearizable"
+	}
+	return fmt.Sprintf("Consistency(%d)", int(c))
+}
+
+// positions are the Speculator's counts of the VM's stream, for moving
+// entries.
+type positions struct {
+	arrived   uint64 // packets from the VM so far
+	delivered uint64 // the position of the newest state delivered to the debugger
+	// writes holds the ids of the debugger's state-changing commands not
+	// yet answered; writeAnswered, the position of the last one's reply.
+	writes        map[uint32]struct{}
+	writeAnswered uint64
+	writesSent    uint64 // state-changing commands sent, ever
+}
+
+// movingCacheable reports whether the reply to m, about state that may
+// change while the debugger looks, may be cached now as a moving entry.
+func (s *Speculator) movingCacheable(spec keySpec, m jdwp.CommandMessage) bool {
+	return s.cfg.consistency == Sequential && spec.moving && s.settled() &&
+		s.susp.kind != running
+}
+
+// servable reports whether a moving entry may answer the debugger now:
+// rules (a) and (b).
+func (s *Speculator) servable(e *entry) bool {
+	return e.arrived >= s.pos.delivered && len(s.pos.writes) == 0 && e.arrived > s.pos.writeAnswered
+}
+
+// onWrite notes a debugger command that changes state, sent with id.
+func (s *Speculator) onWrite(id uint32) error {
+	if len(s.pos.writes) >= s.cfg.maxOrganicIDs {
+		return fmt.Errorf("%d commands that change state are unanswered", len(s.pos.writes))
+	}
+	if s.pos.writes == nil {
+		s.pos.writes = make(map[uint32]struct{})
+	}
+	s.pos.writes[id] = struct{}{}
+	s.pos.writesSent++
+	return nil
+}
+
+// onWriteAnswered notes the reply with id, if it answers a write.
+func (s *Speculator) onWriteAnswered(id uint32) {
+	if _, ok := s.pos.writes[id]; ok {
+		delete(s.pos.writes, id)
+		s.pos.writeAnswered = s.pos.arrived
+	}
+}
+
+// delivered notes that the debugger received state of the VM's position at.
+func (s *Speculator) delivered(at uint64) { s.pos.delivered = max(s.pos.delivered, at) }
+
+// holds reports whether the cache holds a reply for key that may still
+// answer the debugger. A moving entry past the rules is dropped: a fresh
+// one may be asked in its place.
+func (s *Speculator) holds(key Key) bool {
+	e, ok := s.cache.peek(key)
+	if !ok {
+		return false
+	}
+	if e.moving && !s.servable(e) {
+		s.cache.remove(key)
+		return false
+	}
+	return true
+}
+
+// pins reports whether a reply to the command p, delivered to the
+// debugger, tells it a state of the VM at its position: replies to class
+// metadata, object facts and session facts are true in every state the
+// debugger could place them in, and pin nothing.
+func pins(p *inFlight) bool {
+	return p.key == "" || p.life == lifetimeSuspension
+}
+
+// Consistency returns the promise the Speculator keeps (WithConsistency).
+func (s *Speculator) Consistency() Consistency { return s.cfg.consistency }

@@ -1,0 +1,113 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/require"
+)
+
+// eventThreadStop has three threads run, stops thread 1 under suspend
+// policy EVENT_THREAD once, where the debugger shows its threads view, and
+// stops it again: the Speculator knows the threads and that the view is
+// wanted, and threads 2 and 3 run.
+func eventThreadStop(t *testing.T, opts ...scache.Option) *harness {
+	h := threadsWorld(t, 3, false, append([]scache.Option{scache.WithFamilies(scache.FamilyThreads)}, opts...)...)
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+	h.drain()
+	for _, m := range threadsView(false) {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+	}
+	ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
+	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+	h.drain()
+	return h
+}
+
+// threadsView is what a JDI threads view asks: the list, then each
+// thread's status and name (or name and status).
+func threadsView(nameFirst bool) []jdwp.CommandMessage {
+	view := []jdwp.CommandMessage{&jdwp.VMAllThreadsCommand{}}
+	for _, t := range []jdwp.ThreadID{1, 2, 3} {
+		status, name := jdwp.CommandMessage(&jdwp.ThreadStatusCommand{Thread: t}), jdwp.CommandMessage(&jdwp.ThreadNameCommand{Thread: t})
+		if nameFirst {
+			status, name = name, status
+		}
+		view = append(view, status, name)
+	}
+	return view
+}
+
+// TestRunningThreadsViewServedFromTheStop: under Sequential (the default),
+// at a stop that suspends only its thread, the threads view of the
+// running ones goes out with the stop and answers the debugger, each reply
+// the VM's answer then.
+func TestRunningThreadsViewServedFromTheStop(t *testing.T) {
+	h := eventThreadStop(t)
+	sent := len(h.toVM)
+	for _, m := range threadsView(false) {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+		require.Equal(t, sent, len(h.toVM), "%s answered from the stop's speculation", m.Command())
+	}
+
+	h = eventThreadStop(t, scache.WithConsistency(scache.Linearizable))
+	sent = len(h.toVM)
+	got, want := ask(h, &jdwp.ThreadStatusCommand{Thread: 2})
+	require.Equal(t, want, got)
+	require.Equal(t, sent+1, len(h.toVM), "under Linearizable a running thread's status is the VM's, asked then")
+}
+
+// TestAMovingReplyOlderThanOneDeliveredIsNotServed: rule (a). The
+// debugger got a reply that tells a later state (another thread's depth,
+// asked of the VM after the threads ran on): a status speculated before
+// it would take the debugger back in time, and is asked of the VM.
+func TestAMovingReplyOlderThanOneDeliveredIsNotServed(t *testing.T) {
+	h := eventThreadStop(t)
+	ask(h, &jdwp.VMAllThreadsCommand{})
+	h.vm.Tick(3) // threads 2 and 3 run on: their status changes
+	got, want := ask(h, &jdwp.ThreadFrameCountCommand{Thread: 3})
+	require.Equal(t, want, got)
+	sent := len(h.toVM)
+	got, want = ask(h, &jdwp.ThreadStatusCommand{Thread: 2})
+	require.Equal(t, want, got, "the status now, not the one speculated at the stop")
+	require.Equal(t, sent+1, len(h.toVM), "asked of the VM")
+}
+
+// TestTheDebuggersWriteIsSeenByWhatFollows: rule (b). A debugger that
+// changed something (here a local's value) and asks a running thread's
+// status before the VM answered the change gets the VM's answer, which
+// comes after the change: the debugger's own writes are visible in every
+// answer it gets after them. (Once the write's reply reached the
+// debugger, rule (a) alone keeps what was speculated before it out.)
+func TestTheDebuggersWriteIsSeenByWhatFollows(t *testing.T) {
+	h := eventThreadStop(t)
+	ask(h, &jdwp.VMAllThreadsCommand{})
+	th := h.vm.Thread(1)
+	frame := h.vm.FrameID(th, th.Generation, 0)
+	sent := len(h.toVM)
+	h.sendRaw(jdwp.AppendCommand(nil, 900, jdwp.CmdStackFrameSetValues, jdwp.Marshal(&setValues{1, frame, 0, 77}, sizes8)))
+	got, want := ask(h, &jdwp.ThreadStatusCommand{Thread: 2}) // pipelined behind the write
+	require.Equal(t, want, got)
+	require.Equal(t, sent+2, len(h.toVM), "asked of the VM behind the write")
+}
+
+// TestAViewAskedInAnotherOrder: a debugger that asks a thread's name
+// before its status gets the name from speculation; the status,
+// speculated before the name, would go back in time and is asked of the
+// VM. Every reply is the VM's.
+func TestAViewAskedInAnotherOrder(t *testing.T) {
+	h := eventThreadStop(t)
+	ask(h, &jdwp.VMAllThreadsCommand{})
+	sent := len(h.toVM)
+	got, want := ask(h, &jdwp.ThreadNameCommand{Thread: 2})
+	require.Equal(t, want, got)
+	require.Equal(t, sent, len(h.toVM), "the name from speculation")
+	got, want = ask(h, &jdwp.ThreadStatusCommand{Thread: 2})
+	require.Equal(t, want, got)
+	require.Equal(t, sent+1, len(h.toVM), "the status speculated before the name is asked of the VM")
+}
