@@ -54,3 +54,17 @@ func Example() {
 	// synthetic id 0xa0000002 absorbed: true
 	// hit: true id: 2 Main.java
 }
+
+// A tool that must never show the debugger a running thread's state older
+// than its command keeps the linearizable promise; by default a Speculator
+// keeps the sequential one, and serves a threads view of running threads
+// from what it asked at the stop.
+func ExampleWithConsistency() {
+	strict, err := scache.New(scache.WithConsistency(scache.Linearizable))
+	if err != nil {
+		panic(err)
+	}
+	def, _ := scache.New()
+	fmt.Println(strict.Consistency(), def.Consistency())
+	// Output: linearizable sequential
+}
