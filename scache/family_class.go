@@ -90,6 +90,10 @@ func classCommand(cmd jdwp.Command, class jdwp.ReferenceTypeID, method jdwp.Meth
 		return &jdwp.RefTypeInterfacesCommand{RefType: class}
 	case jdwp.CmdReferenceTypeMethodsWithGeneric:
 		return &jdwp.RefTypeMethodsWithGenericCommand{RefType: class}
+	case jdwp.CmdReferenceTypeSignatureWithGeneric:
+		return &jdwp.RefTypeSignatureWithGenericCommand{RefType: class}
+	case jdwp.CmdReferenceTypeFieldsWithGeneric:
+		return &jdwp.RefTypeFieldsWithGenericCommand{RefType: class}
 	case jdwp.CmdMethodLineTable:
 		return &jdwp.MethodLineTableCommand{RefType: class, Method: method}
 	case jdwp.CmdMethodIsObsolete:

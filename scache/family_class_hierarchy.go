@@ -108,43 +108,26 @@ func (s *Speculator) noteSupertypeAsk(m jdwp.CommandMessage) {
 	}
 }
 
+// walkCommands are the class commands a walk asks of supertypes, in the
+// form the Speculator sends.
+var walkCommands = []jdwp.Command{jdwp.CmdClassTypeSuperclass, jdwp.CmdReferenceTypeInterfaces,
+	jdwp.CmdReferenceTypeSignatureWithGeneric, jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdReferenceTypeFieldsWithGeneric}
+
 // supertypeCommand returns the class command cmd about type t, for the
 // commands a walk asks; nil for others.
 func supertypeCommand(cmd jdwp.Command, t jdwp.ReferenceTypeID) jdwp.CommandMessage {
-	switch cmd {
-	case jdwp.CmdClassTypeSuperclass:
-		return &jdwp.ClassTypeSuperclassCommand{RefType: t}
-	case jdwp.CmdReferenceTypeInterfaces:
-		return &jdwp.RefTypeInterfacesCommand{RefType: t}
-	case jdwp.CmdReferenceTypeSignatureWithGeneric:
-		return &jdwp.RefTypeSignatureWithGenericCommand{RefType: t}
-	case jdwp.CmdReferenceTypeMethodsWithGeneric:
-		return &jdwp.RefTypeMethodsWithGenericCommand{RefType: t}
-	case jdwp.CmdReferenceTypeFieldsWithGeneric:
-		return &jdwp.RefTypeFieldsWithGenericCommand{RefType: t}
+	if !slices.Contains(walkCommands, cmd) {
+		return nil
 	}
-	return nil
+	return classCommand(cmd, t, 0)
 }
 
-// supertypeOf returns the type a class command a walk may ask is about.
+// supertypeOf returns the type a class command a walk may ask (or its
+// plain form) is about.
 func supertypeOf(m jdwp.CommandMessage) (jdwp.ReferenceTypeID, bool) {
-	switch m := m.(type) {
-	case *jdwp.ClassTypeSuperclassCommand:
-		return m.RefType, true
-	case *jdwp.RefTypeInterfacesCommand:
-		return m.RefType, true
-	case *jdwp.RefTypeSignatureWithGenericCommand:
-		return m.RefType, true
-	case *jdwp.RefTypeSignatureCommand:
-		return m.RefType, true
-	case *jdwp.RefTypeMethodsWithGenericCommand:
-		return m.RefType, true
-	case *jdwp.RefTypeMethodsCommand:
-		return m.RefType, true
-	case *jdwp.RefTypeFieldsWithGenericCommand:
-		return m.RefType, true
-	case *jdwp.RefTypeFieldsCommand:
-		return m.RefType, true
+	cmd := m.Command()
+	if generic := genericFormOf(m); generic != nil {
+		cmd = generic.Command()
 	}
-	return 0, false
+	return classOf(m), slices.Contains(walkCommands, cmd)
 }
