@@ -43,6 +43,10 @@ type entry struct {
 	used      bool   // a debugger command was answered from it
 	moving    bool   // served only under the rules of sequential.go
 	arrived   uint64 // its position in the VM's stream, of a moving entry
+	// older is the reply of the same moving command that arrived before
+	// this one, if still kept (at most maxRepeats back): a debugger that
+	// asks it twice in a view gets the one that stands where each ask does.
+	older *entry
 }
 
 func (e *entry) size(key Key) int { return len(e.reply) + len(key) + entryOverhead }

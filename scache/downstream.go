@@ -113,6 +113,9 @@ func (s *Speculator) matchReply(r *Response, d *downPacket) bool {
 	delete(s.inflight.pending, d.h.ID)
 	if s.inflight.byKey[p.key] == p {
 		delete(s.inflight.byKey, p.key)
+		if p.moving {
+			s.nextRepeat(p.key)
+		}
 	}
 	d.p = p
 	return false
@@ -161,7 +164,11 @@ func (s *Speculator) keepReply(d *downPacket) bool {
 	}
 	cached := false
 	if p.key != "" && !p.poisoned && (p.synthetic || s.cfg.cacheOrganic) {
-		s.cache.add(p.key, &entry{reply: append([]byte(nil), d.packet...), class: p.class, object: p.object, values: p.values,
+		var older *entry
+		if p.moving {
+			older = s.olderReplies(p.key)
+		}
+		s.cache.add(p.key, &entry{older: older, reply: append([]byte(nil), d.packet...), class: p.class, object: p.object, values: p.values,
 			life:  p.life,
 			epoch: p.epoch, synthetic: p.synthetic, used: !p.synthetic || len(p.waiters) > 0,
 			moving: p.moving, arrived: s.pos.arrived})

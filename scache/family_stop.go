@@ -15,7 +15,7 @@ func (s *Speculator) speculateStop(stop stopEvent) {
 		s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, true)
 	}
 	s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}, true)
-	if s.susp.kind == allSuspended {
+	if s.threadsViewSpeculable() { // with EVENT_THREAD, a moving entry (sequential.go)
 		s.enqueue(&jdwp.ThreadNameCommand{Thread: t}, true)
 	}
 }

@@ -1,6 +1,10 @@
 package scache
 
-import "github.com/jdwpscache/scache/jdwp"
+import (
+	"slices"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
 
 // FamilyThreads: a debugger's threads view at a stop (the thread list,
 // each thread's name, status, depth and, once the debugger asked another
@@ -21,6 +25,7 @@ func (s *Speculator) speculateThreads(stop stopEvent) {
 	case s.threadsViewSpeculable():
 		s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
 		s.enqueueThreadsView(s.stop.threads)
+		s.stop.viewed, s.stop.viewEpoch = true, s.susp.epoch
 	case s.susp.kind == threadSuspended:
 		s.enqueue(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
 	}
@@ -43,8 +48,19 @@ func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
 		return err
 	}
 	ids := m.(*jdwp.ObjectIDsReply).IDs
+	asked := ids
+	if s.stop.viewed && s.stop.viewEpoch == s.susp.epoch {
+		// The view of the last list went out with the stop: only the
+		// threads new since then are left to ask.
+		asked = nil
+		for _, t := range ids {
+			if !slices.Contains(s.stop.threads, t) {
+				asked = append(asked, t)
+			}
+		}
+	}
 	s.stop.threads = append(s.stop.threads[:0], ids...)
-	s.enqueueThreadsView(ids)
+	s.enqueueThreadsView(asked)
 	return nil
 }
 
@@ -55,12 +71,12 @@ func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
 func (s *Speculator) enqueueThreadsView(threads []jdwp.ThreadID) {
 	topFrames := s.learn.wantedOfOthers(jdwp.CmdThreadReferenceFrames)
 	for _, t := range threads {
-		s.enqueue(&jdwp.ThreadStatusCommand{Thread: t}, false)
+		s.enqueueInOrder(&jdwp.ThreadStatusCommand{Thread: t})
 		s.enqueue(&jdwp.ThreadFrameCountCommand{Thread: t}, false)
 		if topFrames && t != s.susp.stopped {
 			s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, false)
 		}
-		s.enqueue(&jdwp.ThreadNameCommand{Thread: t}, false)
+		s.enqueueInOrder(&jdwp.ThreadNameCommand{Thread: t})
 	}
 }
 

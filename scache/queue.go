@@ -72,7 +72,19 @@ func (s *Speculator) queueClosed() bool {
 // through (or let through before: the metadata asked again after a hot
 // swap).
 func (s *Speculator) enqueueKey(key Key, m jdwp.CommandMessage, sub subject, urgent bool) {
+	s.enqueueKeyRepeat(key, m, sub, urgent, false)
+}
+
+// enqueueKeyRepeat is enqueueKey; with repeat, a moving command goes out
+// again even if it is queued or in flight (sequential.go: enqueueInOrder).
+func (s *Speculator) enqueueKeyRepeat(key Key, m jdwp.CommandMessage, sub subject, urgent, repeat bool) {
 	if s.queueClosed() {
+		return
+	}
+	if repeat && sub.moving {
+		s.queue.keys[key] = struct{}{}
+		q := queued{key: key, msg: m, subject: sub}
+		s.queue.waiting = append(s.queue.waiting, q)
 		return
 	}
 	if s.holds(key) && !sub.moving {
@@ -119,14 +131,16 @@ func (s *Speculator) send(r *Response, sc *responseBuffers, list []queued) []que
 		if s.holds(q.key) && !q.subject.moving {
 			continue
 		}
-		if _, ok := s.inflight.byKey[q.key]; ok {
+		if _, ok := s.inflight.byKey[q.key]; ok && !q.subject.moving {
 			continue
 		}
 		id := s.newSyntheticID()
 		p := &inFlight{id: id, cmd: q.key.Command(), key: q.key, subject: q.subject, epoch: s.susp.epoch, synthetic: true,
 			writes: s.pos.writesSent}
 		s.inflight.pending[id] = p
-		s.inflight.byKey[q.key] = p
+		if _, ok := s.inflight.byKey[q.key]; !ok {
+			s.inflight.byKey[q.key] = p // a moving repeat waits behind the first: the debugger's first ask is the first's
+		}
 		s.inflight.synthetic++
 		s.stats.Synthetic++
 		s.learnSent(q)

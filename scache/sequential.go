@@ -133,3 +133,61 @@ func pins(p *inFlight) bool {
 
 // Consistency returns the promise the Speculator keeps (WithConsistency).
 func (s *Speculator) Consistency() Consistency { return s.cfg.consistency }
+
+// enqueueInOrder queues a command of a threads view where it stands in the
+// view. A moving command already queued or in flight (the stopped thread's
+// name, asked with the stop) goes out again: the debugger asks it again in
+// its view, and a reply from before the ones around it there could not be
+// served after them (rule a).
+func (s *Speculator) enqueueInOrder(m jdwp.CommandMessage) {
+	sub, ok := s.admit(m, false)
+	if !ok {
+		return
+	}
+	s.enqueueKeyRepeat(s.newKey(m), m, sub, false, true)
+}
+
+// nextRepeat makes a moving command's next repeat in flight, if any, the
+// one the debugger's asks wait on.
+func (s *Speculator) nextRepeat(key Key) {
+	var next *inFlight
+	for _, q := range s.inflight.pending {
+		if q.key == key && q.synthetic && !q.poisoned && (next == nil || q.id < next.id) {
+			next = q
+		}
+	}
+	if next != nil {
+		s.inflight.byKey[key] = next
+	}
+}
+
+// maxRepeats bounds the older replies kept of a moving command.
+const maxRepeats = 2
+
+// olderReplies returns the replies of the moving command key still
+// cached, newest first, for the next one to keep behind it.
+func (s *Speculator) olderReplies(key Key) *entry {
+	e, ok := s.cache.peek(key)
+	if !ok || !e.moving {
+		return nil
+	}
+	kept := e
+	for n, x := 1, e; x != nil; n, x = n+1, x.older {
+		if n == maxRepeats {
+			x.older = nil
+		}
+	}
+	return kept
+}
+
+// servableReply returns the oldest reply of a moving command's chain
+// (newest first, from e) that the rules let answer the debugger now.
+func (s *Speculator) servableReply(e *entry) (*entry, bool) {
+	var found *entry
+	for x := e; x != nil; x = x.older {
+		if s.servable(x) {
+			found = x
+		}
+	}
+	return found, found != nil
+}

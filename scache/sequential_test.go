@@ -9,16 +9,18 @@ import (
 )
 
 // eventThreadStop has three threads run, stops thread 1 under suspend
-// policy EVENT_THREAD once, where the debugger shows its threads view, and
+// policy EVENT_THREAD once, where the debugger asks its name and shows its
+// threads view, and
 // stops it again: the Speculator knows the threads and that the view is
 // wanted, and threads 2 and 3 run.
 func eventThreadStop(t *testing.T, opts ...scache.Option) *harness {
-	h := threadsWorld(t, 3, false, append([]scache.Option{scache.WithFamilies(scache.FamilyThreads)}, opts...)...)
+	h := threadsWorld(t, 3, false, append([]scache.Option{scache.WithFamilies(scache.FamilyThreads | scache.FamilyStop)}, opts...)...)
 	ask(h, &jdwp.VMIDSizesCommand{})
 	ask(h, &jdwp.VMResumeCommand{})
 	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
 	h.drain()
-	for _, m := range threadsView(false) {
+	// As JDI: the stopped thread's name with the event, then the view.
+	for _, m := range append([]jdwp.CommandMessage{&jdwp.ThreadNameCommand{Thread: 1}}, threadsView(false)...) {
 		got, want := ask(h, m)
 		require.Equal(t, want, got, "%s", m.Command())
 	}
@@ -60,6 +62,22 @@ func TestRunningThreadsViewServedFromTheStop(t *testing.T) {
 	got, want := ask(h, &jdwp.ThreadStatusCommand{Thread: 2})
 	require.Equal(t, want, got)
 	require.Equal(t, sent+1, len(h.toVM), "under Linearizable a running thread's status is the VM's, asked then")
+}
+
+// TestTheStoppedThreadsNameAgainInTheView: JDI asks the stopped thread's
+// name at the stop, then again in its threads view, after the list and the
+// thread's status. The name goes out twice, once where each ask stands, so
+// that neither answer is older than one the debugger saw before it: the
+// whole view is answered from the stop's speculation.
+func TestTheStoppedThreadsNameAgainInTheView(t *testing.T) {
+	h := eventThreadStop(t)
+	sent := len(h.toVM)
+	view := append([]jdwp.CommandMessage{&jdwp.ThreadNameCommand{Thread: 1}}, threadsView(false)...)
+	for _, m := range view {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+		require.Equal(t, sent, len(h.toVM), "%s answered from the stop's speculation", m.Command())
+	}
 }
 
 // TestAMovingReplyOlderThanOneDeliveredIsNotServed: rule (a). The

@@ -91,8 +91,12 @@ type inflightState struct {
 
 // stopMemory is what the Speculator knows of the current stop.
 type stopMemory struct {
-	top       topFrame
-	threads   []jdwp.ThreadID // the last AllThreads reply's, for the next stop's threads view
+	top     topFrame
+	threads []jdwp.ThreadID // the last AllThreads reply's, for the next stop's threads view
+	// viewed: the threads view of s.threads went out at this epoch's stop
+	// (viewEpoch), so an AllThreads reply adds only the threads it did not hold.
+	viewed    bool
+	viewEpoch uint64
 	predictor framePredictor
 	// invoked is the invocation whose thread is back where it stood, while
 	// the suspension it was invoked in goes on (state.go: onSettle).

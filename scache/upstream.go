@@ -191,7 +191,10 @@ func (s *Speculator) lookUp(r *Response, c *upCommand) bool {
 // answerFromCache answers the command from a cached reply, re-tagged.
 func (s *Speculator) answerFromCache(r *Response, c *upCommand) bool {
 	e, ok := s.cache.get(c.key)
-	if !ok || e.moving != c.moving || e.moving && !s.servable(e) {
+	if ok && e.moving {
+		e, ok = s.servableReply(e)
+	}
+	if !ok || e.moving != c.moving {
 		return false
 	}
 	if e.moving {
