@@ -129,3 +129,21 @@ func TestAViewAskedInAnotherOrder(t *testing.T) {
 	require.Equal(t, want, got)
 	require.Equal(t, sent+1, len(h.toVM), "the status speculated before the name is asked of the VM")
 }
+
+// TestTheDebuggersSuspendIsSeenByTheStatusAskedAfterIt: rule (b) with the
+// write the issue names. A debugger that suspends a running thread and
+// asks its status right behind gets the status the VM gives after the
+// suspension (suspended), not the one speculated while the thread ran.
+func TestTheDebuggersSuspendIsSeenByTheStatusAskedAfterIt(t *testing.T) {
+	h := eventThreadStop(t)
+	ask(h, &jdwp.VMAllThreadsCommand{})
+	sent := len(h.toVM)
+	h.sendRaw(jdwp.AppendCommand(nil, 901, jdwp.CmdThreadReferenceSuspend, jdwp.Marshal(&jdwp.ThreadStatusCommand{Thread: 2}, sizes8)))
+	got, _ := ask(h, &jdwp.ThreadStatusCommand{Thread: 2}) // pipelined behind the Suspend
+	now := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, jdwp.PacketID(got), &jdwp.ThreadStatusCommand{Thread: 2}, sizes8))
+	require.Equal(t, now, got, "the VM's answer after the Suspend")
+	var status jdwp.ThreadStatusReply
+	require.NoError(t, jdwp.Unmarshal(jdwp.Data(got), sizes8, &status))
+	require.NotZero(t, status.SuspendStatus, "the thread is suspended in the answer")
+	require.Equal(t, sent+2, len(h.toVM), "asked of the VM behind the Suspend")
+}
