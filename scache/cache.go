@@ -64,6 +64,9 @@ type replyCache struct {
 	values   map[Key]struct{} // the keys of suspension entries that are values (GetValues)
 	// wasted is called for every synthetic entry that leaves unused.
 	wasted func()
+	// chaining: the entry being replaced stays behind its successor (an
+	// older reply of a moving command), so it is not gone.
+	chaining bool
 }
 
 func newReplyCache(maxBytes int, wasted func()) *replyCache {
@@ -86,8 +89,17 @@ func (c *replyCache) onEvict(key Key, e *entry) {
 	default:
 		unindex(c.byClass, e.class, key)
 	}
-	if e.synthetic && !e.used && c.wasted != nil {
-		c.wasted()
+	if !c.chaining {
+		c.drop(e)
+	}
+}
+
+// drop counts as wasted each synthetic reply of e's chain that leaves unused.
+func (c *replyCache) drop(e *entry) {
+	for x := e; x != nil; x = x.older {
+		if x.synthetic && !x.used && c.wasted != nil {
+			c.wasted()
+		}
 	}
 }
 
@@ -113,7 +125,11 @@ func (c *replyCache) add(key Key, e *entry) {
 		}
 		return
 	}
+	if old, ok := c.lru.Peek(key); ok && e.older == old {
+		c.chaining = true
+	}
 	c.lru.Remove(key)
+	c.chaining = false
 	c.lru.Add(key, e)
 	c.bytes += n
 	switch e.life {

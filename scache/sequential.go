@@ -171,13 +171,13 @@ func (s *Speculator) olderReplies(key Key) *entry {
 	if !ok || !e.moving {
 		return nil
 	}
-	kept := e
 	for n, x := 1, e; x != nil; n, x = n+1, x.older {
 		if n == maxRepeats {
+			s.cache.drop(x.older)
 			x.older = nil
 		}
 	}
-	return kept
+	return e
 }
 
 // servableReply returns the oldest reply of a moving command's chain
