@@ -33,21 +33,27 @@ func TestMain(m *testing.M) {
 // point; race_test.go lifts that.
 type session struct {
 	*script
-	h      *harness
-	shadow *scachetest.ModelVM
-	want   map[uint32][]byte // what the debugger must receive for each of its commands
-	sets   map[uint32]bool   // the debugger's EventRequest.Set commands, by id
-	events [][]byte          // the events the VM sent, in order
+	h       *harness
+	shadow  *scachetest.ModelVM
+	want    map[uint32][]byte // what the debugger must receive for each of its commands
+	sets    map[uint32]bool   // the debugger's EventRequest.Set commands, by id
+	events  [][]byte          // the events the VM sent, in order
+	asked   map[uint32][]byte // the debugger's commands, by id
+	history shadowHistory
 }
 
 func newSession(t *rapid.T, opts []scache.Option) *session {
 	vm, d := newWorld(t)
-	s := &session{script: d, want: map[uint32][]byte{}, sets: map[uint32]bool{}}
+	s := &session{script: d, want: map[uint32][]byte{}, sets: map[uint32]bool{}, asked: map[uint32][]byte{}}
 	s.shadow = vm.Clone()
 	s.view = s.shadow
 	s.h = newHarness(t, vm, opts...)
+	s.history.on = sequentialMode(opts)
 	s.emit = func(p []byte) {
+		s.asked[jdwp.PacketID(p)] = p
+		s.history.command(p, s.shadow)
 		s.want[jdwp.PacketID(p)] = s.shadow.Handle(p)
+		s.history.answered(p, s.shadow)
 		if h, err := jdwp.ParseHeader(p); err == nil && h.Cmd() == jdwp.CmdEventRequestSet {
 			s.sets[h.ID] = true
 		}
@@ -66,6 +72,7 @@ func newSession(t *rapid.T, opts []scache.Option) *session {
 func (s *session) event(real, shadow []byte) {
 	require.Equal(s.t, real, shadow, "the shadow VM stays in step")
 	s.events = append(s.events, real)
+	s.history.event(s.shadow)
 	s.h.event(real)
 }
 
@@ -135,6 +142,7 @@ func (s *session) control() {
 		seed := rapid.Uint64().Draw(s.t, "tick")
 		s.h.vm.Tick(seed)
 		s.shadow.Tick(seed)
+		s.history.dirty = true
 		if rapid.IntRange(0, 5).Draw(s.t, "skipRequestIDs") == 0 {
 			// Requests the debugger did not make take ids: the order breaks.
 			s.h.vm.SkipRequestIDs(1)
@@ -220,6 +228,7 @@ func (s *session) newStrings(top, shadow scachetest.ModelFrame) {
 func (s *session) check() {
 	got := map[uint32]int{}
 	names := newRenaming(s.t)
+	seq := sequentialCheck{h: &s.history}
 	var events [][]byte
 	for _, p := range s.h.toDebugger {
 		h, err := jdwp.ParseHeader(p)
@@ -227,12 +236,18 @@ func (s *session) check() {
 		require.False(s.t, scache.IsSyntheticID(h.ID), "a synthetic id reached the debugger: %v", h)
 		if !h.IsReply() {
 			events = append(events, p)
+			seq.sawEvent()
 			continue
 		}
 		got[h.ID]++
 		want, ok := s.want[h.ID]
 		require.True(s.t, ok, "a reply to id %d, which the debugger never sent", h.ID)
 		if s.sets[h.ID] && names.requestIDs(want, p) {
+			continue
+		}
+		cmd := jdwp.Header{}
+		_ = cmd.Parse(s.asked[h.ID])
+		if seq.sawReply(cmd.Cmd(), s.asked[h.ID], p, want) {
 			continue
 		}
 		require.Equal(s.t, want, p, "reply to id %d", h.ID)
