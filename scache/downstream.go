@@ -113,8 +113,8 @@ func (s *Speculator) matchReply(r *Response, d *downPacket) bool {
 	delete(s.inflight.pending, d.h.ID)
 	if s.inflight.byKey[p.key] == p {
 		delete(s.inflight.byKey, p.key)
-		if p.moving {
-			s.nextRepeat(p.key)
+		if next := s.nextRepeat(p); next != nil {
+			s.inflight.byKey[p.key] = next
 		}
 	}
 	d.p = p

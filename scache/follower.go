@@ -59,9 +59,10 @@ func (s *Speculator) register(packet []byte, poisoned bool) error {
 			return fmt.Errorf("announced %s: %w", cmd, err)
 		}
 		p.key, p.subject = keyOf(h, packet), subjectOf(spec, m)
-		if spec.life == lifetimeSuspension && !s.stateCacheable(spec, m) {
-			p.moving = s.movingCacheable(spec, m)
-			p.poisoned = p.poisoned || !p.moving
+		if spec.life == lifetimeSuspension {
+			var cacheable bool
+			cacheable, p.moving = s.suspensionCacheable(spec, m)
+			p.poisoned = p.poisoned || !cacheable
 		}
 		p.writes = s.pos.writesSent
 	}
@@ -69,9 +70,7 @@ func (s *Speculator) register(packet []byte, poisoned bool) error {
 	s.inflight.synthetic++
 	s.stats.Synthetic++
 	if p.key != "" && !p.poisoned && s.cfg.belay {
-		if _, ok := s.inflight.byKey[p.key]; !ok {
-			s.inflight.byKey[p.key] = p
-		}
+		s.belayOn(p)
 	}
 	return nil
 }

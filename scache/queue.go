@@ -52,9 +52,9 @@ func (s *Speculator) admit(m jdwp.CommandMessage, asked bool) (subject, bool) {
 	}
 	sub := subjectOf(spec, m)
 	if spec.life == lifetimeSuspension {
-		cacheable := s.stateCacheable(spec, m)
-		sub.moving = !cacheable && s.movingCacheable(spec, m)
-		if !cacheable && !sub.moving || !asked && !s.learn.allows(m) {
+		var cacheable bool
+		cacheable, sub.moving = s.suspensionCacheable(spec, m)
+		if !cacheable || !asked && !s.learn.allows(m) {
 			return subject{}, false
 		}
 	}
@@ -81,20 +81,16 @@ func (s *Speculator) enqueueKeyRepeat(key Key, m jdwp.CommandMessage, sub subjec
 	if s.queueClosed() {
 		return
 	}
-	if repeat && sub.moving {
-		s.queue.keys[key] = struct{}{}
-		q := queued{key: key, msg: m, subject: sub}
-		s.queue.waiting = append(s.queue.waiting, q)
-		return
-	}
-	if s.holds(key) && !sub.moving {
-		return // a moving entry is asked again: the debugger's next view wants a reply newer than what it was shown since
-	}
-	if _, ok := s.inflight.byKey[key]; ok {
-		return
-	}
-	if _, ok := s.queue.keys[key]; ok {
-		return
+	if !repeat || !sub.moving {
+		if s.holds(key) && !sub.moving {
+			return // a moving entry is asked again: the debugger's next view wants a reply newer than what it was shown since
+		}
+		if _, ok := s.inflight.byKey[key]; ok {
+			return
+		}
+		if _, ok := s.queue.keys[key]; ok {
+			return
+		}
 	}
 	s.queue.keys[key] = struct{}{}
 	q := queued{key: key, msg: m, subject: sub}
@@ -138,9 +134,7 @@ func (s *Speculator) send(r *Response, sc *responseBuffers, list []queued) []que
 		p := &inFlight{id: id, cmd: q.key.Command(), key: q.key, subject: q.subject, epoch: s.susp.epoch, synthetic: true,
 			writes: s.pos.writesSent}
 		s.inflight.pending[id] = p
-		if _, ok := s.inflight.byKey[q.key]; !ok {
-			s.inflight.byKey[q.key] = p // a moving repeat waits behind the first: the debugger's first ask is the first's
-		}
+		s.belayOn(p)
 		s.inflight.synthetic++
 		s.stats.Synthetic++
 		s.learnSent(q)

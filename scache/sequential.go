@@ -71,11 +71,15 @@ type positions struct {
 	writesSent    uint64 // state-changing commands sent, ever
 }
 
-// movingCacheable reports whether the reply to m, about state that may
-// change while the debugger looks, may be cached now as a moving entry.
-func (s *Speculator) movingCacheable(spec keySpec, m jdwp.CommandMessage) bool {
-	return s.cfg.consistency == Sequential && spec.moving && s.settled() &&
-		s.susp.kind != running
+// suspensionCacheable reports whether the reply to m, a suspension
+// command, may be cached now, and whether as a moving entry: about state
+// that may change while the debugger looks, cached under Sequential only.
+func (s *Speculator) suspensionCacheable(spec keySpec, m jdwp.CommandMessage) (cacheable, moving bool) {
+	if s.stateCacheable(spec, m) {
+		return true, false
+	}
+	moving = s.cfg.consistency == Sequential && spec.moving && s.settled() && s.susp.kind != running
+	return moving, moving
 }
 
 // servable reports whether a moving entry may answer the debugger now:
@@ -124,12 +128,8 @@ func (s *Speculator) holds(key Key) bool {
 }
 
 // pins reports whether a reply to the command p, delivered to the
-// debugger, tells it a state of the VM at its position: replies to class
-// metadata, object facts and session facts are true in every state the
-// debugger could place them in, and pin nothing.
-func pins(p *inFlight) bool {
-	return p.key == "" || p.life == lifetimeSuspension
-}
+// debugger, tells it a state of the VM at its position (PinsState).
+func pins(p *inFlight) bool { return PinsState(p.cmd) }
 
 // Consistency returns the promise the Speculator keeps (WithConsistency).
 func (s *Speculator) Consistency() Consistency { return s.cfg.consistency }
@@ -147,18 +147,33 @@ func (s *Speculator) enqueueInOrder(m jdwp.CommandMessage) {
 	s.enqueueKeyRepeat(s.newKey(m), m, sub, false, true)
 }
 
-// nextRepeat makes a moving command's next repeat in flight, if any, the
-// one the debugger's asks wait on.
-func (s *Speculator) nextRepeat(key Key) {
-	var next *inFlight
-	for _, q := range s.inflight.pending {
-		if q.key == key && q.synthetic && !q.poisoned && (next == nil || q.id < next.id) {
-			next = q
+// belayOn makes p, just sent or adopted, the command in flight the
+// debugger's asks of its key wait on; a moving repeat of one already in
+// flight goes behind the last repeat, the first's answering the first ask.
+func (s *Speculator) belayOn(p *inFlight) {
+	first, ok := s.inflight.byKey[p.key]
+	if !ok {
+		s.inflight.byKey[p.key] = p
+		return
+	}
+	if !p.moving {
+		return
+	}
+	for first.repeat != nil {
+		first = first.repeat
+	}
+	first.repeat = p
+}
+
+// nextRepeat returns the repeat behind p still to be answered, if any,
+// for the debugger's asks to wait on once p's reply arrived.
+func (s *Speculator) nextRepeat(p *inFlight) *inFlight {
+	for q := p.repeat; q != nil; q = q.repeat {
+		if !q.poisoned && s.inflight.pending[q.id] == q {
+			return q
 		}
 	}
-	if next != nil {
-		s.inflight.byKey[key] = next
-	}
+	return nil
 }
 
 // maxRepeats bounds the older replies kept of a moving command.

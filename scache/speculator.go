@@ -120,8 +120,9 @@ type inFlight struct {
 	subject
 	epoch     uint64 // the suspension epoch it was sent in
 	synthetic bool
-	poisoned  bool   // invalidated while in flight: the reply answers waiters but is not cached
-	writes    uint64 // the state-changing commands the debugger had sent when it was sent (sequential.go)
+	poisoned  bool      // invalidated while in flight: the reply answers waiters but is not cached
+	writes    uint64    // the state-changing commands the debugger had sent when it was sent (sequential.go)
+	repeat    *inFlight // the next repeat of the same moving command, sent while this one was in flight (sequential.go)
 	waiters   []*heldCommand
 }
 

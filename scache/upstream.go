@@ -169,9 +169,8 @@ func (s *Speculator) lookUp(r *Response, c *upCommand) bool {
 			return true
 		}
 		c.spec, c.params = spec, m
-		if spec.life == lifetimeSuspension && !s.stateCacheable(spec, m) {
-			c.moving = s.movingCacheable(spec, m)
-			ok = c.moving
+		if spec.life == lifetimeSuspension {
+			ok, c.moving = s.suspensionCacheable(spec, m)
 		}
 	}
 	if !ok {
