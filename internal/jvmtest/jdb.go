@@ -58,7 +58,7 @@ type jdbSession struct {
 	changed chan struct{} // closed and replaced whenever output arrives or jdb exits
 	exited  bool
 
-	resumed []span // the output of each command that let the program run
+	resumed []span // the output of each command that let the program run, and of the first one (setBreakpoint)
 }
 
 // span is a range of a jdb session's output, [start, end).
@@ -112,7 +112,7 @@ func RunJdb(t testing.TB, addr string, o DriverOptions) (string, time.Duration) 
 	s.awaitPrompts(1) // "VM Started", the main thread suspended
 	start := time.Now()
 	line := Line("Debuggee.java", "marker")
-	s.do(fmt.Sprintf("stop at Debuggee:%d", line))
+	s.setBreakpoint(fmt.Sprintf("stop at Debuggee:%d", line))
 	for stop := 1; stop <= o.Stops; stop++ {
 		s.resume("cont")
 		commands := []string{"where", "locals", "dump this", "next", "locals", "next", "locals"}
@@ -202,6 +202,32 @@ func (s *jdbSession) do(command string) {
 	s.mu.Unlock()
 	s.enter(command)
 	s.awaitPrompts(prompts + 1)
+}
+
+// breakpointSet matches what jdb prints once a stop command is done: the
+// breakpoint set, or deferred until its class loads.
+var breakpointSet = regexp.MustCompile(`(?m)^(Set breakpoint .*|It will be set after the class is loaded\.)$`)
+
+// setBreakpoint types the first command, a stop command, whose output
+// races the last of jdb's start-up prompts (printed before or after it),
+// and waits for both: the span is kept in one order, as a resumed
+// command's (see transcript).
+func (s *jdbSession) setBreakpoint(command string) {
+	s.t.Helper()
+	s.mu.Lock()
+	start := s.out.Len()
+	prompts := strings.Count(s.out.String(), jdbPrompt)
+	s.mu.Unlock()
+	s.enter(command)
+	end := start
+	s.await(func(out string, exited bool) bool {
+		if exited {
+			s.t.Fatalf("jdb exited while %q was pending:\n%s", command, out)
+		}
+		end = len(out)
+		return breakpointSet.MatchString(out[start:]) && strings.Count(out, jdbPrompt) > prompts
+	})
+	s.resumed = append(s.resumed, span{start, end})
 }
 
 // resume types a command that lets the program run until it stops again
