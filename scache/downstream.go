@@ -135,7 +135,7 @@ func (s *Speculator) deliver(r *Response, d *downPacket) bool {
 		r.Outcome = Absorbed
 		r.Journal.Downstream = append(r.Journal.Downstream, d.packet)
 	} else {
-		if pins(p) {
+		if s.pins(p) {
 			s.delivered(s.pos.arrived)
 		}
 		s.forwardDown(r, d.packet)
@@ -214,7 +214,7 @@ func (s *Speculator) answerWaiters(r *Response, p *inFlight, reply []byte) {
 			continue
 		}
 		hc.answered = true
-		if pins(p) {
+		if s.pins(p) {
 			s.delivered(s.pos.arrived)
 		}
 		b := s.retag(&s.scratch.down, reply, hc.id)

@@ -40,6 +40,14 @@ func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
 			return err
 		}
 		s.learnClasses(m.Classes)
+	case jdwp.CmdVirtualMachineAllThreads:
+		// Asked at a stop or while threads run, the list is the next stop's
+		// best guess of its threads (FamilyThreads).
+		var m jdwp.ObjectIDsReply
+		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
+			return err
+		}
+		s.stop.threads = append(s.stop.threads[:0], m.IDs...)
 	}
 	return s.dispatchReply(p, data)
 }

@@ -25,7 +25,7 @@ func (s *Speculator) speculateThreads(stop stopEvent) {
 	case s.threadsViewSpeculable():
 		s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
 		s.enqueueThreadsView(s.stop.threads)
-		s.stop.viewed, s.stop.viewEpoch = true, s.susp.epoch
+		s.stop.viewed, s.stop.viewEpoch = append(s.stop.viewed[:0], s.stop.threads...), s.susp.epoch
 	case s.susp.kind == threadSuspended:
 		s.enqueue(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
 	}
@@ -37,8 +37,11 @@ func (s *Speculator) threadsViewSpeculable() bool {
 	return s.susp.kind == allSuspended || s.susp.kind == threadSuspended && s.cfg.consistency == Sequential
 }
 
-// onAllThreads asks, while every thread is suspended, for each thread's
-// status, depth and name, as a debugger's threads view does.
+// onAllThreads asks, while every thread is suspended (or, under
+// Sequential, the stopped one), for each thread's status, depth and name,
+// as a debugger's threads view does: of every thread the list holds, or,
+// when the view of the last list went out with this stop, of the threads
+// new since.
 func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
 	if !s.threadsViewSpeculable() {
 		return nil
@@ -47,19 +50,10 @@ func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
 	if err != nil {
 		return err
 	}
-	ids := m.(*jdwp.ObjectIDsReply).IDs
-	asked := ids
-	if s.stop.viewed && s.stop.viewEpoch == s.susp.epoch {
-		// The view of the last list went out with the stop: only the
-		// threads new since then are left to ask.
-		asked = nil
-		for _, t := range ids {
-			if !slices.Contains(s.stop.threads, t) {
-				asked = append(asked, t)
-			}
-		}
+	asked := m.(*jdwp.ObjectIDsReply).IDs
+	if s.stop.viewEpoch == s.susp.epoch {
+		asked = slices.DeleteFunc(slices.Clone(asked), func(t jdwp.ThreadID) bool { return slices.Contains(s.stop.viewed, t) })
 	}
-	s.stop.threads = append(s.stop.threads[:0], ids...)
 	s.enqueueThreadsView(asked)
 	return nil
 }

@@ -80,10 +80,13 @@ var keyable = map[jdwp.Command]keySpec{
 	jdwp.CmdObjectReferenceReferenceType: {life: lifetimeObject},
 	jdwp.CmdStringReferenceValue:         {life: lifetimeObject},
 	jdwp.CmdArrayReferenceLength:         {life: lifetimeObject}, // an array's length never changes
-	jdwp.CmdThreadReferenceName:          {life: lifetimeSuspension, moving: true},
+	// A thread's name is a field of its object (java.lang.Thread's name,
+	// which ThreadReference.Name reads): any thread that runs may rename
+	// it, and so may an ObjectReference.SetValues of the thread
+	// (onThreadFieldsSet).
+	jdwp.CmdThreadReferenceName: {life: lifetimeSuspension, moving: true},
 	// A suspended thread's status stays what it was (it runs no code: it
-	// cannot block, wait or sleep) whatever the others do. Not its name:
-	// any thread may rename another.
+	// cannot block, wait or sleep) whatever the others do.
 	jdwp.CmdThreadReferenceStatus:    {life: lifetimeSuspension, threadLocal: true, moving: true},
 	jdwp.CmdVirtualMachineAllThreads: {life: lifetimeSuspension, moving: true},
 	// The thread-group tree a threads view walks (jdb's threads): the top
@@ -92,10 +95,11 @@ var keyable = map[jdwp.Command]keySpec{
 	// a group's name and parent are set when it is made.
 	jdwp.CmdVirtualMachineTopLevelThreadGroups: {life: lifetimeSuspension, moving: true},
 	jdwp.CmdThreadGroupReferenceChildren:       {life: lifetimeSuspension, moving: true},
-	jdwp.CmdThreadReferenceThreadGroup:         {life: lifetimeSuspension, threadLocal: true, moving: true},
-	jdwp.CmdThreadGroupReferenceName:           {life: lifetimeObject},
-	jdwp.CmdThreadGroupReferenceParent:         {life: lifetimeObject},
-	jdwp.CmdObjectReferenceGetValues:           {life: lifetimeSuspension, values: true},
+	// A thread's group is a field of its object, as its name is.
+	jdwp.CmdThreadReferenceThreadGroup: {life: lifetimeSuspension, threadLocal: true, moving: true},
+	jdwp.CmdThreadGroupReferenceName:   {life: lifetimeObject},
+	jdwp.CmdThreadGroupReferenceParent: {life: lifetimeObject},
+	jdwp.CmdObjectReferenceGetValues:   {life: lifetimeSuspension, values: true},
 	// A type's static field values: only running code or ClassType.SetValues
 	// changes them.
 	jdwp.CmdReferenceTypeGetValues: {life: lifetimeSuspension, values: true},

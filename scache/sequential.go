@@ -128,8 +128,15 @@ func (s *Speculator) holds(key Key) bool {
 }
 
 // pins reports whether a reply to the command p, delivered to the
-// debugger, tells it a state of the VM at its position (PinsState).
-func pins(p *inFlight) bool { return PinsState(p.cmd) }
+// debugger now, tells it a state of the VM at its position (PinsState).
+// A reply cached as true for its whole epoch (a suspended thread's frames
+// or values, asked in the epoch that goes on) is the VM's answer in every
+// state of the epoch: it pins none, and what was speculated about the
+// running threads earlier in the epoch may still follow it.
+func (s *Speculator) pins(p *inFlight) bool {
+	stable := p.key != "" && !p.moving && !p.poisoned && p.epoch == s.susp.epoch
+	return PinsState(p.cmd) && !stable
+}
 
 // Consistency returns the promise the Speculator keeps (WithConsistency).
 func (s *Speculator) Consistency() Consistency { return s.cfg.consistency }

@@ -91,11 +91,13 @@ type inflightState struct {
 
 // stopMemory is what the Speculator knows of the current stop.
 type stopMemory struct {
-	top     topFrame
-	threads []jdwp.ThreadID // the last AllThreads reply's, for the next stop's threads view
-	// viewed: the threads view of s.threads went out at this epoch's stop
-	// (viewEpoch), so an AllThreads reply adds only the threads it did not hold.
-	viewed    bool
+	top topFrame
+	// threads are the last AllThreads reply's, whenever it came: the next
+	// stop's guess of the threads its view shows (facts.go).
+	threads []jdwp.ThreadID
+	// viewed are the threads whose view went out at the stop of epoch
+	// viewEpoch: an AllThreads reply of that epoch adds the others only.
+	viewed    []jdwp.ThreadID
 	viewEpoch uint64
 	predictor framePredictor
 	// invoked is the invocation whose thread is back where it stood, while
@@ -328,7 +330,7 @@ func (s *Speculator) clearAll() {
 	s.susp = suspension{epoch: s.susp.epoch + 1, unsettled: s.susp.unsettled}
 	s.stop.top = topFrame{}
 	s.stop.predictor = framePredictor{}
-	s.stop.threads = nil
+	s.stop.threads, s.stop.viewed = nil, nil
 	clear(s.prepared)
 	clear(s.redefined)
 	s.again.reset()

@@ -42,9 +42,17 @@ type suspension struct {
 
 // unsettled is a command that may let threads run, sent and not answered.
 type unsettled struct {
-	resume bool          // VirtualMachine.Resume or ThreadReference.Resume
-	kind   suspendKind   // what was known suspended when it was sent
-	thread jdwp.ObjectID // with threadSuspended
+	resume bool // VirtualMachine.Resume or ThreadReference.Resume
+	// resumed is the thread a ThreadReference.Resume resumes (0: another
+	// command).
+	resumed jdwp.ObjectID
+	// elsewhere: a resume of another thread than the one a stop event that
+	// arrived after it suspended (othersResumed); processed before or after
+	// that event, it does not touch the suspension, and its reply changes
+	// nothing in it. It still decides the next event.
+	elsewhere bool
+	kind      suspendKind   // what was known suspended when it was sent
+	thread    jdwp.ObjectID // with threadSuspended
 	// call is the invocation this command is, if it is one.
 	call invocation
 }
@@ -105,6 +113,9 @@ var letRun = map[jdwp.Command]bool{
 func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data []byte) (track bool, err error) {
 	if tr.changesValues {
 		s.endValues()
+		if cmd == jdwp.CmdObjectReferenceSetValues {
+			s.onThreadFieldsSet(jdwp.NewReader(data, s.sizes).ObjectID())
+		}
 		return false, nil
 	}
 	if !tr.endsEpoch {
@@ -116,6 +127,11 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 	}
 	u := unsettled{kind: known, thread: s.susp.thread,
 		resume: cmd == jdwp.CmdVirtualMachineResume || cmd == jdwp.CmdThreadReferenceResume}
+	if cmd == jdwp.CmdThreadReferenceResume {
+		if m, err := s.decodeParams(cmd, data); err == nil {
+			u.resumed = m.(*jdwp.ThreadResumeCommand).Thread
+		}
+	}
 	if m, ok := s.invocation(cmd, data); ok {
 		t, options := m.Invoking()
 		u.call = invocation{back: stopEvent{thread: t, invoked: true}, method: m.Invoked(),
@@ -142,8 +158,8 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		s.stop.predictor.resumed(0, true)
 	case jdwp.CmdThreadReferenceResume:
 		s.susp.kind = running
-		if m, err := s.decodeParams(cmd, data); err == nil {
-			s.stop.predictor.resumed(m.(*jdwp.ThreadResumeCommand).Thread, false)
+		if u.resumed != 0 {
+			s.stop.predictor.resumed(u.resumed, false)
 		}
 	case jdwp.CmdVirtualMachineSuspend:
 		return true, nil // all threads are suspended once it is answered
@@ -152,7 +168,19 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 }
 
 // settled reports whether no command that may let threads run is unanswered.
-func (s *Speculator) settled() bool { return len(s.susp.unsettled) == 0 }
+func (s *Speculator) settled() bool {
+	for _, u := range s.susp.unsettled {
+		if !u.elsewhere {
+			return false
+		}
+	}
+	return true
+}
+
+// pending reports whether any command that may let threads run is
+// unanswered, elsewhere or not: an event that arrives now may have been
+// sent before the VM processed it.
+func (s *Speculator) pending() bool { return len(s.susp.unsettled) > 0 }
 
 // afterTheResume reports whether an event of thread t that arrives now was
 // certainly generated after the VM processed the unanswered commands: the
@@ -168,6 +196,25 @@ func (s *Speculator) afterTheResume(t jdwp.ObjectID) bool {
 		return u.resume && (u.kind == allSuspended || u.kind == threadSuspended && u.thread == t)
 	}
 	return false
+}
+
+// othersResumed reports whether a stop of thread t that suspends only t
+// (policy) holds whenever the VM processes the unanswered commands: each
+// is a ThreadReference.Resume of another thread. Before or after the
+// event, resuming another thread leaves t where its event suspended it.
+// (Under SUSPEND_ALL the event suspends the resumed thread too, which a
+// resume processed after it lets run again: not so.) A debugger that lets
+// each worker go at its breakpoint while another stops sends exactly that.
+func (s *Speculator) othersResumed(t jdwp.ObjectID, policy jdwp.SuspendPolicy) bool {
+	if policy != jdwp.SuspendPolicyEventThread {
+		return false
+	}
+	for _, u := range s.susp.unsettled {
+		if u.resumed == 0 || u.resumed == t {
+			return false
+		}
+	}
+	return true
 }
 
 // onSettle takes note of the reply to an unsettled command, if reply is one.
@@ -188,6 +235,9 @@ func (s *Speculator) onSettle(id uint32) {
 		return
 	}
 	delete(s.susp.unsettled, id)
+	if u.elsewhere {
+		return
+	}
 	s.endEpoch()
 	s.stop.invoked = invocation{}
 	t := u.call.back.thread
@@ -259,6 +309,26 @@ func (s *Speculator) onThreadNotSuspended(p *inFlight, code jdwp.ErrorCode) bool
 	return true
 }
 
+// onThreadFieldsSet drops what the Speculator holds of the name and group
+// of thread object, whose fields an ObjectReference.SetValues may have
+// changed (java.lang.Thread's name and group, which ThreadReference.Name
+// and ThreadGroup read). Replies in flight were answered before the change:
+// they still answer their held commands, but are not cached. A moving
+// entry stays: rule (b) keeps every reply from before a debugger's write
+// out (sequential.go).
+func (s *Speculator) onThreadFieldsSet(object jdwp.ObjectID) {
+	for _, m := range []jdwp.CommandMessage{&jdwp.ThreadNameCommand{Thread: object}, &jdwp.ThreadGroupOfCommand{Thread: object}} {
+		key := NewKey(m, s.sizes)
+		if e, ok := s.cache.peek(key); ok && !e.moving {
+			s.cache.remove(key)
+		}
+		if p, ok := s.inflight.byKey[key]; ok && !p.moving {
+			p.poisoned = true
+			delete(s.inflight.byKey, key)
+		}
+	}
+}
+
 // onStopEvents updates the suspension for an event composite: events mean
 // the VM ran. It returns the thread to speculate about, if the composite
 // stopped one at a location, and whether that was a step.
@@ -280,15 +350,27 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool
 		// command leaves them once it is answered.
 		return stopEvent{}, false
 	}
-	if !s.settled() {
-		if !found || !s.afterTheResume(stop.thread) {
+	if s.pending() {
+		switch {
+		case found && s.afterTheResume(stop.thread):
+			// The VM has processed the resume: its reply changes nothing.
+			clear(s.susp.unsettled)
+		case found && s.othersResumed(stop.thread, c.SuspendPolicy):
+			// What the VM has not processed cannot change this stop.
+			for id, u := range s.susp.unsettled {
+				u.elsewhere = true
+				s.susp.unsettled[id] = u
+			}
+		default:
 			// The VM may have sent the event before it processed a command
 			// that lets threads run (race 1 of the package documentation).
+			for id, u := range s.susp.unsettled {
+				u.elsewhere = false
+				s.susp.unsettled[id] = u
+			}
 			s.susp.kind = running
 			return stopEvent{}, false
 		}
-		// The VM has processed the resume: its reply changes nothing.
-		clear(s.susp.unsettled)
 	}
 	switch c.SuspendPolicy {
 	case jdwp.SuspendPolicyAll:

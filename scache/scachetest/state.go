@@ -280,7 +280,11 @@ func (vm *ModelVM) frameAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer)
 }
 
 func (vm *ModelVM) objectAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer) jdwp.ErrorCode {
-	o, ok := vm.objects[r.ObjectID()]
+	id := r.ObjectID()
+	o, ok := vm.objects[id]
+	if t := vm.threads[id]; !ok && t != nil && cmd == jdwp.CmdObjectReferenceSetValues {
+		return vm.setThreadFields(t, r)
+	}
 	if !ok {
 		return jdwp.ErrInvalidObject
 	}
@@ -313,6 +317,32 @@ func (vm *ModelVM) objectAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer
 				return jdwp.ErrInvalidFieldID
 			}
 			o.Fields[f] = r.UntaggedValue(old.Tag)
+		}
+	}
+	if r.Err() != nil {
+		return jdwp.ErrIllegalArgument
+	}
+	return jdwp.ErrNone
+}
+
+// ThreadNameField is the field of a thread object that holds its name, as
+// java.lang.Thread's name field does: ObjectReference.SetValues of a string
+// there renames the thread (ThreadReference.Name reads the field). It is
+// the one field of a thread object the model knows, and only to set.
+const ThreadNameField jdwp.FieldID = 0x7e
+
+func (vm *ModelVM) setThreadFields(t *ModelThread, r *jdwp.Reader) jdwp.ErrorCode {
+	n := r.Count(1)
+	for i := 0; i < n; i++ {
+		if r.FieldID() != ThreadNameField {
+			return jdwp.ErrInvalidFieldID
+		}
+		o, ok := vm.objects[r.ObjectID()]
+		if !ok || o.String == nil {
+			return jdwp.ErrTypeMismatch
+		}
+		if r.Err() == nil {
+			t.Name = *o.String
 		}
 	}
 	if r.Err() != nil {

@@ -1,0 +1,114 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/scachetest"
+	"github.com/stretchr/testify/require"
+)
+
+// workersStopped has three threads run, stops thread 1 under suspend
+// policy EVENT_THREAD, where the debugger looks at its frames and name, and
+// lets the VM answer everything: a debugger of workers, looking at one.
+func workersStopped(t *testing.T) *harness {
+	h := threadsWorld(t, 3, false, scache.WithFamilies(scache.FamilyStop|scache.FamilyThreads))
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+	h.drain()
+	for _, m := range []jdwp.CommandMessage{&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1},
+		&jdwp.ThreadNameCommand{Thread: 1}} {
+		got, want := ask(h, m)
+		require.Equal(t, want, got)
+	}
+	return h
+}
+
+// TestAStopWhileAnotherThreadsResumeIsUnanswered: the debugger lets
+// worker 1 go (ThreadReference.Resume) and, before the reply, worker 2's
+// breakpoint event arrives. Processed before or after that event, the
+// resume of another thread leaves worker 2 suspended: its stop is
+// speculated at once, and what was speculated still answers the debugger
+// after the resume's reply.
+func TestAStopWhileAnotherThreadsResumeIsUnanswered(t *testing.T) {
+	h := workersStopped(t)
+	h.send(&jdwp.ThreadResumeCommand{Thread: 1}) // not answered yet
+	sent := h.stopEvent(2, jdwp.SuspendPolicyEventThread)
+	require.Positive(t, sent[jdwp.CmdThreadReferenceFrames], "worker 2's frames go out with its stop: %v", sent)
+	h.drain() // the resume's reply, then the speculation's
+	before := len(h.toVM)
+	got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: 2, StartFrame: 0, Length: -1})
+	require.Equal(t, want, got)
+	require.Equal(t, before, len(h.toVM), "answered from the stop's speculation, after the resume's reply")
+}
+
+// TestAStopOfTheThreadBeingResumedIsNotTrusted: the debugger resumes
+// worker 2, which it did not know suspended. Worker 3's stop arrives (and
+// is trusted: othersResumed), and then one of worker 2 that the VM sent
+// before it processed the resume: worker 2 runs once the resume is
+// processed, so its stop is not trusted, and each ask of its frames
+// reaches the VM (none is held on an earlier one, as it would be for a
+// suspended thread).
+func TestAStopOfTheThreadBeingResumedIsNotTrusted(t *testing.T) {
+	h := workersStopped(t)
+	ev3, ok := h.vm.Stop(3, jdwp.SuspendPolicyEventThread)
+	require.True(t, ok)
+	ev2, ok := h.vm.Stop(2, jdwp.SuspendPolicyEventThread)
+	require.True(t, ok)
+	h.send(&jdwp.ThreadResumeCommand{Thread: 2}) // reaches the VM after both events
+	h.event(ev3)
+	h.event(ev2)
+	frames := &jdwp.ThreadFramesCommand{Thread: 2, StartFrame: 0, Length: -1}
+	first, second := h.send(frames), h.send(frames)
+	h.drain()
+	asked := 0
+	for _, p := range h.toVM {
+		if id := jdwp.PacketID(p); id == first || id == second {
+			asked++
+		}
+	}
+	require.Equal(t, 2, asked, "both asks of a thread that may run reach the VM")
+	want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, second, frames, sizes8))
+	require.Equal(t, want, h.replyTo(second), "worker 2 runs: the VM's answer")
+}
+
+// TestSettingAThreadsNameFieldRenamesIt: a thread's name is a field of its
+// object (java.lang.Thread.name); ObjectReference.SetValues of it renames
+// the thread, and the name cached at the stop is not served after it.
+func TestSettingAThreadsNameFieldRenamesIt(t *testing.T) {
+	h := threadsWorld(t, 2, false, scache.WithFamilies(scache.FamilyThreads))
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	h.stopEvent(1, jdwp.SuspendPolicyAll)
+	h.drain()
+	got, want := ask(h, &jdwp.ThreadNameCommand{Thread: 2})
+	require.Equal(t, want, got)
+	name := h.vm.NewString("renamed")
+	h.sendRaw(jdwp.AppendCommand(nil, 700, jdwp.CmdObjectReferenceSetValues, func() []byte {
+		w := jdwp.NewWriter(sizes8)
+		w.ObjectID(2)
+		w.Int32(1)
+		w.FieldID(scachetest.ThreadNameField)
+		w.ObjectID(name)
+		return w.Bytes()
+	}()))
+	h.drain()
+	got, want = ask(h, &jdwp.ThreadNameCommand{Thread: 2})
+	require.Equal(t, want, got)
+	require.Equal(t, "renamed", h.vm.Thread(2).Name)
+}
+
+// TestAListAskedWhileThreadsRunGuessesTheNextStop: a thread list the
+// debugger asked while the threads ran (an IDE's threads view as it
+// attaches) is the first stop's guess of its threads: their view goes out
+// with the stop, not one reply behind AllThreads.
+func TestAListAskedWhileThreadsRunGuessesTheNextStop(t *testing.T) {
+	h := threadsWorld(t, 3, false, scache.WithFamilies(scache.FamilyThreads))
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	ask(h, &jdwp.VMAllThreadsCommand{})
+	sent := h.stopEvent(1, jdwp.SuspendPolicyAll)
+	require.Equal(t, 3, sent[jdwp.CmdThreadReferenceName], "the listed threads' names go out with the first stop: %v", sent)
+}
