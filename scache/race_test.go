@@ -54,12 +54,16 @@ type raceSession struct {
 // state each event and each reply of the VM came from, the state after
 // each of the debugger's writes, and the last state assigned.
 type sequential struct {
-	on         bool
-	nameFirst  bool           // the threads view asks a thread's name before its status
-	eventState map[uint32]int // by event packet id
-	replyState map[uint32]int // by the debugger's command id: the VM's state once it answered
-	writes     []uint32       // the debugger's state-changing commands, in order sent
-	floor      int            // the latest state behind what the debugger received
+	on        bool
+	nameFirst bool // the threads view asks a thread's name before its status
+	// eventThread: a session of running threads, in which every stop of
+	// the VM's own suspends only its thread and the debugger shows its
+	// threads view at each, as an IDE does.
+	eventThread bool
+	eventState  map[uint32]int // by event packet id
+	replyState  map[uint32]int // by the debugger's command id: the VM's state once it answered
+	writes      []uint32       // the debugger's state-changing commands, in order sent
+	floor       int            // the latest state behind what the debugger received
 }
 
 type askedCommand struct {
@@ -163,7 +167,13 @@ func (s *raceSession) toDebugger(p []byte) {
 	_ = cmd.Parse(a.packet)
 	if vm, ok := s.answered[h.ID]; ok {
 		require.Equal(s.t, vm, p, "the VM's reply to id %d reaches the debugger unchanged", h.ID)
-		if scache.PinsState(cmd.Cmd()) {
+		switch {
+		case !scache.PinsState(cmd.Cmd()):
+		case scache.Keyable(cmd.Cmd()):
+			// The VM's answer in its state, and in any other that answers
+			// alike: the earliest such state the promise allows is assigned.
+			s.assign(a, cmd.Cmd(), p, s.replyState[h.ID])
+		default: // it may change the VM: only its state
 			s.advance(s.replyState[h.ID], "the VM's reply to %s (id %d)", cmd.Cmd(), h.ID)
 		}
 		return
@@ -195,8 +205,17 @@ func (s *raceSession) advance(st int, what string, args ...any) {
 // sequentialReply checks a reply the Speculator made about moving state:
 // it equals the VM's answer in a state no earlier than the latest the
 // debugger saw, and after the VM processed the debugger's writes sent
-// before the command; the earliest such state is assigned to it.
+// before the command.
 func (s *raceSession) sequentialReply(a *askedCommand, cmd jdwp.Command, p []byte) {
+	s.assign(a, cmd, p, len(s.states)-1)
+}
+
+// assign assigns to a reply to a the earliest state, up to upper, in which
+// the VM answers alike, no earlier than the latest state behind what the
+// debugger received nor than the VM's answer to the last write the
+// debugger sent before a (the earliest leaves the most room to what
+// follows: the assignment exists if this finds one).
+func (s *raceSession) assign(a *askedCommand, cmd jdwp.Command, p []byte, upper int) {
 	lower := s.floor
 	if a.writes > 0 {
 		last := s.writes[a.writes-1]
@@ -204,7 +223,7 @@ func (s *raceSession) sequentialReply(a *askedCommand, cmd jdwp.Command, p []byt
 		require.True(s.t, answered, "%s answered before the VM processed the debugger's write %d (%x)", cmd, last, s.asked[last].packet)
 		lower = max(lower, st)
 	}
-	for i := lower; i < len(s.states); i++ {
+	for i := lower; i <= upper; i++ {
 		if string(s.states[i].Handle(a.packet)) == string(p) {
 			s.floor = i
 			return
@@ -228,13 +247,15 @@ func (s *raceSession) react(event []byte) {
 		s.stopped = t
 		s.reactions = append(s.reactions[:0],
 			func() { s.send(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}) },
+			s.threadsView,
 			func() { s.send(&jdwp.ThreadFrameCountCommand{Thread: t}) },
 			func() { s.send(&jdwp.FrameThisObjectCommand{Thread: t, Frame: s.frame(t)}) },
 			s.watch,
-			s.threadsView,
+			s.renameAndLook,
+			s.suspendAndLook,
 			s.stateCommand,
 			func() {
-				if c.SuspendPolicy == jdwp.SuspendPolicyAll || rapid.Bool().Draw(s.t, "resumeAll") {
+				if c.SuspendPolicy == jdwp.SuspendPolicyAll || !s.eventThread && rapid.Bool().Draw(s.t, "resumeAll") {
 					s.send(&jdwp.VMResumeCommand{})
 				} else {
 					s.sendRaw(jdwp.CmdThreadReferenceResume, func(w *jdwp.Writer) { w.ObjectID(t) })
@@ -298,8 +319,19 @@ func (s *raceSession) vmActs() {
 		s.vm.Tick(rapid.Uint64().Draw(s.t, "tick"))
 		s.changed()
 	case 2, 3, 4:
+		if s.eventThread && len(s.reactions) > 0 && rapid.IntRange(0, 3).Draw(s.t, "stopMidView") > 0 {
+			// An IDE's session of workers: most stops find the debugger done
+			// with the last one.
+			s.vm.Tick(rapid.Uint64().Draw(s.t, "tick"))
+			s.changed()
+			return
+		}
 		t := s.runningThread(s.vm, s.thread())
-		if ev, ok := s.vm.Stop(t, jdwp.SuspendPolicy(rapid.IntRange(0, 2).Draw(s.t, "policy"))); ok {
+		policy := jdwp.SuspendPolicyEventThread
+		if !s.eventThread {
+			policy = jdwp.SuspendPolicy(rapid.IntRange(0, 2).Draw(s.t, "policy"))
+		}
+		if ev, ok := s.vm.Stop(t, policy); ok {
 			s.stopped = t
 			s.vmEvent(ev)
 		}
@@ -364,6 +396,12 @@ func (s *raceSession) debuggerActs() {
 		next()
 		return
 	}
+	if s.eventThread && len(s.reactions) > 0 {
+		// An IDE showing a stop looks around (a watch, another thread's
+		// frames) but lets nothing run before it is done.
+		s.stateCommand()
+		return
+	}
 	switch rapid.IntRange(0, 5).Draw(s.t, "debuggerCmd") {
 	case 0, 1, 2:
 		s.stateCommand()
@@ -383,23 +421,59 @@ func (s *raceSession) debuggerActs() {
 	}
 }
 
-// threadsView asks what an IDE's threads view shows: the thread list, then
-// each thread's status and name (the order drawn once a session, as each
-// debugger has its own).
-func (s *raceSession) threadsView() {
-	if !rapid.Bool().Draw(s.t, "threadsView") {
+// suspendAndLook is an IDE's "suspend" on another thread in its threads
+// view: ThreadReference.Suspend of a thread that runs, and right behind
+// it, before the VM answered, the thread's status and frame count, which
+// must tell the thread suspended (the debugger's own write is visible).
+func (s *raceSession) suspendAndLook() {
+	if rapid.IntRange(0, 2).Draw(s.t, "suspendAndLook") > 0 {
 		return
 	}
-	s.send(&jdwp.VMAllThreadsCommand{})
-	for _, t := range s.threads {
-		if s.nameFirst {
-			s.send(&jdwp.ThreadNameCommand{Thread: t})
-		}
-		s.send(&jdwp.ThreadStatusCommand{Thread: t})
-		if !s.nameFirst {
-			s.send(&jdwp.ThreadNameCommand{Thread: t})
-		}
+	t := s.runningThread(s.vm, s.thread())
+	s.sendRaw(jdwp.CmdThreadReferenceSuspend, func(w *jdwp.Writer) { w.ObjectID(t) })
+	s.send(&jdwp.ThreadStatusCommand{Thread: t})
+	s.send(&jdwp.ThreadFrameCountCommand{Thread: t})
+}
+
+// renameAndLook sets a running thread's name field (jdb's "set
+// t.name = ..."; the string made as VirtualMachine.CreateString would,
+// earlier) and, right behind it, before the VM answered, asks the
+// thread's name: a value change that ends no epoch, and must be visible in
+// the name (rule (b)).
+func (s *raceSession) renameAndLook() {
+	if rapid.IntRange(0, 2).Draw(s.t, "renameAndLook") > 0 {
+		return
 	}
+	t := s.runningThread(s.vm, s.thread())
+	name := s.vm.NewString(fmt.Sprintf("renamed-%d", len(s.asked)))
+	s.changed()
+	s.sendRaw(jdwp.CmdObjectReferenceSetValues, func(w *jdwp.Writer) {
+		w.ObjectID(t)
+		w.Int32(1)
+		w.FieldID(scachetest.ThreadNameField)
+		w.ObjectID(name)
+	})
+	s.send(&jdwp.ThreadNameCommand{Thread: t})
+}
+
+// threadsView asks what an IDE's threads view shows: the thread list, then
+// each thread's status and name (the order drawn once a session, as each
+// debugger has its own), one command at a time, as the debugger gets
+// around to each: the VM and the wire act between them.
+func (s *raceSession) threadsView() {
+	if !s.eventThread && !rapid.Bool().Draw(s.t, "threadsView") {
+		return
+	}
+	view := []func(){func() { s.send(&jdwp.VMAllThreadsCommand{}) }}
+	for _, t := range s.threads {
+		status := func() { s.send(&jdwp.ThreadStatusCommand{Thread: t}) }
+		name := func() { s.send(&jdwp.ThreadNameCommand{Thread: t}) }
+		if s.nameFirst {
+			status, name = name, status
+		}
+		view = append(view, status, name)
+	}
+	s.reactions = append(view, s.reactions...)
 }
 
 func (s *raceSession) check() {
@@ -426,6 +500,37 @@ func TestNeverStaleUnderRaces(t *testing.T) {
 				s := newRaceSession(t, opts)
 				s.on = sequentialMode(opts)
 				s.nameFirst = rapid.Bool().Draw(t, "nameFirst")
+				s.eventThread = rapid.Bool().Draw(t, "eventThread")
+				s.run()
+				s.check()
+			})
+		})
+	}
+}
+
+// TestRunningThreadsUnderRaces is TestNeverStaleUnderRaces for sessions of
+// running threads: at least three threads, every stop suspends only its
+// thread, and the debugger shows its threads view at each stop while the
+// others run, rename themselves and stop in turn. It is where the
+// sequential promise's rules (a) and (b) decide what the debugger gets.
+func TestRunningThreadsUnderRaces(t *testing.T) {
+	for _, name := range []string{"default", "no belay", "one at once", "unbounded", "linearizable"} {
+		opts := propertyModes[name]
+		t.Run(name, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				s := newRaceSession(t, opts)
+				for len(s.threads) < 3 {
+					thread := jdwp.ObjectID(len(s.threads) + 1)
+					s.threads = append(s.threads, thread)
+					s.vm.SetThread(thread, s.stack())
+				}
+				s.changed()
+				// An IDE shows the threads as it attaches.
+				s.send(&jdwp.VMAllThreadsCommand{})
+				s.drain()
+				s.on = sequentialMode(opts)
+				s.nameFirst = rapid.Bool().Draw(t, "nameFirst")
+				s.eventThread = true
 				s.run()
 				s.check()
 			})
