@@ -91,8 +91,14 @@ func splitSession(b *testing.B, vmAddr string, delay time.Duration, o jvmtest.Dr
 // serveProxy serves a proxy in mode (with extra options) in front of
 // target until the benchmark ends; each session's stats go to stats.
 func serveProxy(b *testing.B, target, mode string, stats chan<- scache.Stats, extra ...scache.Option) string {
+	var strict []scache.Option
+	if mode == "linearizable" {
+		// scache keeping the strict promise (scache.Linearizable).
+		mode, strict = "scache", []scache.Option{scache.WithConsistency(scache.Linearizable)}
+	}
 	opts, err := replay.Mode(mode).Options()
 	require.NoError(b, err)
+	opts = append(opts, strict...)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(b, err)
 	opts = append(append(opts, extra...), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
@@ -218,6 +224,9 @@ var relayWorkloads = []struct {
 	{"jdbprint", jvmtest.DriverOptions{Stops: relayStops, Jdb: true, JdbInspect: true}},
 	// Several app threads taking turns: each stop in another thread.
 	{"threads", jvmtest.DriverOptions{Stops: relayStops, Threads: 4}},
+	// The same under suspend policy EVENT_THREAD: the threads that wait
+	// their turn run through each stop, and the threads view shows them.
+	{"eventthreads", jvmtest.DriverOptions{Stops: relayStops, Threads: 4, EventThread: true}},
 	// An IDE's renderers: toString() and size() invoked at every stop and step.
 	{"renderers", jvmtest.DriverOptions{Stops: relayStops, Renderers: true}},
 }
@@ -231,6 +240,24 @@ func BenchmarkRelayWorkloads(b *testing.B) {
 			total := compareModes(b, 10*time.Millisecond, []string{"off", "classic", "scache"}, w.opts)
 			b.ReportMetric(float64(total["classic"])/float64(total["off"]), "classic/off")
 			b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
+		})
+	}
+}
+
+// BenchmarkConsistency measures the workloads whose threads run through
+// the stops (suspend policy EVENT_THREAD) at RTT 20 ms through one proxy
+// keeping each promise about state that moves: Sequential (scache, the
+// default) and Linearizable, and reports each ratio to off. Run it with
+// -benchtime 1x or 2x.
+func BenchmarkConsistency(b *testing.B) {
+	for _, w := range relayWorkloads {
+		if !w.opts.EventThread {
+			continue
+		}
+		b.Run(w.name, func(b *testing.B) {
+			total := compareModes(b, 10*time.Millisecond, []string{"off", "scache", "linearizable"}, w.opts)
+			b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
+			b.ReportMetric(float64(total["linearizable"])/float64(total["off"]), "linearizable/off")
 		})
 	}
 }
