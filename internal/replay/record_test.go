@@ -27,6 +27,9 @@ var workloads = map[string]jvmtest.DriverOptions{
 	replay.EmbeddedName: {Stops: 5, HotSwap: true},
 	// Suspend policy EVENT_THREAD: the worker thread runs during stops.
 	"jdi-eventthread.sctrace": {Stops: 5, EventThread: true},
+	// Four app threads taking turns under EVENT_THREAD: the threads that
+	// wait their turn run through each stop, in the threads view.
+	"jdi-eventthreads.sctrace": {Stops: 5, Threads: 4, EventThread: true},
 	// A local changed with setValue at each stop, and read back.
 	"jdi-setvalue.sctrace": {Stops: 5, SetValue: true},
 }
@@ -43,7 +46,7 @@ func recordSession(t *testing.T, path string, opts jvmtest.DriverOptions) string
 
 // recordSessionTo is recordSession with the journal going to sink.
 func recordSessionTo(t *testing.T, opts jvmtest.DriverOptions, sink func(scache.JournalEntry)) string {
-	vm := jvmtest.Start(t, "Debuggee", "5")
+	vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(5)...)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ended := make(chan error, 1)
@@ -111,7 +114,7 @@ func TestEmbeddedTraceReplaysExactly(t *testing.T) {
 			require.LessOrEqual(t, split.SteadyStopRoundTrips, 0.2)
 			require.Positive(t, split.PushedUsedBytes)
 			require.Less(t, split.PushedUsedBytes, split.PushedBytes)
-			if tr.Name == "jdi-eventthread.sctrace" {
+			if tr.Name == "jdi-eventthread.sctrace" || tr.Name == "jdi-eventthreads.sctrace" {
 				// With EVENT_THREAD the other threads run: their names and
 				// states cannot be cached, and the targets below are out of reach.
 				return
