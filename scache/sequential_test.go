@@ -147,3 +147,20 @@ func TestTheDebuggersSuspendIsSeenByTheStatusAskedAfterIt(t *testing.T) {
 	require.NotZero(t, status.SuspendStatus, "the thread is suspended in the answer")
 	require.Equal(t, sent+2, len(h.toVM), "asked of the VM behind the Suspend")
 }
+
+// TestAnEventBetweenTheSpeculationAndTheAsk: thread 3 hits a breakpoint
+// after the stop's view was speculated, its event reaches the debugger,
+// and then the debugger asks thread 3's status: the status speculated
+// while thread 3 ran would take the debugger back before the event, and
+// is not served.
+func TestAnEventBetweenTheSpeculationAndTheAsk(t *testing.T) {
+	h := eventThreadStop(t)
+	ask(h, &jdwp.VMAllThreadsCommand{})
+	h.stopEvent(3, jdwp.SuspendPolicyEventThread)
+	h.drain()
+	got, want := ask(h, &jdwp.ThreadStatusCommand{Thread: 3})
+	require.Equal(t, want, got, "the status after the event")
+	var status jdwp.ThreadStatusReply
+	require.NoError(t, jdwp.Unmarshal(jdwp.Data(got), sizes8, &status))
+	require.NotZero(t, status.SuspendStatus, "suspended at its breakpoint")
+}
