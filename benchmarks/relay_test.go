@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -33,14 +34,23 @@ const relayStops = 5
 // session and its transcript. journal, if not nil, gets the journal of the
 // proxy next to the debugger.
 func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) (time.Duration, string, scache.Stats) {
-	d, transcript, st, _ := workloadStops(b, delay, mode, o, journal)
+	d, transcript, st, _ := workloadStops(b, delay, 0, mode, o, journal)
 	return d, transcript, st
 }
 
 // workloadStops is workloadSession, with the stops as the debugger lived
-// them (a StopLog on the journal of the proxy next to it; none direct).
-func workloadStops(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) (time.Duration, string, scache.Stats, []scache.StopRecord) {
+// them (a StopLog on the journal of the proxy next to it; none direct),
+// and a VM that serves one command per service (latency.WithService; 0:
+// HotSpot as it is).
+func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) (time.Duration, string, scache.Stats, []scache.StopRecord) {
 	vm := jvmtest.Start(b, "Debuggee", o.DebuggeeArgs(o.Stops)...)
+	vmAddr := vm.Addr
+	if service > 0 {
+		slow, err := latency.Listen(vm.Addr, 0, latency.WithService(service))
+		require.NoError(b, err)
+		defer slow.Close()
+		vmAddr = slow.Addr
+	}
 	stops := &scache.StopLog{}
 	record := func(e scache.JournalEntry) {
 		stops.Add(e)
@@ -49,7 +59,7 @@ func workloadStops(b *testing.B, delay time.Duration, mode string, o jvmtest.Dri
 		}
 	}
 	if mode == "split" {
-		d, transcript, st := splitSession(b, vm.Addr, delay, o, record)
+		d, transcript, st := splitSession(b, vmAddr, delay, o, record)
 		return d, transcript, st, stops.Stops()
 	}
 	var extra []scache.Option
@@ -57,7 +67,7 @@ func workloadStops(b *testing.B, delay time.Duration, mode string, o jvmtest.Dri
 		extra = append(extra, scache.WithJournal(record))
 	}
 	stats := make(chan scache.Stats, 1)
-	link, err := latency.Listen(vm.Addr, delay)
+	link, err := latency.Listen(vmAddr, delay)
 	require.NoError(b, err)
 	defer link.Close()
 	addr := link.Addr
@@ -128,16 +138,23 @@ func serveProxy(b *testing.B, target, mode string, stats chan<- scache.Stats, ex
 // mean wall time and the share of scache's synthetic commands that answered
 // the debugger, and returns the totals.
 func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.DriverOptions) map[string]time.Duration {
+	return compareModesServed(b, delay, 0, modes, o)
+}
+
+// compareModesServed is compareModes with a VM that serves one command per
+// service.
+func compareModesServed(b *testing.B, delay, service time.Duration, modes []string, o jvmtest.DriverOptions) map[string]time.Duration {
 	total := map[string]time.Duration{}
 	var sent, used, pushed, pushedUsed int64
 	roundTrips, breakpointRoundTrips := map[string][]float64{}, map[string][]float64{}
 	breakpointInspection := map[string][]float64{} // without the waiting on SetValues and the like
 	breakpointBeyond := map[string][]float64{}     // inspection, without the waiting on invocations
 	invocations := 0
+	var estimates [2]float64 // scache's estimates of the link's round trip and the VM's service, µs
 	for i := 0; i < b.N; i++ {
 		var want string
 		for _, mode := range modes {
-			d, transcript, st, stops := workloadStops(b, delay, mode, o, nil)
+			d, transcript, st, stops := workloadStops(b, delay, service, mode, o, nil)
 			for _, s := range stops {
 				roundTrips[mode] = append(roundTrips[mode], s.RoundTrips)
 				if !s.Step {
@@ -150,6 +167,10 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 				}
 			}
 			total[mode] += d
+			if mode == "scache" {
+				estimates[0] += float64(st.RoundTrip.Microseconds())
+				estimates[1] += float64(st.ServiceTime.Microseconds())
+			}
 			if mode == "scache" || mode == "split" {
 				sent, used = sent+st.Synthetic, used+st.SyntheticUsed
 			}
@@ -171,6 +192,10 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 	}
 	if invocations > 0 {
 		b.ReportMetric(float64(invocations)/float64(b.N), "invocations/session")
+	}
+	if slices.Contains(modes, "scache") {
+		b.ReportMetric(estimates[0]/float64(b.N), "rtt_est_us_scache")
+		b.ReportMetric(estimates[1]/float64(b.N), "service_est_us_scache")
 	}
 	for _, m := range []struct {
 		rts  map[string][]float64
@@ -259,6 +284,37 @@ func BenchmarkConsistency(b *testing.B) {
 			b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
 			b.ReportMetric(float64(total["linearizable"])/float64(total["off"]), "linearizable/off")
 		})
+	}
+}
+
+// BenchmarkSlowVM runs every workload against a VM that serves one
+// command per service time (latency.WithService in front of HotSpot, as an
+// Android device's runtime serves them), over links of RTT 0, 2 and 20 ms,
+// off, through one proxy and through a split proxy, and reports each ratio
+// to off and the proxy's estimates of the link and the VM (Stats.RoundTrip,
+// Stats.ServiceTime, in microseconds). Run it with -benchtime 1x; select a
+// cell with -bench 'SlowVM/rtt=2ms/service=500µs'.
+func BenchmarkSlowVM(b *testing.B) {
+	for _, delay := range []time.Duration{0, time.Millisecond, 10 * time.Millisecond} {
+		for _, service := range []time.Duration{0, 500 * time.Microsecond, 2 * time.Millisecond} {
+			b.Run(fmt.Sprintf("rtt=%v/service=%v", 2*delay, service), func(b *testing.B) {
+				all := map[string]time.Duration{}
+				for _, w := range relayWorkloads {
+					b.Run(w.name, func(b *testing.B) {
+						total := compareModesServed(b, delay, service, []string{"off", "scache", "split"}, w.opts)
+						b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
+						b.ReportMetric(float64(total["split"])/float64(total["off"]), "split/off")
+						for m, d := range total {
+							all[m] += d
+						}
+					})
+				}
+				if all["off"] > 0 {
+					b.ReportMetric(float64(all["scache"])/float64(all["off"]), "all_scache/off")
+					b.ReportMetric(float64(all["split"])/float64(all["off"]), "all_split/off")
+				}
+			})
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package scache
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
 )
@@ -16,6 +17,9 @@ type downPacket struct {
 	packet []byte // renamed when the debugger knows a request by another id
 	h      jdwp.Header
 	p      *inFlight // the command a reply answers, once matched
+	// at is when a reply arrived, prev when the one before it did (with a
+	// clock: cost.go).
+	at, prev time.Time
 }
 
 // OnDownstream takes a packet going to the debugger (a reply or a VM command
@@ -52,6 +56,9 @@ func (s *Speculator) readDown(r *Response, d *downPacket) bool {
 		s.disable(r, fmt.Errorf("downstream packet: %w", err))
 		s.forwardDown(r, d.packet)
 		return true
+	}
+	if d.h.IsReply() {
+		d.at, d.prev = s.cost.arrival()
 	}
 	return false
 }
@@ -111,6 +118,7 @@ func (s *Speculator) matchReply(r *Response, d *downPacket) bool {
 		return true
 	}
 	delete(s.inflight.pending, d.h.ID)
+	s.cost.answered(p, d.at, d.prev)
 	if s.inflight.byKey[p.key] == p {
 		delete(s.inflight.byKey, p.key)
 		if next := s.nextRepeat(p); next != nil {
@@ -228,19 +236,20 @@ func (s *Speculator) answerWaiters(r *Response, p *inFlight, reply []byte) {
 // releaseWaiters sends upstream, in the order they arrived, the debugger
 // commands held on p: its reply will not answer them.
 func (s *Speculator) releaseWaiters(r *Response, p *inFlight) {
-	sendHeldUp(r, p.waiters)
+	s.sendHeldUp(r, p.waiters)
 	p.waiters = nil
 	s.compactHeld()
 }
 
 // sendHeldUp sends upstream in r the held commands not answered yet.
-func sendHeldUp(r *Response, held []*heldCommand) {
+func (s *Speculator) sendHeldUp(r *Response, held []*heldCommand) {
 	for _, hc := range held {
 		if hc.answered {
 			continue
 		}
 		hc.answered = true
 		// Already in the journal since it was held: only the edict sends it now.
+		s.cost.sent(hc.packet)
 		r.Edict.Upstream = append(r.Edict.Upstream, hc.packet)
 	}
 }

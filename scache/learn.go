@@ -91,6 +91,9 @@ type siteUse struct {
 	unused     int  // successive stops at which it was sent and not used
 	sent, used bool // at the current stop
 	wanted     bool // used or asked at some stop of the session
+	// sentN and usedN count its commands sent and used (or asked) in the
+	// session, for the odds of the next one (odds).
+	sentN, usedN int
 }
 
 func (l *learner) use(st site) *siteUse {
@@ -170,7 +173,9 @@ func (l *learner) paused(st site) bool {
 // sent notes that the site of m was speculated at the current stop.
 func (l *learner) sent(m jdwp.CommandMessage) {
 	if l.inStop {
-		l.use(l.siteOf(m)).sent = true
+		u := l.use(l.siteOf(m))
+		u.sent = true
+		u.sentN++
 	}
 }
 
@@ -180,6 +185,7 @@ func (l *learner) used(m jdwp.CommandMessage) {
 	if l.inStop {
 		u := l.use(l.siteOf(m))
 		u.used, u.unused, u.wanted = true, 0, true
+		u.usedN++
 	}
 }
 
@@ -194,6 +200,30 @@ func (l *learner) wantedOfOthers(cmd jdwp.Command) bool {
 		}
 	}
 	return false
+}
+
+// odds returns the chance that the debugger uses a command of m's site
+// sent now: of its commands sent and used in the session so far (a half
+// before any was sent).
+func (l *learner) odds(m jdwp.CommandMessage) float64 {
+	u := l.sites[l.siteOf(m)]
+	if u == nil {
+		return 0.5
+	}
+	return ratioOdds(u.usedN, u.sentN)
+}
+
+// classOdds returns the chance that the debugger uses a class command cmd
+// sent now.
+func (l *learner) classOdds(cmd jdwp.Command) float64 {
+	u := l.classOf(cmd)
+	return ratioOdds(u.used, u.sent)
+}
+
+// ratioOdds is (used+1)/(sent+2), at most 1 (the debugger may ask what was
+// never sent).
+func ratioOdds(used, sent int) float64 {
+	return min(1, float64(used+1)/float64(sent+2))
 }
 
 func boolIndex(b bool) int {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/jdwpscache/scache/scache/internal/option"
 )
@@ -40,6 +41,9 @@ type config struct {
 	answerAhead bool
 	// consistency: what may be served of state that moves (sequential.go).
 	consistency Consistency
+	// clock: the time, for the estimates of the link and the VM (cost.go);
+	// nil: none.
+	clock func() time.Time
 }
 
 func defaultConfig() config {
@@ -109,6 +113,7 @@ func configOf(st *option.Settings) config {
 	if st.Logger != nil {
 		c.logger = st.Logger
 	}
+	c.clock = st.Clock
 	return c
 }
 
@@ -156,6 +161,23 @@ func WithMaxInFlight(n int) Option {
 			return errors.New("a bound is not negative (0: unbounded)")
 		}
 		st.InFlight.Put(n)
+		return nil
+	})
+}
+
+// WithClock gives the Speculator a clock: with it, it measures the round
+// trip to the VM and the VM's service time (Stats.RoundTrip,
+// Stats.ServiceTime) and, once the VM is known to be slow (an Android
+// device's runtime), speculates only what pays for the VM's time (see
+// cost.go). The transports (package transport) give time.Now unless told
+// otherwise; a Speculator made with New has none, and decides as if the VM
+// were fast. A simulation gives its own.
+func WithClock(now func() time.Time) Option {
+	return option.New("WithClock", option.All, func(st *option.Settings) error {
+		if now == nil {
+			return errors.New("a nil clock")
+		}
+		st.Clock = now
 		return nil
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
@@ -286,6 +287,19 @@ var propertyModes = map[string][]scache.Option{
 	"one at once":  {scache.WithMaxInFlight(1)},
 	"ahead":        {scache.WithAnswerAhead(true)},
 	"linearizable": {scache.WithConsistency(scache.Linearizable)},
+	// A clock that makes the VM look slow (each reading a millisecond
+	// later): the cost model weighs and bounds what is sent, which must
+	// never change what is answered.
+	"slow VM": {scache.WithClock(tickingClock())},
+}
+
+// tickingClock returns a clock that moves a millisecond at each reading.
+func tickingClock() func() time.Time {
+	t := time.Unix(1000, 0)
+	return func() time.Time {
+		t = t.Add(time.Millisecond)
+		return t
+	}
 }
 
 // TestTransparency is the core promise: whatever the debugger does, it gets

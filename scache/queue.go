@@ -58,6 +58,9 @@ func (s *Speculator) admit(m jdwp.CommandMessage, asked bool) (subject, bool) {
 			return subject{}, false
 		}
 	}
+	if s.cost.slow() && !s.cost.pays(s.odds(m, spec, asked)) {
+		return subject{}, false
+	}
 	return sub, true
 }
 
@@ -120,7 +123,8 @@ func (s *Speculator) pump(r *Response, sc *responseBuffers) {
 // returns what is left.
 func (s *Speculator) send(r *Response, sc *responseBuffers, list []queued) []queued {
 	sent := 0
-	for len(list) > sent && (s.cfg.maxInFlight == 0 || s.inflight.synthetic < s.cfg.maxInFlight) {
+	bound := s.cost.inFlightBound(s.cfg.maxInFlight)
+	for len(list) > sent && (bound == 0 || s.inflight.synthetic < bound) {
 		q := list[sent]
 		sent++
 		delete(s.queue.keys, q.key)
@@ -133,6 +137,7 @@ func (s *Speculator) send(r *Response, sc *responseBuffers, list []queued) []que
 		id := s.newSyntheticID()
 		p := &inFlight{id: id, cmd: q.key.Command(), key: q.key, subject: q.subject, epoch: s.susp.epoch, synthetic: true,
 			writes: s.pos.writesSent}
+		s.cost.sending(p)
 		s.inflight.pending[id] = p
 		s.belayOn(p)
 		s.inflight.synthetic++
@@ -140,6 +145,7 @@ func (s *Speculator) send(r *Response, sc *responseBuffers, list []queued) []que
 		s.learnSent(q)
 		packet := q.key.AppendCommand(sc.buf(jdwp.HeaderSize+len(q.key)), id)
 		sc.keep(packet)
+		s.cost.sent(packet)
 		r.Edict.Upstream = append(r.Edict.Upstream, packet)
 		r.Journal.Upstream = append(r.Journal.Upstream, packet)
 		r.speculated = append(r.speculated, packet)

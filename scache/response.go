@@ -131,7 +131,12 @@ type Stats struct {
 	// PushedUsedBytes: those replies that answered the debugger there. The
 	// far half's PushedDropped: replies to commands it did not adopt.
 	TunnelBytes, PushedBytes, PushedUsed, PushedUsedBytes, PushedDropped int64
-	Enabled                                                              bool
+	// With a clock (WithClock): the round trip of the link to the VM,
+	// measured on commands sent alone (the VM's service taken out), and the
+	// VM's service time per command, as moving averages (cost.go); zero
+	// before a sample.
+	RoundTrip, ServiceTime time.Duration
+	Enabled                bool
 }
 
 // Direction says which way a packet travels.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache/internal/option"
@@ -59,6 +60,7 @@ type Speculator struct {
 	prepared map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
 	walk     hierarchyWalk                 // the supertypes the debugger walks (family_class_hierarchy.go)
 	pos      positions                     // the VM's stream, for moving entries (sequential.go)
+	cost     costModel                     // the link's and the VM's times (cost.go)
 	// redefined holds, by the id of an unanswered RedefineClasses command,
 	// the metadata of its classes the debugger used: asked again once the
 	// VM has answered it (redefine.go).
@@ -125,6 +127,8 @@ type inFlight struct {
 	poisoned  bool      // invalidated while in flight: the reply answers waiters but is not cached
 	writes    uint64    // the state-changing commands the debugger had sent when it was sent (sequential.go)
 	repeat    *inFlight // the next repeat of the same moving command, sent while this one was in flight (sequential.go)
+	sentAt    time.Time // when it went to the VM, with a clock (cost.go)
+	alone     bool      // nothing else was outstanding at the VM then
 	waiters   []*heldCommand
 }
 
@@ -203,6 +207,7 @@ func newSpeculator(cfg config) *Speculator {
 		queue:    queueState{keys: make(map[Key]struct{}), nextID: FirstSyntheticID},
 		scratch:  scratchState{params: make(map[jdwp.Command]jdwp.CommandMessage)},
 		triggers: make(map[jdwp.Command]bool),
+		cost:     costModel{now: cfg.clock},
 	}
 	s.cache = newReplyCache(cfg.cacheBytes, func() { s.stats.Wasted++ })
 	for _, f := range families {
@@ -234,6 +239,12 @@ func (s *Speculator) Stats() Stats {
 	}
 	st.InFlight = int64(s.inflight.synthetic)
 	st.Held = int64(s.countHeld())
+	if s.cost.roundTrip.n > 0 {
+		st.RoundTrip = max(0, s.cost.roundTrip.v-s.cost.service.v)
+	}
+	if s.cost.service.n > 0 {
+		st.ServiceTime = s.cost.service.v
+	}
 	return st
 }
 
@@ -275,6 +286,7 @@ func (s *Speculator) track(p *inFlight) {
 		// A VM that never answers: stop tracking rather than grow without bound.
 		return
 	}
+	s.cost.sending(p)
 	s.inflight.pending[p.id] = p
 	if p.key != "" && s.cfg.belay {
 		s.inflight.byKey[p.key] = p
@@ -298,7 +310,7 @@ func (s *Speculator) disable(r *Response, why error) {
 	s.enabled = false
 	s.disabledFor = why
 	s.log.Warn("scache: speculation disabled; passing every packet through", "reason", why)
-	sendHeldUp(r, s.inflight.held)
+	s.sendHeldUp(r, s.inflight.held)
 	s.inflight.held = nil
 	for id, p := range s.inflight.pending {
 		p.waiters = nil

@@ -66,7 +66,11 @@ func NewNear(opts ...Option) (*Near, error) {
 
 func newNear(cfg config) *Near {
 	cfg.answerAhead = false // the far half answers ahead if at all, next to the debugger
-	return &Near{spec: newSpeculator(cfg)}
+	n := &Near{spec: newSpeculator(cfg)}
+	// Its own round trip to the VM is about zero: its pushes save the
+	// debugger the far link's, which the far half tells it ('R').
+	n.spec.cost.near = true
+	return n
 }
 
 // Speculator returns the near half's Speculator.
@@ -91,6 +95,9 @@ func (n *Near) FromFar(b []byte) (Traffic, error) {
 			n.push.pushedUsed.Add(1)
 			n.push.pushedUsedBytes.Add(int64(size))
 		}
+		return Traffic{}, nil
+	case tunnel.RoundTrip:
+		n.spec.SetFarRoundTrip(tunnel.RoundTripOf(f.Payload))
 		return Traffic{}, nil
 	}
 	return Traffic{}, tunnel.Errorf("the near half got a %q frame from the far half", f.Type)
@@ -163,6 +170,7 @@ type Far struct {
 	// changed is the number of the last 'P' frame sent that may change
 	// what a cached reply says (see follower.go).
 	changed     uint64
+	roundTrip   time.Duration // the link's round trip last told the near half ('R')
 	tunnelBytes atomic.Int64
 	dropped     atomic.Int64 // synthetic replies to commands not adopted
 }
@@ -238,6 +246,11 @@ func (f *Far) out(resp *Response) Traffic {
 	}
 	for _, k := range resp.used {
 		t.Upstream = append(t.Upstream, tunnel.NewFrame(tunnel.Used, []byte(k)))
+	}
+	if rt, ok := f.spec.linkRoundTrip(); ok && (f.roundTrip == 0 || rt > f.roundTrip+f.roundTrip/8 || rt < f.roundTrip-f.roundTrip/8) {
+		// Told once known, and again when it moved by an eighth.
+		f.roundTrip = max(rt, time.Microsecond)
+		t.Upstream = append(t.Upstream, tunnel.RoundTripFrame(f.roundTrip))
 	}
 	for _, b := range t.Upstream {
 		f.tunnelBytes.Add(int64(len(b)))

@@ -12,22 +12,29 @@ import (
 
 // A Link listens on 127.0.0.1 and forwards each accepted connection to a target.
 type Link struct {
-	Addr  string // where to connect to reach the target through the link
-	delay time.Duration
-	ln    net.Listener
-	wg    sync.WaitGroup
+	Addr    string // where to connect to reach the target through the link
+	delay   time.Duration
+	service time.Duration // WithService: each JDWP command held this long more, one at a time
+	ln      net.Listener
+	wg      sync.WaitGroup
 
 	mu    sync.Mutex
 	conns []net.Conn
 }
 
+// An Option configures a Link.
+type Option func(*Link)
+
 // Listen starts a link to target with the given one-way delay.
-func Listen(target string, delay time.Duration) (*Link, error) {
+func Listen(target string, delay time.Duration, opts ...Option) (*Link, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	l := &Link{Addr: ln.Addr().String(), delay: delay, ln: ln}
+	for _, o := range opts {
+		o(l)
+	}
 	l.wg.Add(1)
 	go l.accept(target)
 	return l, nil
@@ -66,8 +73,8 @@ func (l *Link) accept(target string) {
 		l.track(in)
 		l.track(out)
 		l.wg.Add(2)
-		go l.pipe(out, in)
-		go l.pipe(in, out)
+		go l.pipe(out, in, l.service)
+		go l.pipe(in, out, 0)
 	}
 }
 
@@ -76,8 +83,9 @@ type chunk struct {
 	data []byte
 }
 
-// pipe copies src to dst, each chunk held until its delay has passed.
-func (l *Link) pipe(dst, src net.Conn) {
+// pipe copies src to dst, each chunk held until its delay has passed and,
+// with a service time, each JDWP command until the one before it was served.
+func (l *Link) pipe(dst, src net.Conn, service time.Duration) {
 	defer l.wg.Done()
 	ch := make(chan chunk, 1024)
 	done := make(chan struct{})
@@ -101,10 +109,21 @@ func (l *Link) pipe(dst, src net.Conn) {
 		}
 	}()
 	buf := make([]byte, 64<<10)
+	var q *servingQueue
+	if service > 0 {
+		q = &servingQueue{service: service}
+	}
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
-			ch <- chunk{due: time.Now().Add(l.delay), data: append([]byte(nil), buf[:n]...)}
+			arrival := time.Now().Add(l.delay)
+			if q == nil {
+				ch <- chunk{due: arrival, data: append([]byte(nil), buf[:n]...)}
+			} else {
+				for _, c := range q.split(arrival, buf[:n]) {
+					ch <- c
+				}
+			}
 		}
 		if err != nil {
 			// Whatever ended the source (EOF, or a reset when the peer exited),

@@ -41,7 +41,8 @@ func TestLinkKeepsEveryByteInOrder(t *testing.T) {
 			defer goleak.VerifyNone(t)
 			echo := echoServer(t)
 			defer echo.Close()
-			link, err := latency.Listen(echo.Addr().String(), delay)
+			// With a service time too: bytes that are not JDWP go on unserved.
+			link, err := latency.Listen(echo.Addr().String(), delay, latency.WithService(delay))
 			require.NoError(t, err)
 			defer link.Close()
 

@@ -102,5 +102,12 @@ func (st *settings) speculator() *scache.Speculator {
 
 // newSpeculator makes a session's Speculator with the Speculator options given.
 func (st *settings) newSpeculator() (*scache.Speculator, error) {
-	return scache.New(option.Within(option.Speculator, st.opts)...)
+	return scache.New(st.within(option.Speculator)...)
+}
+
+// within returns the options given that apply to the constructor of scope
+// sc, after the wall clock: a session measures its link and its VM
+// (scache.WithClock), unless told another clock.
+func (st *settings) within(sc option.Scope) []scache.Option {
+	return append([]scache.Option{scache.WithClock(time.Now)}, option.Within(sc, st.opts)...)
 }

@@ -61,13 +61,13 @@ func (st *settings) newRelay() (*Relay, error) {
 	switch st.half() {
 	case NearHalf:
 		var n *scache.Near
-		n, err = scache.NewNear(option.Within(option.Half, st.opts)...)
+		n, err = scache.NewNear(st.within(option.Half)...)
 		if err == nil {
 			r.spec, r.split = n.Speculator(), &nearHalf{n}
 		}
 	case FarHalf:
 		var f *scache.Far
-		f, err = scache.NewFar(option.Within(option.Half, st.opts)...)
+		f, err = scache.NewFar(st.within(option.Half)...)
 		if err == nil {
 			r.spec, r.split = f.Speculator(), &farHalf{f}
 		}

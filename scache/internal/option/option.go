@@ -74,6 +74,7 @@ type Settings struct {
 	Families                        Optional[uint16]
 	Consistency                     Optional[int] // a scache.Consistency
 	Logger                          *slog.Logger
+	Clock                           func() time.Time // nil: none
 
 	// Journal is a func(scache.JournalEntry): a Relay's, a Proxy's sessions'
 	// or a half's. It is held as any because this package cannot name
@@ -121,7 +122,7 @@ func Collect(sc Scope, opts []Option) (*Settings, error) {
 // SpeculatorOptions reports whether options of a Speculator were given.
 func (st *Settings) SpeculatorOptions() bool {
 	return len(st.Presets) > 0 || st.CacheBytes.Set || st.MaxFrames.Set || st.InFlight.Set || st.Belay.Set ||
-		st.Families.Set || st.AnswerAhead.Set || st.Consistency.Set
+		st.Families.Set || st.AnswerAhead.Set || st.Consistency.Set || st.Clock != nil
 }
 
 // Within returns the options of opts that apply to the constructor of

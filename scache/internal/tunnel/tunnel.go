@@ -22,6 +22,9 @@
 //	                read when it sent the synthetic command that follows
 //	'S' synthetic   near to far: the VM's reply to an announced command
 //	'U' used        far to near: the key of a reply that answered the debugger
+//	'R' round trip  far to near: uint64, the round trip of the link between
+//	                the halves in microseconds, as the far half measures it
+//	                (the near half weighs its pushes with it: version 2)
 //	'E' end         either way: why the sender ends the session (UTF-8 text);
 //	                nothing follows it
 package tunnel
@@ -33,12 +36,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
 )
 
 // Version is the version of the tunnel's handshake and framing.
-const Version = 1
+const Version = 2
 
 // magic opens both hellos.
 const magic = "SCACHE-TUNNEL"
@@ -49,6 +53,7 @@ const (
 	Announce  byte = 'A'
 	Synthetic byte = 'S'
 	Used      byte = 'U'
+	RoundTrip byte = 'R'
 	End       byte = 'E'
 )
 
@@ -194,6 +199,21 @@ func AnnounceFrame(seq uint64, command []byte) []byte {
 	return NewFrame(Announce, s[:], command)
 }
 
+// RoundTripFrame returns the 'R' frame telling the near half the round
+// trip of the link between the halves.
+func RoundTripFrame(d time.Duration) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(max(0, d.Microseconds())))
+	return NewFrame(RoundTrip, b[:])
+}
+
+// RoundTripOf returns the round trip an 'R' frame's payload tells, at most
+// a minute (a longer one is no link a debugger waits on).
+func RoundTripOf(payload []byte) time.Duration {
+	us := min(binary.BigEndian.Uint64(payload), uint64(time.Minute/time.Microsecond))
+	return time.Duration(us) * time.Microsecond
+}
+
 // A Frame is one tunnel frame, parsed.
 type Frame struct {
 	Type    byte
@@ -225,6 +245,10 @@ func ParseFrame(b []byte) (Frame, error) {
 	case Used:
 		if len(f.Payload) < 2 {
 			return Frame{}, Errorf("a used frame of %d bytes", len(f.Payload))
+		}
+	case RoundTrip:
+		if len(f.Payload) != 8 {
+			return Frame{}, Errorf("a round-trip frame of %d bytes", len(f.Payload))
 		}
 	case End:
 		if len(f.Payload) > MaxText {

@@ -1,0 +1,214 @@
+package scache
+
+import (
+	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// What speculation costs, and what it saves. A VM serves its commands one
+// at a time: HotSpot in some tens of microseconds, an Android device's
+// runtime in half a millisecond to a few. A speculated command takes that
+// service time from the VM whether or not the debugger uses it, and a
+// debugger command queued behind it waits as long; a used one saves the
+// debugger a round trip to the VM (the link's and the VM's service). So,
+// with a clock (WithClock; the transports give theirs), the Speculator
+// measures both, per session:
+//
+//   - the round trip, from a command sent while nothing else was
+//     outstanding at the VM: the least delay of its last replies (as TCP
+//     takes a path's least round trip: the others waited somewhere), the
+//     VM's service taken out;
+//   - the VM's service time, from the gap between two replies when the
+//     second command reached the VM before the first was answered (it
+//     waited its turn there);
+//
+// (Stats.RoundTrip, Stats.ServiceTime; the service time a moving average). Once the
+// VM is known to be slow (a service time of slowVM or more), a command
+// goes out only if its odds of being used (the learner's count of this
+// debugger's use of its kind) times what it saves pay for what it costs:
+// p·(link + service) ≥ service; and what is in flight is bounded by time,
+// the link's round trip and a service time of VM work, instead of a count.
+// A fast VM (HotSpot) is never gated: speculating costs it next to nothing.
+
+// slowVM is the service time from which speculation is weighed: below it
+// a command costs the VM less than any link's round trip saves.
+const slowVM = 200 * time.Microsecond
+
+// minSamples is how many samples of each kind the estimates need before
+// they are trusted.
+const minSamples = 4
+
+// costModel is a session's estimates of the link and the VM.
+type costModel struct {
+	now         func() time.Time // nil: no clock, no estimates, nothing gated
+	outstanding int              // commands sent to the VM and not answered
+	lastReply   time.Time        // when the last reply from the VM arrived
+	roundTrip   recentMin        // the replies to commands sent alone, service included
+	service     movingAverage    // gaps between replies to commands queued at the VM
+	// farLink is the round trip of the link beyond this proxy, told by the
+	// far half of a split proxy (SetFarRoundTrip): a near half next to the
+	// VM saves the debugger that one, not its own.
+	farLink time.Duration
+	near    bool // the near half of a split proxy: weighs nothing before farLink is told
+}
+
+// movingAverage is an exponentially weighted moving average (weight 1/8).
+type movingAverage struct {
+	v time.Duration
+	n int
+}
+
+func (a *movingAverage) add(x time.Duration) {
+	if a.n == 0 {
+		a.v = x
+	} else {
+		a.v += (x - a.v) / 8
+	}
+	a.n++
+}
+
+// known reports whether the average has enough samples.
+func (a movingAverage) known() bool { return a.n >= minSamples }
+
+// recentMin is the least of the last len(last) samples.
+type recentMin struct {
+	last [16]time.Duration
+	n    int
+	v    time.Duration
+}
+
+func (m *recentMin) add(x time.Duration) {
+	m.last[m.n%len(m.last)] = x
+	m.n++
+	m.v = x
+	for _, y := range m.last[:min(m.n, len(m.last))] {
+		m.v = min(m.v, y)
+	}
+}
+
+// known reports whether enough samples were taken.
+func (m recentMin) known() bool { return m.n >= minSamples }
+
+// link returns the estimated round trip to the VM without its service, or
+// the far half's link for a near half.
+func (c *costModel) link() time.Duration {
+	if c.farLink > 0 {
+		return c.farLink
+	}
+	return max(0, c.roundTrip.v-c.service.v)
+}
+
+// slow reports whether the VM is known to serve its commands slowly enough
+// for speculation to be weighed.
+func (c *costModel) slow() bool {
+	if c.near && c.farLink == 0 {
+		return false
+	}
+	return c.now != nil && c.service.known() && (c.roundTrip.known() || c.farLink > 0) && c.service.v >= slowVM
+}
+
+// sending notes that p goes to the VM now.
+func (c *costModel) sending(p *inFlight) {
+	if c.now == nil {
+		return
+	}
+	p.sentAt, p.alone = c.now(), c.outstanding == 0
+}
+
+// sent counts a packet that went to the VM.
+func (c *costModel) sent(packet []byte) {
+	if len(packet) >= jdwp.HeaderSize && packet[8]&jdwp.FlagReply == 0 {
+		c.outstanding++
+	}
+}
+
+// arrival takes a reply from the VM arriving now, and returns when it
+// arrived and when the one before it did (zero without a clock).
+func (c *costModel) arrival() (at, prev time.Time) {
+	c.outstanding = max(0, c.outstanding-1)
+	if c.now == nil {
+		return time.Time{}, time.Time{}
+	}
+	at, prev = c.now(), c.lastReply
+	c.lastReply = at
+	return at, prev
+}
+
+// answered samples the estimates with the reply to p, which arrived at,
+// after the one before it at prev.
+func (c *costModel) answered(p *inFlight, at, prev time.Time) {
+	if p.sentAt.IsZero() || at.IsZero() {
+		return
+	}
+	switch {
+	case p.alone:
+		c.roundTrip.add(at.Sub(p.sentAt))
+	case !prev.IsZero() && p.sentAt.Add(c.link()).Before(prev):
+		// It reached the VM before the last reply left it: it waited its
+		// turn, and its reply took one service time more.
+		c.service.add(at.Sub(prev))
+	}
+}
+
+// pays reports whether a speculated command the debugger uses with odds p
+// is worth the VM's time.
+func (c *costModel) pays(p float64) bool {
+	if !c.slow() {
+		return true
+	}
+	s := c.service.v
+	return p*float64(c.link()+s) >= float64(s)
+}
+
+// inFlightBound returns how many synthetic commands may be in flight: as
+// many as the VM serves in a round trip of the link and one service time
+// (what keeps it busy while the first reply travels), at least one; or
+// max, for a fast VM.
+func (c *costModel) inFlightBound(max int) int {
+	if !c.slow() {
+		return max
+	}
+	n := int((c.link()+c.service.v)/c.service.v) + 1
+	if max > 0 && n > max {
+		return max
+	}
+	return n
+}
+
+// odds returns the chance that the debugger uses the speculated command
+// m: what the learner counted of its kind in this session; high for a
+// command the debugger asked itself at its recent stops (asked), even for
+// what is not learned (an object's type).
+func (s *Speculator) odds(m jdwp.CommandMessage, spec keySpec, asked bool) float64 {
+	switch {
+	case asked:
+		return 0.9
+	case spec.life == lifetimeSuspension:
+		return s.learn.odds(m)
+	case spec.life == lifetimeClass:
+		return s.learn.classOdds(m.Command())
+	}
+	return 0.5
+}
+
+// linkRoundTrip returns the estimate of the link's round trip, once known
+// (a far half tells it to the near half).
+func (s *Speculator) linkRoundTrip() (time.Duration, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cost.now == nil || !s.cost.roundTrip.known() {
+		return 0, false
+	}
+	return s.cost.link(), true
+}
+
+// SetFarRoundTrip tells the near half of a split proxy the round trip of
+// the link between the halves, which its speculation saves the debugger
+// (its own round trip to the VM is about zero). The far half measures it
+// (Stats.RoundTrip) and sends it across the tunnel.
+func (s *Speculator) SetFarRoundTrip(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cost.farLink = max(0, d)
+}

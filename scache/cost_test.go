@@ -1,0 +1,111 @@
+package scache
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fakeClock is a clock the test moves.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time { return c.t }
+
+// session plays commands through a cost model on a link of round trip
+// link to a VM that serves one command per service: alone commands one at
+// a time, then bursts of burst commands sent together.
+func costSession(link, service time.Duration, burst int) (*costModel, *fakeClock) {
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	c := &costModel{now: clock.now}
+	for round := 0; round < 8; round++ {
+		// One command alone: its reply after the link and one service.
+		p := &inFlight{}
+		c.sending(p)
+		c.sent(commandPacket)
+		clock.t = clock.t.Add(link + service)
+		at, prev := c.arrival()
+		c.answered(p, at, prev)
+		// A burst: the replies come one service apart.
+		sent := make([]*inFlight, burst)
+		for i := range sent {
+			sent[i] = &inFlight{}
+			c.sending(sent[i])
+			c.sent(commandPacket)
+		}
+		clock.t = clock.t.Add(link)
+		for _, p := range sent {
+			clock.t = clock.t.Add(service)
+			at, prev := c.arrival()
+			c.answered(p, at, prev)
+		}
+		clock.t = clock.t.Add(time.Second) // the debugger looks
+	}
+	return c, clock
+}
+
+var commandPacket = []byte{0, 0, 0, 11, 0, 0, 0, 1, 0, 1, 1}
+
+// TestTheLinkAndTheVMAreMeasured: the round trip of commands sent alone
+// and the gaps between replies to commands queued at the VM give the
+// link's round trip and the VM's service time.
+func TestTheLinkAndTheVMAreMeasured(t *testing.T) {
+	for _, tc := range []struct{ link, service time.Duration }{
+		{0, 2 * time.Millisecond}, {2 * time.Millisecond, 500 * time.Microsecond}, {20 * time.Millisecond, 2 * time.Millisecond},
+		{20 * time.Millisecond, 20 * time.Microsecond},
+	} {
+		c, _ := costSession(tc.link, tc.service, 6)
+		require.Equal(t, tc.service, c.service.v, "service %v over %v", tc.service, tc.link)
+		require.Equal(t, tc.link, c.link(), "link %v with service %v", tc.link, tc.service)
+		require.Zero(t, c.outstanding, "every command answered")
+	}
+}
+
+// TestSpeculationPaysOnlyWhereItSaves: a fast VM (HotSpot) is never gated;
+// next to a slow VM (RTT 0, 2 ms a command) a command goes only if it is
+// sure to be used; over 20 ms, one used one time in ten pays; the bound of
+// what is in flight keeps the VM busy for a round trip.
+func TestSpeculationPaysOnlyWhereItSaves(t *testing.T) {
+	fast, _ := costSession(20*time.Millisecond, 20*time.Microsecond, 6)
+	require.False(t, fast.slow())
+	require.True(t, fast.pays(0.01))
+	require.Equal(t, 64, fast.inFlightBound(64))
+
+	local, _ := costSession(0, 2*time.Millisecond, 6)
+	require.True(t, local.slow())
+	require.False(t, local.pays(0.9))
+	require.True(t, local.pays(1))
+	require.Equal(t, 2, local.inFlightBound(64))
+
+	far, _ := costSession(20*time.Millisecond, 2*time.Millisecond, 6)
+	require.True(t, far.pays(0.1))
+	require.False(t, far.pays(0.05))
+	require.Equal(t, 12, far.inFlightBound(64))
+	require.Equal(t, 5, far.inFlightBound(5), "never above the configured bound")
+}
+
+// TestANearHalfWeighsWithTheFarLink: next to the VM a near half's own
+// round trip is about zero; it weighs nothing until the far half tells it
+// the link between the halves, then weighs with that.
+func TestANearHalfWeighsWithTheFarLink(t *testing.T) {
+	near, _ := costSession(0, 2*time.Millisecond, 6)
+	near.near = true
+	require.False(t, near.slow(), "nothing weighed before the far half's round trip")
+	require.True(t, near.pays(0.01))
+	near.farLink = 20 * time.Millisecond
+	require.True(t, near.pays(0.1))
+	require.False(t, near.pays(0.05))
+}
+
+// TestNoClockNoEstimates: a Speculator without a clock measures nothing
+// and gates nothing.
+func TestNoClockNoEstimates(t *testing.T) {
+	c := &costModel{}
+	p := &inFlight{}
+	c.sending(p)
+	at, prev := c.arrival()
+	c.answered(p, at, prev)
+	require.False(t, c.slow())
+	require.Zero(t, c.roundTrip.n)
+	require.Zero(t, c.service.n)
+}
