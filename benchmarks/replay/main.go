@@ -44,6 +44,7 @@ type options struct {
 	chart       string
 	captureRTT  time.Duration
 	debuggerRTT time.Duration
+	service     time.Duration
 	files       []string
 }
 
@@ -60,10 +61,16 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		"(a journal recorded by a proxy over a slow link); 0: estimated from each trace, -1ns: next to the VM")
 	debuggerRTT := fs.Duration("debugger-rtt", 0, "the round trip between where the traces were captured and the "+
 		"debugger (a capture made next to the VM); 0: estimated from each trace, -1ns: next to the debugger")
+	service := fs.Duration("service", 0, "added to the VM's service time of every command: a slow VM (an Android "+
+		"device's runtime serves a command in 0.5 to 2 ms) in place of the recorded one")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
-	o := options{json: *asJSON, rtt: *rtt, timeline: *timeline, chart: *chart, captureRTT: *captureRTT, debuggerRTT: *debuggerRTT, files: fs.Args()}
+	if *service < 0 {
+		return options{}, fmt.Errorf("-service %v: a service time is not negative", *service)
+	}
+	o := options{json: *asJSON, rtt: *rtt, timeline: *timeline, chart: *chart, captureRTT: *captureRTT, debuggerRTT: *debuggerRTT,
+		service: *service, files: fs.Args()}
 	if *mode == "all" {
 		o.modes = replay.Modes
 	} else {
@@ -122,7 +129,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		var results []replay.Result
 		for _, m := range o.modes {
-			cfg := replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT, DebuggerRTT: o.debuggerRTT}
+			cfg := replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT, DebuggerRTT: o.debuggerRTT, Service: o.service}
 			if o.timeline != "" {
 				timeline = timeline[:0]
 				cfg.Journal = func(r journal.Record) { timeline = append(timeline, r) }
@@ -140,7 +147,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		baseline := baselineOf(results)
 		if baseline == nil {
 			// Speedups are against off: replay it too, without printing it.
-			if res, err := replay.Run(tr, replay.ModeOff, replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT, DebuggerRTT: o.debuggerRTT}); err == nil {
+			if res, err := replay.Run(tr, replay.ModeOff, replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT, DebuggerRTT: o.debuggerRTT, Service: o.service}); err == nil {
 				baseline = &res
 			}
 		}

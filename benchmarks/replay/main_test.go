@@ -122,3 +122,19 @@ func TestBadFlags(t *testing.T) {
 	require.Equal(t, 2, run([]string{"-mode", "fast"}, &out, &errOut))
 	require.Contains(t, errOut.String(), "unknown mode")
 }
+
+// TestServiceSlowsTheVM: -service adds to every command's service time at
+// the VM: off waits longer than without it, and a negative one is refused.
+func TestServiceSlowsTheVM(t *testing.T) {
+	wait := func(args ...string) float64 {
+		var out, errOut bytes.Buffer
+		require.Equal(t, 0, run(append([]string{"-json", "-mode", "off", "-rtt", "0s"}, args...), &out, &errOut), errOut.String())
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(strings.SplitN(out.String(), "\n", 2)[0]), &m))
+		return m["wait_ms"].(float64)
+	}
+	require.Greater(t, wait("-service", "2ms"), wait()+100, "about 250 commands, 2 ms each")
+	var out, errOut bytes.Buffer
+	require.Equal(t, 2, run([]string{"-service", "-1ms"}, &out, &errOut))
+	require.Contains(t, errOut.String(), "not negative")
+}

@@ -107,6 +107,10 @@ type Config struct {
 	// Journal, if set, receives the journal of the run at RTT, stamped with
 	// simulated time from the trace's first record.
 	Journal func(journal.Record)
+	// Service is added to the VM's service time of every command: a slow
+	// VM (an Android device's runtime) behind the recorded one, as
+	// latency.WithService puts one in front of a live VM.
+	Service time.Duration
 }
 
 // Run replays a trace in a mode at each RTT (the counts are those at
@@ -139,7 +143,7 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 				cfg.Journal(r)
 			}
 		}
-		out, st, err := runOnce(s, mode, opts, d, rec)
+		out, st, err := runOnce(s, mode, opts, d, cfg.Service, rec)
 		if err != nil {
 			return Result{}, err
 		}
@@ -175,21 +179,31 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 	return res, nil
 }
 
-// runOnce simulates the session once at rtt through a proxy of mode made
-// with opts, and returns what it found and the proxy's counters.
-func runOnce(s *session, mode Mode, opts []scache.Option, rtt time.Duration, rec func(journal.Record)) (outcome, scache.Stats, error) {
+// runOnce simulates the session once at rtt, with service added to each
+// command's at the VM, through a proxy of mode made with opts, and returns
+// what it found and the proxy's counters. The proxy's clock is the
+// simulation's, as a live proxy's is the wall clock.
+func runOnce(s *session, mode Mode, opts []scache.Option, rtt, service time.Duration, rec func(journal.Record)) (outcome, scache.Stats, error) {
+	var sim *simulation
+	opts = append(opts[:len(opts):len(opts)], scache.WithClock(func() time.Time {
+		if sim == nil {
+			return time.Time{}
+		}
+		return time.Time{}.Add(sim.now)
+	}))
 	if mode != ModeSplit {
 		spc, err := scache.New(opts...)
 		if err != nil {
 			return outcome{}, scache.Stats{}, err
 		}
-		out := simulate(s, spc, rtt, rec)
+		sim = newSimulation(s, rtt, rec, spc, nil)
+		sim.service = service
+		out := sim.run()
 		_ = spc.Close()
 		return out, spc.Stats(), nil
 	}
 	// The far half journals from inside the calls the simulation makes at
 	// its current time: the entries get that time.
-	var sim *simulation
 	var journalAt func(scache.JournalEntry)
 	if rec != nil {
 		journalAt = func(e scache.JournalEntry) {
@@ -202,6 +216,7 @@ func runOnce(s *session, mode Mode, opts []scache.Option, rtt time.Duration, rec
 		return outcome{}, scache.Stats{}, err
 	}
 	sim = newSimulation(s, rtt, nil, nil, h)
+	sim.service = service
 	out := sim.run()
 	h.close()
 	return out, h.stats(), nil

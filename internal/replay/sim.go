@@ -61,6 +61,8 @@ type simulation struct {
 	spc   *scache.Speculator // one proxy; nil in split mode
 	split *halves            // split mode; nil with one proxy
 	rtt   time.Duration
+	// service is added to each command's service time at the VM (Config.Service).
+	service time.Duration
 
 	now   time.Duration
 	queue eventQueue
@@ -125,10 +127,6 @@ func (sim *simulation) at(t time.Duration, f func()) {
 
 // simulate runs the trace; record, if set, receives the journal with times
 // as offsets from the zero time.
-func simulate(s *session, spc *scache.Speculator, rtt time.Duration, record func(journal.Record)) outcome {
-	return newSimulation(s, rtt, record, spc, nil).run()
-}
-
 func newSimulation(s *session, rtt time.Duration, record func(journal.Record), spc *scache.Speculator, split *halves) *simulation {
 	return &simulation{s: s, spc: spc, split: split, rtt: rtt, syntheticCmd: map[uint32]syntheticInfo{}, record: record, gens: classGens{}}
 }
@@ -315,7 +313,7 @@ func (sim *simulation) serveNext() {
 		return
 	}
 	reply, service, organic := sim.answer(h)
-	sim.at(sim.now+service, func() {
+	sim.at(sim.now+service+sim.service, func() {
 		if organic >= 0 {
 			sim.vmDone[organic] = sim.now
 			sim.emitEvents(organic)
