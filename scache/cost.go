@@ -1,6 +1,7 @@
 package scache
 
 import (
+	"slices"
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -23,7 +24,8 @@ import (
 //     second command reached the VM before the first was answered (it
 //     waited its turn there);
 //
-// (Stats.RoundTrip, Stats.ServiceTime; the service time a moving average). Once the
+// (Stats.RoundTrip, Stats.ServiceTime; the service time the median of the
+// last gaps: a VM's pauses and a late reply's catching up are outliers). Once the
 // VM is known to be slow (a service time of slowVM or more), a command
 // goes out only if its odds of being used (the learner's count of this
 // debugger's use of its kind) times what it saves pay for what it costs:
@@ -45,31 +47,33 @@ type costModel struct {
 	outstanding int              // commands sent to the VM and not answered
 	lastReply   time.Time        // when the last reply from the VM arrived
 	roundTrip   recentMin        // the replies to commands sent alone, service included
-	service     movingAverage    // gaps between replies to commands queued at the VM
-	// farLink is the round trip of the link beyond this proxy, told by the
-	// far half of a split proxy (SetFarRoundTrip): a near half next to the
-	// VM saves the debugger that one, not its own.
-	farLink time.Duration
-	near    bool // the near half of a split proxy: weighs nothing before farLink is told
+	service     recentMedian     // gaps between replies to commands queued at the VM
+	// farRoundTrip is the round trip from the far half of a split proxy to
+	// the VM, service included, as the far half measures it
+	// (SetFarRoundTrip): a near half next to the VM saves the debugger that
+	// one, not its own, and takes out the service time it measures itself.
+	farRoundTrip time.Duration
+	near    bool // the near half of a split proxy: weighs nothing before farRoundTrip is told
 }
 
-// movingAverage is an exponentially weighted moving average (weight 1/8).
-type movingAverage struct {
-	v time.Duration
-	n int
+// recentMedian is the median of the last len(last) samples.
+type recentMedian struct {
+	last [31]time.Duration
+	n    int
+	v    time.Duration
 }
 
-func (a *movingAverage) add(x time.Duration) {
-	if a.n == 0 {
-		a.v = x
-	} else {
-		a.v += (x - a.v) / 8
-	}
-	a.n++
+func (m *recentMedian) add(x time.Duration) {
+	m.last[m.n%len(m.last)] = x
+	m.n++
+	sorted := m.last
+	k := min(m.n, len(m.last))
+	slices.Sort(sorted[:k])
+	m.v = sorted[k/2]
 }
 
-// known reports whether the average has enough samples.
-func (a movingAverage) known() bool { return a.n >= minSamples }
+// known reports whether enough samples were taken.
+func (m recentMedian) known() bool { return m.n >= minSamples }
 
 // recentMin is the least of the last len(last) samples.
 type recentMin struct {
@@ -93,8 +97,8 @@ func (m recentMin) known() bool { return m.n >= minSamples }
 // link returns the estimated round trip to the VM without its service, or
 // the far half's link for a near half.
 func (c *costModel) link() time.Duration {
-	if c.farLink > 0 {
-		return c.farLink
+	if c.farRoundTrip > 0 {
+		return max(0, c.farRoundTrip-c.service.v)
 	}
 	return max(0, c.roundTrip.v-c.service.v)
 }
@@ -102,10 +106,10 @@ func (c *costModel) link() time.Duration {
 // slow reports whether the VM is known to serve its commands slowly enough
 // for speculation to be weighed.
 func (c *costModel) slow() bool {
-	if c.near && c.farLink == 0 {
+	if c.near && c.farRoundTrip == 0 {
 		return false
 	}
-	return c.now != nil && c.service.known() && (c.roundTrip.known() || c.farLink > 0) && c.service.v >= slowVM
+	return c.now != nil && c.service.known() && (c.roundTrip.known() || c.farRoundTrip > 0) && c.service.v >= slowVM
 }
 
 // sending notes that p goes to the VM now.
@@ -192,23 +196,24 @@ func (s *Speculator) odds(m jdwp.CommandMessage, spec keySpec, asked bool) float
 	return 0.5
 }
 
-// linkRoundTrip returns the estimate of the link's round trip, once known
-// (a far half tells it to the near half).
-func (s *Speculator) linkRoundTrip() (time.Duration, bool) {
+// measuredRoundTrip returns the least round trip to the VM of the last
+// commands sent alone, service included, once known (a far half tells it
+// to the near half).
+func (s *Speculator) measuredRoundTrip() (time.Duration, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cost.now == nil || !s.cost.roundTrip.known() {
 		return 0, false
 	}
-	return s.cost.link(), true
+	return s.cost.roundTrip.v, true
 }
 
-// SetFarRoundTrip tells the near half of a split proxy the round trip of
-// the link between the halves, which its speculation saves the debugger
-// (its own round trip to the VM is about zero). The far half measures it
-// (Stats.RoundTrip) and sends it across the tunnel.
+// SetFarRoundTrip tells the near half of a split proxy the round trip from
+// the far half to the VM (service included), which its speculation saves
+// the debugger (its own round trip to the VM is about zero): the far half
+// measures it and sends it across the tunnel.
 func (s *Speculator) SetFarRoundTrip(d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.cost.farLink = max(0, d)
+	s.cost.farRoundTrip = max(0, d)
 }

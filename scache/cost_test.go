@@ -92,7 +92,8 @@ func TestANearHalfWeighsWithTheFarLink(t *testing.T) {
 	near.near = true
 	require.False(t, near.slow(), "nothing weighed before the far half's round trip")
 	require.True(t, near.pays(0.01))
-	near.farLink = 20 * time.Millisecond
+	near.farRoundTrip = 22 * time.Millisecond // the far half's: 20 ms of link, the VM's 2 ms
+	require.Equal(t, 20*time.Millisecond, near.link())
 	require.True(t, near.pays(0.1))
 	require.False(t, near.pays(0.05))
 }

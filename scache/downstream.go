@@ -155,7 +155,7 @@ func (s *Speculator) deliver(r *Response, d *downPacket) bool {
 	s.answerWaiters(r, p, d.packet)
 	if p.synthetic && len(p.waiters) > 0 {
 		s.stats.SyntheticUsed++
-		s.learnUsed(p.key, p.life, p.epoch)
+		s.learnUsed(p.key, p.life, p.epoch, true)
 		if s.cfg.follower {
 			r.used = append(r.used, p.key)
 		}

@@ -122,7 +122,7 @@ func (s *Speculator) usedRemotely(key Key) (bytes int, firstUse bool) {
 		return len(e.reply), first
 	}
 	if spec, ok := s.keySpecOf(key.Command()); ok {
-		s.learnUsed(key, spec.life, s.susp.epoch)
+		s.learnUsed(key, spec.life, s.susp.epoch, true)
 	}
 	return 0, false
 }

@@ -62,7 +62,7 @@ type learner struct {
 	class  map[jdwp.Command]*classUse
 }
 
-type classUse struct{ sent, used, chances int }
+type classUse struct{ sent, used, hits, chances int }
 
 func (l *learner) classOf(cmd jdwp.Command) *classUse {
 	if l.class == nil {
@@ -91,9 +91,10 @@ type siteUse struct {
 	unused     int  // successive stops at which it was sent and not used
 	sent, used bool // at the current stop
 	wanted     bool // used or asked at some stop of the session
-	// sentN and usedN count its commands sent and used (or asked) in the
-	// session, for the odds of the next one (odds).
-	sentN, usedN int
+	// sentN and hitN count its commands speculated in the session, and
+	// those of them whose reply answered the debugger: the odds of the
+	// next one (odds).
+	sentN, hitN int
 }
 
 func (l *learner) use(st site) *siteUse {
@@ -185,7 +186,6 @@ func (l *learner) used(m jdwp.CommandMessage) {
 	if l.inStop {
 		u := l.use(l.siteOf(m))
 		u.used, u.unused, u.wanted = true, 0, true
-		u.usedN++
 	}
 }
 
@@ -202,28 +202,35 @@ func (l *learner) wantedOfOthers(cmd jdwp.Command) bool {
 	return false
 }
 
+// hit notes that a speculated command of m's site answered the debugger.
+func (l *learner) hit(m jdwp.CommandMessage) {
+	if l.inStop {
+		l.use(l.siteOf(m)).hitN++
+	}
+}
+
 // odds returns the chance that the debugger uses a command of m's site
-// sent now: of its commands sent and used in the session so far (a half
-// before any was sent).
+// speculated now: of its commands speculated in the session, the share
+// that answered the debugger ((hits+1)/(sent+2): a half before any was
+// sent).
 func (l *learner) odds(m jdwp.CommandMessage) float64 {
 	u := l.sites[l.siteOf(m)]
 	if u == nil {
 		return 0.5
 	}
-	return ratioOdds(u.usedN, u.sentN)
+	return ratioOdds(u.hitN, u.sentN)
 }
 
 // classOdds returns the chance that the debugger uses a class command cmd
-// sent now.
+// speculated now.
 func (l *learner) classOdds(cmd jdwp.Command) float64 {
 	u := l.classOf(cmd)
-	return ratioOdds(u.used, u.sent)
+	return ratioOdds(u.hits, u.sent)
 }
 
-// ratioOdds is (used+1)/(sent+2), at most 1 (the debugger may ask what was
-// never sent).
-func ratioOdds(used, sent int) float64 {
-	return min(1, float64(used+1)/float64(sent+2))
+// ratioOdds is (hits+1)/(sent+2), at most 1.
+func ratioOdds(hits, sent int) float64 {
+	return min(1, float64(hits+1)/float64(sent+2))
 }
 
 func boolIndex(b bool) int {

@@ -170,7 +170,7 @@ type Far struct {
 	// changed is the number of the last 'P' frame sent that may change
 	// what a cached reply says (see follower.go).
 	changed     uint64
-	roundTrip   time.Duration // the link's round trip last told the near half ('R')
+	roundTrip   time.Duration // the round trip to the VM last told the near half ('R')
 	tunnelBytes atomic.Int64
 	dropped     atomic.Int64 // synthetic replies to commands not adopted
 }
@@ -247,7 +247,7 @@ func (f *Far) out(resp *Response) Traffic {
 	for _, k := range resp.used {
 		t.Upstream = append(t.Upstream, tunnel.NewFrame(tunnel.Used, []byte(k)))
 	}
-	if rt, ok := f.spec.linkRoundTrip(); ok && (f.roundTrip == 0 || rt > f.roundTrip+f.roundTrip/8 || rt < f.roundTrip-f.roundTrip/8) {
+	if rt, ok := f.spec.measuredRoundTrip(); ok && (f.roundTrip == 0 || rt > f.roundTrip+f.roundTrip/8 || rt < f.roundTrip-f.roundTrip/8) {
 		// Told once known, and again when it moved by an eighth.
 		f.roundTrip = max(rt, time.Microsecond)
 		t.Upstream = append(t.Upstream, tunnel.RoundTripFrame(f.roundTrip))

@@ -244,26 +244,33 @@ func (s *Speculator) miss(r *Response, c *upCommand) {
 // use marks the cache entry of key as having answered a debugger command
 // in the Response r.
 func (s *Speculator) use(r *Response, key Key, e *entry) {
-	if e.synthetic && !e.used {
+	hit := e.synthetic && !e.used
+	if hit {
 		s.stats.SyntheticUsed++
 	}
 	e.used = true
 	if s.cfg.follower { // the far half tells the near one (split.go)
 		r.used = append(r.used, key)
 	}
-	s.learnUsed(key, e.life, e.epoch)
+	s.learnUsed(key, e.life, e.epoch, hit)
 }
 
 // learnUsed tells the learner that a reply with key, of lifetime life,
-// answered the debugger: class metadata for the session, state only while
-// its stop goes on.
-func (s *Speculator) learnUsed(key Key, life lifetime, epoch uint64) {
+// answered the debugger (hit: a speculated one, its first use): class
+// metadata for the session, state only while its stop goes on.
+func (s *Speculator) learnUsed(key Key, life lifetime, epoch uint64, hit bool) {
 	switch {
 	case life == lifetimeClass:
 		s.learn.classUsed(key.Command())
+		if hit {
+			s.learn.classOf(key.Command()).hits++
+		}
 	case life == lifetimeSuspension && epoch == s.susp.epoch && s.learn.inStop:
 		if m, err := key.Message(s.sizes); err == nil {
 			s.learn.used(m)
+			if hit {
+				s.learn.hit(m)
+			}
 		}
 	}
 }

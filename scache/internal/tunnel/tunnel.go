@@ -22,9 +22,10 @@
 //	                read when it sent the synthetic command that follows
 //	'S' synthetic   near to far: the VM's reply to an announced command
 //	'U' used        far to near: the key of a reply that answered the debugger
-//	'R' round trip  far to near: uint64, the round trip of the link between
-//	                the halves in microseconds, as the far half measures it
-//	                (the near half weighs its pushes with it: version 2)
+//	'R' round trip  far to near: uint64, the round trip from the far half to
+//	                the VM in microseconds (the VM's service included), as the
+//	                far half measures it; the near half weighs its pushes
+//	                with it (version 2)
 //	'E' end         either way: why the sender ends the session (UTF-8 text);
 //	                nothing follows it
 package tunnel
@@ -200,7 +201,7 @@ func AnnounceFrame(seq uint64, command []byte) []byte {
 }
 
 // RoundTripFrame returns the 'R' frame telling the near half the round
-// trip of the link between the halves.
+// trip from the far half to the VM.
 func RoundTripFrame(d time.Duration) []byte {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(max(0, d.Microseconds())))
