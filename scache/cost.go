@@ -53,7 +53,7 @@ type costModel struct {
 	// (SetFarRoundTrip): a near half next to the VM saves the debugger that
 	// one, not its own, and takes out the service time it measures itself.
 	farRoundTrip time.Duration
-	near    bool // the near half of a split proxy: weighs nothing before farRoundTrip is told
+	near         bool // the near half of a split proxy: weighs nothing before farRoundTrip is told
 }
 
 // recentMedian is the median of the last len(last) samples.

@@ -202,6 +202,10 @@ type sessionStats struct {
 	PushedUsedBytes int64 `json:"pushed_used_bytes,omitempty"`
 	// A far half's Clears answered before the VM's reply.
 	AnsweredAhead int64 `json:"answered_ahead,omitempty"`
+	// The proxy's estimates of the link's round trip to the VM and of the
+	// VM's service time per command (scache.Stats.RoundTrip, ServiceTime).
+	RoundTripMs float64 `json:"round_trip_ms"`
+	ServiceMs   float64 `json:"vm_service_ms"`
 	// Stops lists each stop of the session, from its event to the resume.
 	Stops []stopStats `json:"stops"`
 }
@@ -240,7 +244,8 @@ func writeStats(path string, st scache.Stats, stops []scache.StopRecord) error {
 		Synthetic: st.Synthetic, Hits: st.Hits, Belayed: st.Belayed, Misses: st.Misses, Wasted: st.Wasted,
 		CacheBytes: st.CacheBytes, Used: st.SyntheticUsed, Stops: []stopStats{},
 		TunnelBytes: st.TunnelBytes, PushedBytes: st.PushedBytes, PushedUsed: st.PushedUsed, PushedUsedBytes: st.PushedUsedBytes,
-		AnsweredAhead: st.AnsweredAhead}
+		AnsweredAhead: st.AnsweredAhead,
+		RoundTripMs:   float64(st.RoundTrip.Microseconds()) / 1000, ServiceMs: float64(st.ServiceTime.Microseconds()) / 1000}
 	for _, s := range stops {
 		out.Stops = append(out.Stops, stopStats{Thread: fmt.Sprintf("%#x", uint64(s.Thread)), Location: location(s.Location),
 			Step: s.Step, StopMs: float64(s.End.Sub(s.Start).Microseconds()) / 1000,

@@ -40,7 +40,7 @@ func TestProxyWithARealDebugger(t *testing.T) {
 	cancel()
 	require.NoError(t, <-done)
 
-	var stats map[string]int64
+	var stats map[string]float64
 	b, err := os.ReadFile(cfg.statsFile)
 	require.NoError(t, err)
 	var withStops struct {
@@ -63,9 +63,11 @@ func TestProxyWithARealDebugger(t *testing.T) {
 	require.Contains(t, string(b), `"inspection_round_trips"`)
 	stopless := string(b[:strings.Index(string(b), `"stops"`)]) + "\"end\": 0}"
 	require.NoError(t, json.Unmarshal([]byte(stopless), &stats))
-	for _, k := range []string{"packets_up", "packets_down", "synthetic", "hits", "belayed", "misses", "wasted", "cache_bytes"} {
+	for _, k := range []string{"packets_up", "packets_down", "synthetic", "hits", "belayed", "misses", "wasted", "cache_bytes",
+		"round_trip_ms", "vm_service_ms"} {
 		require.Contains(t, stats, k)
 	}
+	require.Positive(t, stats["vm_service_ms"], "the VM's service time was measured")
 	require.Positive(t, stats["hits"]+stats["belayed"])
 
 	f, err := os.Open(cfg.journalFile)

@@ -181,7 +181,8 @@ func (p *Proxy) session(ctx context.Context, debugger net.Conn, log *slog.Logger
 	}
 	log.Log(ctx, level, "scache: session ended", "duration", time.Since(start).Round(time.Millisecond),
 		"packets_up", st.PacketsUp, "packets_down", st.PacketsDown, "synthetic", st.Synthetic,
-		"hits", st.Hits, "belayed", st.Belayed, "misses", st.Misses, "wasted", st.Wasted, "err", err)
+		"hits", st.Hits, "belayed", st.Belayed, "misses", st.Misses, "wasted", st.Wasted,
+		"round_trip", st.RoundTrip.Round(time.Microsecond), "vm_service", st.ServiceTime.Round(time.Microsecond), "err", err)
 	if errors.Is(err, ErrTunnelLost) || errors.Is(err, scache.ErrTunnel) {
 		log.Error("scache: the split proxy's tunnel failed; the debugger's session ended", "half", p.st.half().String(), "err", err)
 	}
