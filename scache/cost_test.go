@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
 	"github.com/stretchr/testify/require"
 )
 
@@ -109,4 +111,33 @@ func TestNoClockNoEstimates(t *testing.T) {
 	require.False(t, c.slow())
 	require.Zero(t, c.roundTrip.n)
 	require.Zero(t, c.service.n)
+}
+
+// TestTheFarHalfTellsTheNearHalfItsRoundTrip: once the far half has
+// measured its round trip to the VM it sends it in an 'R' frame, and the
+// near half weighs its pushes with it.
+func TestTheFarHalfTellsTheNearHalfItsRoundTrip(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	cfg := defaultConfig()
+	cfg.clock = clock.now
+	far := newFar(cfg)
+	var told []byte
+	for id := uint32(1); id <= minSamples && told == nil; id++ {
+		up := far.FromDebugger(jdwp.AppendCommandPacket(nil, id, &jdwp.VMAllThreadsCommand{}, jdwp.DefaultIDSizes))
+		require.Len(t, up.Upstream, 1)
+		clock.t = clock.t.Add(22 * time.Millisecond)
+		down, err := far.FromNear(tunnel.NewFrame(tunnel.Packet, jdwp.AppendReplyPacket(nil, id, &jdwp.ObjectIDsReply{}, jdwp.DefaultIDSizes)))
+		require.NoError(t, err)
+		for _, f := range down.Upstream {
+			if f[0] == tunnel.RoundTrip {
+				told = f
+			}
+		}
+	}
+	require.NotNil(t, told, "an 'R' frame once the round trip is known")
+
+	near := newNear(defaultConfig())
+	_, err := near.FromFar(told)
+	require.NoError(t, err)
+	require.Equal(t, 22*time.Millisecond, near.spec.cost.farRoundTrip)
 }
