@@ -46,8 +46,8 @@ type costModel struct {
 	now         func() time.Time // nil: no clock, no estimates, nothing gated
 	outstanding int              // commands sent to the VM and not answered
 	lastReply   time.Time        // when the last reply from the VM arrived
-	roundTrip   recentMin        // the replies to commands sent alone, service included
-	service     recentMedian     // gaps between replies to commands queued at the VM
+	roundTrip   sampleWindow     // the replies to commands sent alone, service included: the least counts
+	service     sampleWindow     // gaps between replies to commands queued at the VM: the median counts
 	// farRoundTrip is the round trip from the far half of a split proxy to
 	// the VM, service included, as the far half measures it
 	// (SetFarRoundTrip): a near half next to the VM saves the debugger that
@@ -56,51 +56,47 @@ type costModel struct {
 	near         bool // the near half of a split proxy: weighs nothing before farRoundTrip is told
 }
 
-// recentMedian is the median of the last len(last) samples.
-type recentMedian struct {
+// sampleWindow keeps the last len(last) samples of an estimate.
+type sampleWindow struct {
 	last [31]time.Duration
-	n    int
-	v    time.Duration
+	n    int // samples taken, ever
 }
 
-func (m *recentMedian) add(x time.Duration) {
-	m.last[m.n%len(m.last)] = x
-	m.n++
-	sorted := m.last
-	k := min(m.n, len(m.last))
-	slices.Sort(sorted[:k])
-	m.v = sorted[k/2]
+func (w *sampleWindow) add(x time.Duration) {
+	w.last[w.n%len(w.last)] = x
+	w.n++
 }
 
 // known reports whether enough samples were taken.
-func (m recentMedian) known() bool { return m.n >= minSamples }
+func (w *sampleWindow) known() bool { return w.n >= minSamples }
 
-// recentMin is the least of the last len(last) samples.
-type recentMin struct {
-	last [16]time.Duration
-	n    int
-	v    time.Duration
-}
-
-func (m *recentMin) add(x time.Duration) {
-	m.last[m.n%len(m.last)] = x
-	m.n++
-	m.v = x
-	for _, y := range m.last[:min(m.n, len(m.last))] {
-		m.v = min(m.v, y)
+// least returns the least of the last samples (0: none).
+func (w *sampleWindow) least() time.Duration {
+	k := min(w.n, len(w.last))
+	if k == 0 {
+		return 0
 	}
+	return slices.Min(w.last[:k])
 }
 
-// known reports whether enough samples were taken.
-func (m recentMin) known() bool { return m.n >= minSamples }
+// median returns the median of the last samples (0: none).
+func (w *sampleWindow) median() time.Duration {
+	k := min(w.n, len(w.last))
+	if k == 0 {
+		return 0
+	}
+	sorted := w.last
+	slices.Sort(sorted[:k])
+	return sorted[k/2]
+}
 
 // link returns the estimated round trip to the VM without its service, or
 // the far half's link for a near half.
 func (c *costModel) link() time.Duration {
 	if c.farRoundTrip > 0 {
-		return max(0, c.farRoundTrip-c.service.v)
+		return max(0, c.farRoundTrip-c.service.median())
 	}
-	return max(0, c.roundTrip.v-c.service.v)
+	return max(0, c.roundTrip.least()-c.service.median())
 }
 
 // slow reports whether the VM is known to serve its commands slowly enough
@@ -109,7 +105,7 @@ func (c *costModel) slow() bool {
 	if c.near && c.farRoundTrip == 0 {
 		return false
 	}
-	return c.now != nil && c.service.known() && (c.roundTrip.known() || c.farRoundTrip > 0) && c.service.v >= slowVM
+	return c.now != nil && c.service.known() && (c.roundTrip.known() || c.farRoundTrip > 0) && c.service.median() >= slowVM
 }
 
 // sending notes that p goes to the VM now.
@@ -161,7 +157,7 @@ func (c *costModel) pays(p float64) bool {
 	if !c.slow() {
 		return true
 	}
-	s := c.service.v
+	s := c.service.median()
 	return p*float64(c.link()+s) >= float64(s)
 }
 
@@ -173,7 +169,7 @@ func (c *costModel) inFlightBound(max int) int {
 	if !c.slow() {
 		return max
 	}
-	n := int((c.link()+c.service.v)/c.service.v) + 1
+	n := int((c.link()+c.service.median())/c.service.median()) + 1
 	if max > 0 && n > max {
 		return max
 	}
@@ -205,7 +201,7 @@ func (s *Speculator) measuredRoundTrip() (time.Duration, bool) {
 	if s.cost.now == nil || !s.cost.roundTrip.known() {
 		return 0, false
 	}
-	return s.cost.roundTrip.v, true
+	return s.cost.roundTrip.least(), true
 }
 
 // SetFarRoundTrip tells the near half of a split proxy the round trip from

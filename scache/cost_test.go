@@ -57,7 +57,7 @@ func TestTheLinkAndTheVMAreMeasured(t *testing.T) {
 		{20 * time.Millisecond, 20 * time.Microsecond},
 	} {
 		c, _ := costSession(tc.link, tc.service, 6)
-		require.Equal(t, tc.service, c.service.v, "service %v over %v", tc.service, tc.link)
+		require.Equal(t, tc.service, c.service.median(), "service %v over %v", tc.service, tc.link)
 		require.Equal(t, tc.link, c.link(), "link %v with service %v", tc.link, tc.service)
 		require.Zero(t, c.outstanding, "every command answered")
 	}
