@@ -327,6 +327,47 @@ func splitWorkloads(b *testing.B, delay, service time.Duration) {
 	}
 }
 
+// BenchmarkReplayPredictsSlowVM checks the replay's slow VM (-service,
+// replay.Config.Service) against live sessions with one: it captures each
+// workload next to HotSpot as it is (off), replays the capture with the
+// service time added at the link's RTT, runs the workload live in each
+// mode against HotSpot behind latency.WithService over that link, and
+// reports, per mode, the replay's predicted wait against the wait measured
+// live (1 is a perfect prediction) and the predicted and live ratios of
+// scache to off. Run it with -benchtime 1x.
+func BenchmarkReplayPredictsSlowVM(b *testing.B) {
+	for _, c := range []struct{ delay, service time.Duration }{
+		{0, 2 * time.Millisecond}, {time.Millisecond, 500 * time.Microsecond}, {10 * time.Millisecond, 2 * time.Millisecond},
+	} {
+		b.Run(fmt.Sprintf("rtt=%v/service=%v", 2*c.delay, c.service), func(b *testing.B) {
+			for _, w := range relayWorkloads {
+				b.Run(w.name, func(b *testing.B) {
+					for i := 0; i < b.N; i++ {
+						tr := replay.Trace{Name: w.name, Records: recordNearVM(b, 0, w.opts)}
+						predicted, live := map[replay.Mode]time.Duration{}, map[replay.Mode]time.Duration{}
+						for _, mode := range []replay.Mode{replay.ModeOff, replay.ModeScache, replay.ModeSplit} {
+							var mu sync.Mutex
+							var records []journal.Record
+							workloadStops(b, c.delay, c.service, string(mode), w.opts, func(e scache.JournalEntry) {
+								mu.Lock()
+								defer mu.Unlock()
+								records = append(records, journal.FromEntry(e))
+							})
+							live[mode] = debuggerWait(records)
+							res, err := replay.Run(tr, mode, replay.Config{RTT: 2 * c.delay, Service: c.service, CaptureRTT: -1})
+							require.NoError(b, err, "%s", mode)
+							predicted[mode] = res.Wait[2*c.delay]
+							b.ReportMetric(float64(predicted[mode])/float64(live[mode]), "predicted/live_wait_"+string(mode))
+						}
+						b.ReportMetric(float64(predicted[replay.ModeScache])/float64(predicted[replay.ModeOff]), "predicted_scache/off")
+						b.ReportMetric(float64(live[replay.ModeScache])/float64(live[replay.ModeOff]), "live_scache/off")
+					}
+				})
+			}
+		})
+	}
+}
+
 // BenchmarkReplayPredictsLive checks the replay against live sessions on
 // each workload, in every mode (split: the far half's journal, next to the
 // debugger, with the link between the halves): it records the session

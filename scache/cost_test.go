@@ -57,7 +57,7 @@ func TestTheLinkAndTheVMAreMeasured(t *testing.T) {
 		{20 * time.Millisecond, 20 * time.Microsecond},
 	} {
 		c, _ := costSession(tc.link, tc.service, 6)
-		require.Equal(t, tc.service, c.service.median(), "service %v over %v", tc.service, tc.link)
+		require.Equal(t, tc.service, c.service.centralMean(), "service %v over %v", tc.service, tc.link)
 		require.Equal(t, tc.link, c.link(), "link %v with service %v", tc.link, tc.service)
 		require.Zero(t, c.outstanding, "every command answered")
 	}
@@ -140,4 +140,22 @@ func TestTheFarHalfTellsTheNearHalfItsRoundTrip(t *testing.T) {
 	_, err := near.FromFar(told)
 	require.NoError(t, err)
 	require.Equal(t, 22*time.Millisecond, near.spec.cost.farRoundTrip)
+}
+
+// TestBurstyRepliesStillGiveTheServiceTime: replies that catch up after a
+// late one come in bursts (gaps of nearly nothing, then of two service
+// times), and a VM pauses now and then; the estimate keeps the rate.
+func TestBurstyRepliesStillGiveTheServiceTime(t *testing.T) {
+	var w sampleWindow
+	for i := 0; i < 40; i++ {
+		switch {
+		case i%10 == 9:
+			w.add(50 * time.Millisecond) // a pause
+		case i%2 == 0:
+			w.add(20 * time.Microsecond)
+		default:
+			w.add(980 * time.Microsecond)
+		}
+	}
+	require.InDelta(t, float64(500*time.Microsecond), float64(w.centralMean()), float64(100*time.Microsecond))
 }
