@@ -37,7 +37,7 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	case s.event(r, &d): // an event: stops, classes, death; speculate the stop (families.go)
 	case s.settleReply(r, &d): // a reply that lets the suspension settle or a hot swap's metadata be asked again
 	case s.requestReply(r, &d): // the reply to a Set answered ahead: absorbed (request_ids.go)
-	case s.absorbLateReply(r, d.h, d.packet): // the reply to a Clear answered ahead (ahead.go)
+	case s.absorbLateReply(r, d.h, d.packet): // the reply to a Clear answered ahead (answer_ahead.go)
 	case s.matchReply(r, &d): // a reply nobody tracked goes through
 	case s.deliver(r, &d): // the reply reaches the debugger, or is absorbed, and answers the commands held on it
 	default:
@@ -190,7 +190,7 @@ func (s *Speculator) keepReply(d *downPacket) bool {
 
 // react updates the suspension for the reply to a debugger's command, and
 // runs the protocol facts and families' triggers of a successful reply
-// (triggers.go). It reports true when the reply could not be read, which
+// (facts.go). It reports true when the reply could not be read, which
 // switches speculation off.
 func (s *Speculator) react(r *Response, d *downPacket) bool {
 	p := d.p

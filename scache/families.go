@@ -49,7 +49,7 @@ const (
 	FamilyValues
 	// FamilyAgain: at a stop, the state commands the debugger asked at its
 	// recent stops of the same kind (breakpoint or step) that name no frame:
-	// the fields of an expanded object, a class's statics (see again.go);
+	// the fields of an expanded object, a class's statics (see family_again.go);
 	// and the type of the next `this`, guessed from the ids of the last
 	// stops' (see guessed.go).
 	FamilyAgain

@@ -37,7 +37,7 @@ type config struct {
 	follower bool
 	// answerAhead: answer at once the debugger's Set of a step request
 	// (request_ids.go) and its Clear of a step or breakpoint request
-	// (ahead.go).
+	// (answer_ahead.go).
 	answerAhead bool
 	// consistency: what may be served of state that moves (sequential.go).
 	consistency Consistency
@@ -207,7 +207,7 @@ func WithBelay(on bool) Option {
 // WithAnswerAhead turns on or off answering, at once and before the VM's
 // reply, the commands whose reply is known: EventRequest.Set of a step
 // request (with the id the VM will give it, see request_ids.go) and
-// EventRequest.Clear of a step or breakpoint request (ahead.go). Default:
+// EventRequest.Clear of a step or breakpoint request (answer_ahead.go). Default:
 // on in a proxy next to the debugger and in the far half of a split proxy.
 // Where a debugger clears its step request as a stop begins (JDI IDEs), the
 // Clear's round trip overlaps the speculation in flight and answering it

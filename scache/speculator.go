@@ -84,7 +84,7 @@ type inflightState struct {
 	// cached, for belay and to avoid speculating twice.
 	byKey map[Key]*inFlight
 	// ahead counts, by id, the debugger's commands answered ahead whose
-	// reply from the VM is still to absorb (ahead.go).
+	// reply from the VM is still to absorb (answer_ahead.go).
 	ahead map[uint32]int
 	// held lists the belayed debugger commands, in arrival order.
 	held      []*heldCommand

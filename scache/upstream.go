@@ -41,7 +41,7 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	case s.requestIDs(r, &c): // EventRequest: a Set answered ahead, a Clear's request renamed (request_ids.go)
 	case s.passThrough(r, &c): // speculation off: everything goes through
 	case s.sessionCommand(r, &c): // id sizes, classes, hot swap, dispose, exit: what the session knows
-	case s.clearAhead(r, &c): // a Clear answered ahead (ahead.go)
+	case s.clearAhead(r, &c): // a Clear answered ahead (answer_ahead.go)
 	case s.suspensionCommand(r, &c): // commands that let threads run or change values (state.go)
 	case s.lookUp(r, &c): // not cacheable now: forwarded, tracked if it must be
 	case s.answerFromCache(r, &c):
@@ -121,7 +121,7 @@ func (s *Speculator) sessionCommand(r *Response, c *upCommand) bool {
 	return false
 }
 
-// clearAhead answers a Clear ahead, when it may (ahead.go).
+// clearAhead answers a Clear ahead, when it may (answer_ahead.go).
 func (s *Speculator) clearAhead(r *Response, c *upCommand) bool {
 	if !s.clearAnswerable(c.cmd, c.packet) {
 		return false
