@@ -92,9 +92,7 @@ func (l *Link) pipe(dst, src net.Conn, service time.Duration) {
 	go func() {
 		defer close(done)
 		for c := range ch {
-			if d := time.Until(c.due); d > 0 {
-				time.Sleep(d)
-			}
+			sleepUntil(c.due)
 			if _, err := dst.Write(c.data); err != nil {
 				src.Close()
 				for range ch {

@@ -13,7 +13,7 @@ import (
 )
 
 // echoServer answers every connection with what it reads.
-func echoServer(t *testing.T) net.Listener {
+func echoServer(t testing.TB) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
