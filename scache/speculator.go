@@ -240,10 +240,10 @@ func (s *Speculator) Stats() Stats {
 	st.InFlight = int64(s.inflight.synthetic)
 	st.Held = int64(s.countHeld())
 	if s.cost.roundTrip.n > 0 {
-		st.RoundTrip = max(0, s.cost.roundTrip.least()-s.cost.service.centralMean())
+		st.RoundTrip = max(0, s.cost.roundTrip.least()-s.cost.service.meanWithoutPauses())
 	}
 	if s.cost.service.n > 0 {
-		st.ServiceTime = s.cost.service.centralMean()
+		st.ServiceTime = s.cost.service.meanWithoutPauses()
 	}
 	return st
 }
