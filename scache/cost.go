@@ -24,9 +24,9 @@ import (
 //     second command reached the VM before the first was answered (it
 //     waited its turn there);
 //
-// (Stats.RoundTrip, Stats.ServiceTime; the service time the mean of the
-// last gaps but a VM's pauses: replies that catch up after a late one come
-// back to back, then a long gap, and only the sum keeps the rate). Once the
+// (Stats.RoundTrip, Stats.ServiceTime; the service time from runs of such
+// replies, cost_service.go: replies reach the Speculator in bursts, and a
+// run's span keeps the rate where single gaps do not). Once the
 // VM is known to be slow (a service time of slowVM or more), a command
 // goes out only if its odds of being used (the learner's count of this
 // debugger's use of its kind) times what it saves pay for what it costs:
@@ -48,7 +48,7 @@ type costModel struct {
 	outstanding int              // commands sent to the VM and not answered
 	lastReply   time.Time        // when the last reply from the VM arrived
 	roundTrip   sampleWindow     // the replies to commands sent alone, service included: the least counts
-	service     sampleWindow     // gaps between replies to commands queued at the VM: their mean without pauses counts
+	service     serviceRuns      // replies to commands queued at the VM, in runs (cost_service.go)
 	// farRoundTrip is the round trip from the far half of a split proxy to
 	// the VM, service included, as the far half measures it
 	// (SetFarRoundTrip): a near half next to the VM saves the debugger that
@@ -80,39 +80,13 @@ func (w *sampleWindow) least() time.Duration {
 	return slices.Min(w.last[:k])
 }
 
-// meanWithoutPauses returns the mean of the last samples but the pauses
-// (0: none): gaps longer than four times the upper quartile, a VM stopping
-// for a collection or the like. Short and long gaps both stay: replies
-// that catch up after a late one come back to back and the next gap is
-// long, so the gaps' sum, not a middle one, keeps the rate at which the
-// VM serves.
-func (w *sampleWindow) meanWithoutPauses() time.Duration {
-	k := min(w.n, len(w.last))
-	if k == 0 {
-		return 0
-	}
-	sorted := w.last
-	slices.Sort(sorted[:k])
-	limit := 4 * sorted[3*k/4]
-	var sum time.Duration
-	n := 0
-	for _, x := range sorted[:k] {
-		if x > limit {
-			break
-		}
-		sum += x
-		n++
-	}
-	return sum / time.Duration(n)
-}
-
 // link returns the estimated round trip to the VM without its service, or
 // the far half's link for a near half.
 func (c *costModel) link() time.Duration {
 	if c.farRoundTrip > 0 {
-		return max(0, c.farRoundTrip-c.service.meanWithoutPauses())
+		return max(0, c.farRoundTrip-c.service.estimate())
 	}
-	return max(0, c.roundTrip.least()-c.service.meanWithoutPauses())
+	return max(0, c.roundTrip.least()-c.service.estimate())
 }
 
 // slow reports whether the VM is known to serve its commands slowly enough
@@ -121,7 +95,7 @@ func (c *costModel) slow() bool {
 	if c.near && c.farRoundTrip == 0 {
 		return false
 	}
-	return c.now != nil && c.service.known() && (c.roundTrip.known() || c.farRoundTrip > 0) && c.service.meanWithoutPauses() >= slowVM
+	return c.now != nil && c.service.known() && (c.roundTrip.known() || c.farRoundTrip > 0) && c.service.estimate() >= slowVM
 }
 
 // sending notes that p goes to the VM now.
@@ -163,7 +137,7 @@ func (c *costModel) answered(p *inFlight, at, prev time.Time) {
 	case !prev.IsZero() && p.sentAt.Add(c.link()).Before(prev):
 		// It reached the VM before the last reply left it: it waited its
 		// turn, and its reply took one service time more.
-		c.service.add(at.Sub(prev))
+		c.service.add(at, prev)
 	}
 }
 
@@ -173,7 +147,7 @@ func (c *costModel) pays(p float64) bool {
 	if !c.slow() {
 		return true
 	}
-	s := c.service.meanWithoutPauses()
+	s := c.service.estimate()
 	return p*float64(c.link()+s) >= float64(s)
 }
 
@@ -185,7 +159,7 @@ func (c *costModel) inFlightBound(max int) int {
 	if !c.slow() {
 		return max
 	}
-	n := int((c.link()+c.service.meanWithoutPauses())/c.service.meanWithoutPauses()) + 1
+	n := int((c.link()+c.service.estimate())/c.service.estimate()) + 1
 	if max > 0 && n > max {
 		return max
 	}

@@ -57,7 +57,7 @@ func TestTheLinkAndTheVMAreMeasured(t *testing.T) {
 		{20 * time.Millisecond, 20 * time.Microsecond},
 	} {
 		c, _ := costSession(tc.link, tc.service, 6)
-		require.Equal(t, tc.service, c.service.meanWithoutPauses(), "service %v over %v", tc.service, tc.link)
+		require.Equal(t, tc.service, c.service.estimate(), "service %v over %v", tc.service, tc.link)
 		require.Equal(t, tc.link, c.link(), "link %v with service %v", tc.link, tc.service)
 		require.Zero(t, c.outstanding, "every command answered")
 	}
@@ -110,7 +110,7 @@ func TestNoClockNoEstimates(t *testing.T) {
 	c.answered(p, at, prev)
 	require.False(t, c.slow())
 	require.Zero(t, c.roundTrip.n)
-	require.Zero(t, c.service.n)
+	require.Zero(t, c.service.samples)
 }
 
 // TestTheFarHalfTellsTheNearHalfItsRoundTrip: once the far half has
@@ -142,34 +142,35 @@ func TestTheFarHalfTellsTheNearHalfItsRoundTrip(t *testing.T) {
 	require.Equal(t, 22*time.Millisecond, near.spec.cost.farRoundTrip)
 }
 
-// TestBurstyRepliesStillGiveTheServiceTime: replies that catch up after a
-// late one come in bursts, and a VM pauses now and then; the estimate
-// keeps the rate. Two shapes: gaps of nearly nothing and of two service
-// times in turn; and, as a link that wakes late by more than a service
-// time delivers a VM of 500 µs, one long gap and then replies back to
-// back (a middle of the sorted gaps reads nearly nothing there).
+// TestBurstyRepliesStillGiveTheServiceTime: replies to commands queued at
+// a VM of 500 µs reach the Speculator in bursts, and the VM pauses now and
+// then; the estimate keeps the rate. Three shapes of run: gaps of nearly
+// nothing and of two service times in turn; one long gap, then two replies
+// back to back (a link that wakes late); eight replies coalesced, then a
+// gap of eight service times (a reader that fell behind: single gaps, even
+// their mean without the long ones, read nearly nothing there). Every third
+// run holds a 50 ms pause.
 func TestBurstyRepliesStillGiveTheServiceTime(t *testing.T) {
-	for name, gap := range map[string]func(i int) time.Duration{
-		"alternating": func(i int) time.Duration {
-			if i%2 == 0 {
-				return 20 * time.Microsecond
-			}
-			return 980 * time.Microsecond
-		},
-		"one late, two catching up": func(i int) time.Duration {
-			if i%3 == 0 {
-				return 1440 * time.Microsecond
-			}
-			return 30 * time.Microsecond
-		},
+	for name, gaps := range map[string][]time.Duration{
+		"alternating":               {20 * time.Microsecond, 980 * time.Microsecond},
+		"one late, two catching up": {1440 * time.Microsecond, 30 * time.Microsecond, 30 * time.Microsecond},
+		"eight coalesced":           {4000 * time.Microsecond, 0, 0, 0, 0, 0, 0, 0},
 	} {
-		var w sampleWindow
-		for i := 0; i < 42; i++ {
-			if i%10 == 9 {
-				w.add(50 * time.Millisecond) // a pause, besides the gaps
+		var s serviceRuns
+		at := time.Unix(1000, 0)
+		for run := 0; run < 20; run++ {
+			at = at.Add(time.Second) // the debugger looks: the run before ends
+			prev := at
+			for i := 0; i < 4*len(gaps); i++ {
+				gap := gaps[i%len(gaps)]
+				if run%3 == 2 && i == 1 {
+					gap += 50 * time.Millisecond // a pause
+				}
+				at = prev.Add(gap)
+				s.add(at, prev)
+				prev = at
 			}
-			w.add(gap(i))
 		}
-		require.InDelta(t, float64(500*time.Microsecond), float64(w.meanWithoutPauses()), float64(50*time.Microsecond), name)
+		require.InDelta(t, float64(500*time.Microsecond), float64(s.estimate()), float64(25*time.Microsecond), name)
 	}
 }

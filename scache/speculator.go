@@ -234,16 +234,17 @@ func (s *Speculator) Stats() Stats {
 	st.Enabled = s.enabled
 	st.CacheEntries = int64(s.cache.len())
 	st.CacheBytes = int64(s.cache.bytes)
+	st.CachePeakBytes = int64(s.cache.peak)
 	if s.closed {
 		st.CacheEntries, st.CacheBytes = s.finalEntries, s.finalBytes
 	}
 	st.InFlight = int64(s.inflight.synthetic)
 	st.Held = int64(s.countHeld())
 	if s.cost.roundTrip.n > 0 {
-		st.RoundTrip = max(0, s.cost.roundTrip.least()-s.cost.service.meanWithoutPauses())
+		st.RoundTrip = max(0, s.cost.roundTrip.least()-s.cost.service.estimate())
 	}
-	if s.cost.service.n > 0 {
-		st.ServiceTime = s.cost.service.meanWithoutPauses()
+	if s.cost.service.samples > 0 {
+		st.ServiceTime = s.cost.service.estimate()
 	}
 	return st
 }
