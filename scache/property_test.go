@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/scachetest"
@@ -16,7 +17,7 @@ import (
 )
 
 // TestMain runs the property tests with 500 random sessions each unless
-// -rapid.checks says otherwise.
+// -rapid.checks says otherwise, and then removes what jvmtest compiled.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	set := false
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) {
 	if !set {
 		_ = flag.Set("rapid.checks", "500")
 	}
-	os.Exit(m.Run())
+	os.Exit(jvmtest.Main(m))
 }
 
 // session is one random debugging session: a debugger script against the

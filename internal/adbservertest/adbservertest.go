@@ -6,7 +6,9 @@ package adbservertest
 import (
 	"context"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -33,10 +35,40 @@ func Start(t testing.TB) *Server {
 	require.NoError(t, err)
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	ln.Close()
-	out, err := exec.Command("adb", "-P", port, "start-server").CombinedOutput()
+	// The server writes its log (adb.UID.log) to $TMPDIR: the test's own
+	// folder, removed once the server is gone.
+	logDir, err := os.MkdirTemp("", "adbservertest-")
+	require.NoError(t, err)
+	start := exec.Command("adb", "-P", port, "start-server")
+	start.Env = append(os.Environ(), "TMPDIR="+logDir, "ANDROID_ADB_LOG_PATH="+filepath.Join(logDir, "adb.log"))
+	out, err := start.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	t.Cleanup(func() { _ = exec.Command("adb", "-P", port, "kill-server").Run() })
-	return &Server{Port: port, Client: &adb.Client{Addr: "127.0.0.1:" + port}}
+	addr := "127.0.0.1:" + port
+	t.Cleanup(func() {
+		_ = exec.Command("adb", "-P", port, "kill-server").Run()
+		waitGone(addr)
+		if err := os.RemoveAll(logDir); err != nil {
+			t.Errorf("removing the adb server's log: %v", err)
+		}
+	})
+	return &Server{Port: port, Client: &adb.Client{Addr: addr}}
+}
+
+// waitGone waits, for at most ten seconds, until nothing accepts
+// connections at addr: a killed adb server has exited and written its last
+// log line.
+func waitGone(addr string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			return
+		}
+		// The server still accepts: wait until it closes this connection.
+		_ = c.SetReadDeadline(time.Now().Add(time.Second))
+		_, _ = c.Read(make([]byte, 1))
+		c.Close()
+	}
 }
 
 // Addr returns the server's address, for adb.Client.Addr or a -adb flag.

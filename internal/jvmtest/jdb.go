@@ -86,7 +86,7 @@ func RunJdb(t testing.TB, addr string, o DriverOptions) (string, time.Duration) 
 		t.Fatalf("jdb not found: run the README's test command (make test), which installs OpenJDK 17")
 	}
 	s := &jdbSession{t: t, changed: make(chan struct{})}
-	s.cmd = exec.Command("jdb", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", "-attach", addr)
+	s.cmd = exec.Command("jdb", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", noPerfData("-J"), "-attach", addr)
 	in, err := s.cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -53,9 +53,30 @@ func Require(t testing.TB) {
 	}
 }
 
+// noPerfData is the JVM flag that keeps a JVM from writing its performance
+// counters to the temp dir (hsperfdata_USER/PID, left behind by every JVM a
+// test kills), behind prefix: "-J" for the JDK's tools (javac, jdb), ""
+// for java.
+func noPerfData(prefix string) string { return prefix + "-XX:-UsePerfData" }
+
+// Main runs a package's tests (call it from TestMain: os.Exit(jvmtest.Main(m)))
+// and then removes the classes Compile made, so that a test run leaves the
+// temp dir as it found it.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if madeDir != "" {
+		if err := os.RemoveAll(madeDir); err != nil {
+			fmt.Fprintf(os.Stderr, "jvmtest: removing the compiled classes: %v\n", err)
+			return max(code, 1)
+		}
+	}
+	return code
+}
+
 var (
 	compileOnce sync.Once
 	classDir    string
+	madeDir     string // the folder Compile made, whether or not compiling succeeded
 	compileErr  error
 )
 
@@ -70,6 +91,7 @@ func Compile(t testing.TB) string {
 			compileErr = err
 			return
 		}
+		madeDir = dir
 		entries, _ := sources.ReadDir("java")
 		var files []string
 		for _, e := range entries {
@@ -84,7 +106,7 @@ func Compile(t testing.TB) string {
 			}
 			files = append(files, p)
 		}
-		args := append([]string{"-g", "-d", dir}, files...)
+		args := append([]string{noPerfData("-J"), "-g", "-d", dir}, files...)
 		out, err := exec.Command("javac", args...).CombinedOutput()
 		if err != nil {
 			compileErr = fmt.Errorf("javac: %v\n%s", err, out)
@@ -102,7 +124,7 @@ func Compile(t testing.TB) string {
 			compileErr = err
 			return
 		}
-		out, err = exec.Command("javac", "-g", "-cp", dir, "-d", v2, src).CombinedOutput()
+		out, err = exec.Command("javac", noPerfData("-J"), "-g", "-cp", dir, "-d", v2, src).CombinedOutput()
 		if err != nil {
 			compileErr = fmt.Errorf("javac v2: %v\n%s", err, out)
 			return
@@ -150,7 +172,7 @@ func Start(t testing.TB, mainClass string, args ...string) *VM {
 	dir := Compile(t)
 	jargs := append([]string{
 		"-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0",
-		"-Xshare:auto", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		"-Xshare:auto", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", noPerfData(""),
 		"-cp", dir, mainClass}, args...)
 	cmd := exec.Command(DebuggeeJava(), jargs...)
 	pr, pw := io.Pipe()
@@ -279,7 +301,7 @@ func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duratio
 	if !ok {
 		t.Fatalf("bad address %q", addr)
 	}
-	args := []string{"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", dir, "JdiDriver",
+	args := []string{"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", noPerfData(""), "-cp", dir, "JdiDriver",
 		host, port, fmt.Sprint(o.Stops), fmt.Sprint(Line("Debuggee.java", "marker"))}
 	if o.HotSwap {
 		args = append(args, "hotswap="+HotSwapClassFile(t))
@@ -322,7 +344,7 @@ func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duratio
 func RunLister(t testing.TB, addr string, rounds int) (string, error) {
 	dir := Compile(t)
 	host, port, _ := strings.Cut(addr, ":")
-	out, err := exec.Command("java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", dir, "ThreadLister",
+	out, err := exec.Command("java", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", noPerfData(""), "-cp", dir, "ThreadLister",
 		host, port, fmt.Sprint(rounds)).CombinedOutput()
 	return string(out), err
 }
