@@ -57,6 +57,7 @@ func (e *entry) size(key Key) int { return len(e.reply) + len(key) + entryOverhe
 type replyCache struct {
 	lru      *simplelru.LRU[Key, *entry]
 	bytes    int
+	peak     int // the most bytes held at once
 	max      int
 	byClass  map[jdwp.ReferenceTypeID]map[Key]struct{}
 	byObject map[jdwp.ObjectID]map[Key]struct{}
@@ -132,6 +133,7 @@ func (c *replyCache) add(key Key, e *entry) {
 	c.chaining = false
 	c.lru.Add(key, e)
 	c.bytes += n
+	c.peak = max(c.peak, c.bytes)
 	switch e.life {
 	case lifetimeSuspension:
 		c.state[key] = struct{}{}

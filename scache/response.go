@@ -114,8 +114,9 @@ type Stats struct {
 	Wasted          int64 // synthetic replies evicted, invalidated or dropped without being used
 	Held            int64 // debugger commands held right now
 	InFlight        int64 // synthetic commands awaiting a reply right now
-	CacheEntries    int64
-	CacheBytes      int64
+	CacheEntries    int64 // replies cached now (after Close: at Close)
+	CacheBytes      int64 // bytes cached now (after Close: at Close)
+	CachePeakBytes  int64 // the most bytes cached at once
 	BytesSpeculated int64 // bytes of synthetic replies absorbed
 	// AnsweredAhead counts debugger commands answered ahead of the VM's
 	// reply (step requests' Sets, Clears); AheadContradicted those the VM

@@ -13,9 +13,15 @@ import (
 type StopRecord struct {
 	Thread   jdwp.ThreadID
 	Location jdwp.Location
-	Step     bool      // the stop ended a single step
-	Start    time.Time // the event reached the debugger
-	End      time.Time // the debugger resumed
+	// Where names Location in source terms, Class.method:line
+	// (com.example.Loop.step:6), and ThreadName the thread, from what the
+	// debugger asked during the session (stoplog_names.go); ids stand in for
+	// what it never asked, and ThreadName is empty.
+	Where      string
+	ThreadName string
+	Step       bool      // the stop ended a single step
+	Start      time.Time // the event reached the debugger
+	End        time.Time // the debugger resumed
 	// Asked counts the debugger's commands during the stop, event requests
 	// aside (they set up the next stop: no speculation saves them);
 	// Answered those answered from speculation (the cache, a reply in flight).
@@ -86,6 +92,7 @@ type StopLog struct {
 	// still known from the resumes and requests between stops.
 	forwarded map[uint32]time.Time
 	rtt       time.Duration
+	names     sourceNames // what the debugger learned of classes, methods, lines and threads
 }
 
 // maxTimed bounds the forwarded commands a StopLog times at once.
@@ -114,6 +121,7 @@ func (l *StopLog) command(e JournalEntry, h jdwp.Header) {
 	if h.Cmd() == jdwp.CmdVirtualMachineIDSizes {
 		l.idSizes = h.ID
 	}
+	l.names.command(h.ID, h.Cmd(), jdwp.Data(e.Packet), l.sizes)
 	if !e.Hit && !e.Held {
 		if l.forwarded == nil {
 			l.forwarded = make(map[uint32]time.Time)
@@ -155,6 +163,7 @@ func (l *StopLog) reply(e JournalEntry, h jdwp.Header) {
 			l.sizes = m.Sizes
 		}
 	}
+	l.names.reply(h.ID, h.ErrorCode, jdwp.Data(e.Packet), l.sizes)
 	if at, ok := l.forwarded[h.ID]; ok && !e.Hit {
 		delete(l.forwarded, h.ID)
 		if d := e.Time.Sub(at); l.rtt == 0 || d < l.rtt {
@@ -172,7 +181,15 @@ func (l *StopLog) reply(e JournalEntry, h jdwp.Header) {
 
 func (l *StopLog) event(e JournalEntry) {
 	var c jdwp.Composite
-	if jdwp.Unmarshal(jdwp.Data(e.Packet), l.sizes, &c) != nil || c.SuspendPolicy == jdwp.SuspendPolicyNone {
+	if jdwp.Unmarshal(jdwp.Data(e.Packet), l.sizes, &c) != nil {
+		return
+	}
+	for _, ev := range c.Events {
+		if p, ok := ev.(*jdwp.ClassPrepareEvent); ok {
+			l.names.class(p.TypeID, p.Signature)
+		}
+	}
+	if c.SuspendPolicy == jdwp.SuspendPolicyNone {
 		return
 	}
 	for _, ev := range c.Events {
@@ -193,6 +210,7 @@ func (l *StopLog) end(t time.Time) {
 	st := l.cur
 	l.cur = nil
 	st.End = t
+	st.Where, st.ThreadName = l.names.where(st.Location), l.names.threads[st.Thread]
 	sort.Slice(l.spans, func(i, j int) bool { return l.spans[i].from.Before(l.spans[j].from) })
 	st.Wait = covered(l.spans, t, func(waitSpan) bool { return true })
 	inspection := covered(l.spans, t, func(s waitSpan) bool { return !s.change })
