@@ -2,11 +2,14 @@
 // through adb, with the Speculator in between.
 //
 //	go run ./examples/adbproxy [-serial S] -pid P [-listen 127.0.0.1:8700] [-mode scache|classic|off]
+//	                           [-stats FILE] [-journal FILE] [-timeline FILE.json] [-v]
 //	go run ./examples/adbproxy [-serial S] -list
 //
 // The debugger attaches to the listen address; each session opens jdwp:<pid>
 // on the device through the adb server (ANDROID_ADB_SERVER_PORT, or 5037).
 // -list prints the device's debuggable pids (track-jdwp) and exits.
+// -stats, -journal, -timeline and -v tell about each session as the proxy's
+// do (go doc ./examples/proxy).
 //
 // With -split near it is the near half of a split proxy, beside the adb
 // server the device is attached to: a far half (go run ./examples/proxy
@@ -22,20 +25,22 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jdwpscache/scache/adb"
-	"github.com/jdwpscache/scache/internal/journal"
+	"github.com/jdwpscache/scache/internal/observe"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/transport"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
 }
@@ -44,13 +49,20 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready chan<- string) int {
 	fs := flag.NewFlagSet("adbproxy", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "adbproxy lets a debugger reach an Android app's VM through adb, with scache in between: point the debugger at -listen.")
+		fs.PrintDefaults()
+	}
 	serial := fs.String("serial", "", "the device's serial (default: the only device)")
 	pid := fs.Int("pid", 0, "the debuggable process to attach to")
 	listen := fs.String("listen", "127.0.0.1:8700", "where debuggers connect (loopback by default: JDWP grants code execution)")
 	mode := fs.String("mode", "scache", "scache, classic or off")
 	list := fs.Bool("list", false, "print the device's debuggable pids and exit")
 	server := fs.String("adb", "", "the adb server's address (default 127.0.0.1:$ANDROID_ADB_SERVER_PORT or :5037)")
+	statsFile := fs.String("stats", "", "write each session's stats as JSON to this file")
 	journalFile := fs.String("journal", "", "write the journal of every session to this file: pcapng for a name ending in .pcapng, else the trace format")
+	timelineFile := fs.String("timeline", "", "write the last session's timeline (Chrome trace-event JSON) to this file")
+	verbose := fs.Bool("v", false, "log one line per stop: where, how long the debugger waited, what speculation answered")
 	split := fs.String("split", "", "near: be the near half of a split proxy; a far half (proxy -split far) connects to -listen")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -69,17 +81,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		return 2
 	}
 	opts, err := scache.ModeOptions(*mode)
-	if err == nil && *journalFile != "" {
-		var j journal.Sink
-		if j, err = journal.CreateSink(*journalFile); err == nil {
-			defer j.Close()
-			opts = append(opts, scache.WithJournal(j.Write))
-		}
+	if err != nil {
+		fmt.Fprintln(stderr, "adbproxy: -mode:", err)
+		return 2
 	}
+	sessions, err := observe.Open(observe.Config{StatsFile: *statsFile, JournalFile: *journalFile,
+		TimelineFile: *timelineFile, Verbose: *verbose, Logger: slog.New(slog.NewTextHandler(stderr, nil))})
 	if err != nil {
 		fmt.Fprintln(stderr, "adbproxy:", err)
 		return 2
 	}
+	defer sessions.Close()
+	opts = append(opts, sessions.Options()...)
 	if *split == "near" {
 		opts = append(opts, transport.WithSplit(transport.NearHalf))
 	}
@@ -88,6 +101,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		fmt.Fprintln(stderr, "adbproxy:", err)
 		return 1
 	}
+	device := "the only device"
+	if *serial != "" {
+		device = "device " + *serial
+	}
+	fmt.Fprintf(stderr, "adbproxy: listening on %s; each debugger session that connects opens jdwp:%d on %s through the adb server\n",
+		ln.Addr(), *pid, device)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}

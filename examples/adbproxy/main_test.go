@@ -3,15 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/jdwpscache/scache/adb/adbtest"
 	"github.com/jdwpscache/scache/internal/adbservertest"
 	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/internal/observe"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
@@ -79,12 +83,16 @@ func fullChain(t *testing.T, split bool) {
 	ready := make(chan string, 1)
 	done := make(chan int, 1)
 	var errOut bytes.Buffer
-	args := []string{"-adb", server, "-serial", dev.Addr, "-pid", "777", "-listen", "127.0.0.1:0"}
+	dir := t.TempDir()
+	statsFile, timelineFile := filepath.Join(dir, "stats.json"), filepath.Join(dir, "timeline.json")
+	args := []string{"-adb", server, "-serial", dev.Addr, "-pid", "777", "-listen", "127.0.0.1:0",
+		"-stats", statsFile, "-timeline", timelineFile, "-v"}
 	if split {
 		args = append(args, "-split", "near")
 	}
 	go func() { done <- run(ctx, args, &bytes.Buffer{}, &errOut, ready) }()
-	addr := <-ready
+	listening := <-ready
+	addr := listening
 	var farStats chan scache.Stats
 	if split {
 		addr, farStats = serveFar(t, addr)
@@ -97,4 +105,17 @@ func fullChain(t *testing.T, split bool) {
 	require.Equal(t, direct, got)
 	cancel()
 	require.Equal(t, 0, <-done, errOut.String())
+	require.Contains(t, errOut.String(), "adbproxy: listening on "+listening+"; each debugger session that connects opens jdwp:777 on device "+dev.Addr,
+		"-pid says what it waits for")
+
+	// The proxy's observability flags hold here too.
+	b, err := os.ReadFile(statsFile)
+	require.NoError(t, err, "-stats")
+	var st observe.SessionStats
+	require.NoError(t, json.Unmarshal(b, &st))
+	require.NotEmpty(t, st.Stops, "-stats lists the session's stops")
+	require.Contains(t, errOut.String(), "msg=stop ", "-v logs a line per stop")
+	tl, err := os.ReadFile(timelineFile)
+	require.NoError(t, err, "-timeline")
+	require.Contains(t, string(tl), "ThreadReference.Frames")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -54,20 +55,27 @@ func TestProxyWithARealDebugger(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(b, &withStops))
 	require.Len(t, withStops.Stops, 8, "2 breakpoints and 3 steps after each, in the stats")
+	breakpoint := fmt.Sprintf("Debuggee.marker:%d", jvmtest.Line("Debuggee.java", "marker"))
+	atBreakpoint := 0
 	for _, s := range withStops.Stops {
 		require.Positive(t, s.Asked, "%+v", s)
-		require.Contains(t, s.Location, "class 0x")
+		require.Regexp(t, `^[\w.$]+\.[\w<>$]+:\d+$`, s.Location, "a stop in source terms, Class.method:line")
+		if s.Location == breakpoint {
+			atBreakpoint++
+		}
 		require.LessOrEqual(t, s.InspectionRoundTrips, s.RoundTrips, "%+v", s)
 	}
+	require.Equal(t, 2, atBreakpoint, "both breakpoint stops at %s", breakpoint)
 	require.Contains(t, string(b), `"change_wait_ms"`)
 	require.Contains(t, string(b), `"inspection_round_trips"`)
 	stopless := string(b[:strings.Index(string(b), `"stops"`)]) + "\"end\": 0}"
 	require.NoError(t, json.Unmarshal([]byte(stopless), &stats))
-	for _, k := range []string{"packets_up", "packets_down", "synthetic", "hits", "belayed", "misses", "wasted", "cache_bytes",
+	for _, k := range []string{"packets_up", "packets_down", "synthetic", "hits", "belayed", "misses", "wasted", "cache_bytes_at_end", "cache_peak_bytes",
 		"round_trip_ms", "vm_service_ms"} {
 		require.Contains(t, stats, k)
 	}
 	require.Positive(t, stats["vm_service_ms"], "the VM's service time was measured")
+	require.Positive(t, stats["cache_peak_bytes"], "the cache held replies during the session")
 	require.Positive(t, stats["hits"]+stats["belayed"])
 
 	f, err := os.Open(cfg.journalFile)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 
+	"github.com/jdwpscache/scache/internal/observe"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/share"
 )
@@ -30,7 +31,7 @@ func serveShared(ctx context.Context, ln net.Listener, cfg config, opts []scache
 	slog.Info("shared session ended", "clients", len(per), "synthetic", total.Synthetic, "hits", total.Hits,
 		"belayed", total.Belayed, "misses", total.Misses)
 	if cfg.statsFile != "" {
-		if werr := writeStats(cfg.statsFile, total, nil); werr != nil {
+		if werr := observe.WriteStats(cfg.statsFile, total, nil); werr != nil {
 			slog.Error("writing stats", "err", werr)
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package observe
 
 import (
 	"sync"
@@ -6,10 +6,6 @@ import (
 	"github.com/jdwpscache/scache/internal/journal"
 	"github.com/jdwpscache/scache/scache"
 )
-
-// openJournal creates a journal file for every session: pcapng for a name
-// ending in .pcapng (Wireshark reads it), the trace format otherwise.
-func openJournal(path string) (journal.Sink, error) { return journal.CreateSink(path) }
 
 // maxTimelineRecords bounds the memory a session's timeline takes; past it
 // the timeline keeps the session's beginning.
@@ -29,6 +25,7 @@ func (t *timeline) add(e scache.JournalEntry) {
 	}
 }
 
+// writeAndReset writes the session's timeline to path and forgets it.
 func (t *timeline) writeAndReset(path string) error {
 	t.mu.Lock()
 	recs := t.recs
