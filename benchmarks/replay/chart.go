@@ -15,14 +15,14 @@ import (
 )
 
 // drawChart plots the simulated wait against RTT, one line per mode, summed
-// over the traces replayed.
-func drawChart(path string, results []replay.Result, rtts []time.Duration) error {
+// over the traces replayed (the title says how many).
+func drawChart(path string, results []replay.Result, rtts []time.Duration, traces int) error {
 	ext := strings.ToLower(filepath.Ext(path))
 	if ext != ".svg" && ext != ".png" {
 		return fmt.Errorf("%s: want a .svg or .png file", path)
 	}
 	p := plot.New()
-	p.Title.Text = "Debugger wait by round-trip time"
+	p.Title.Text = fmt.Sprintf("Debugger wait by round-trip time, summed over %d traces", traces)
 	p.X.Label.Text = "RTT (ms)"
 	p.Y.Label.Text = "simulated wait (s)"
 	sorted := append([]time.Duration(nil), rtts...)

@@ -42,6 +42,7 @@ type options struct {
 	rtts        []time.Duration
 	timeline    string
 	chart       string
+	wide        bool
 	captureRTT  time.Duration
 	debuggerRTT time.Duration
 	service     time.Duration
@@ -51,12 +52,18 @@ type options struct {
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "replay replays captured JDWP sessions through scache and reports what speculation saves; with no FILE, the embedded traces.")
+		fmt.Fprintln(stderr, "usage: replay [flags] [FILE ...]")
+		fs.PrintDefaults()
+	}
 	asJSON := fs.Bool("json", false, "print one JSON object per trace and mode instead of tables")
 	mode := fs.String("mode", "all", "scache, split, classic, off or all")
 	rtt := fs.Duration("rtt", 20*time.Millisecond, "the round-trip time of the counts, the JSON wait fields and the timeline")
 	rtts := fs.String("rtts", "1ms,5ms,20ms,50ms", "round-trip times to estimate the debugger's wait at")
 	timeline := fs.String("timeline", "", "write the timeline of the replay at -rtt (the last mode of -mode) as Chrome trace-event JSON")
-	chart := fs.String("chart", "", "draw the simulated wait against RTT for each mode (.svg or .png)")
+	chart := fs.String("chart", "", "draw the simulated wait against RTT for each mode, summed over the traces replayed (.svg or .png)")
+	wide := fs.Bool("wide", false, "print every column of the tables (214 columns) instead of what fits 100")
 	captureRTT := fs.Duration("capture-rtt", 0, "the round trip between where the traces were captured and the VM "+
 		"(a journal recorded by a proxy over a slow link); 0: estimated from each trace, -1ns: next to the VM")
 	debuggerRTT := fs.Duration("debugger-rtt", 0, "the round trip between where the traces were captured and the "+
@@ -69,7 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if *service < 0 {
 		return options{}, fmt.Errorf("-service %v: a service time is not negative", *service)
 	}
-	o := options{json: *asJSON, rtt: *rtt, timeline: *timeline, chart: *chart, captureRTT: *captureRTT, debuggerRTT: *debuggerRTT,
+	o := options{json: *asJSON, rtt: *rtt, timeline: *timeline, chart: *chart, wide: *wide, captureRTT: *captureRTT, debuggerRTT: *debuggerRTT,
 		service: *service, files: fs.Args()}
 	if *mode == "all" {
 		o.modes = replay.Modes
@@ -105,7 +112,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 		if !o.json {
-			fmt.Fprintf(stdout, "Replaying the embedded traces (real JDI sessions against HotSpot 17); pass trace or capture files to replay your own.\n\n")
+			fmt.Fprintf(stdout, "Replaying the embedded traces (real JDI sessions against HotSpot 17);\npass trace or capture files to replay your own, -wide for every column.\n\n")
 		}
 	}
 	for _, f := range o.files {
@@ -167,9 +174,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if o.chart != "" {
-		if err := drawChart(o.chart, all, o.rtts); err != nil {
+		if err := drawChart(o.chart, all, o.rtts, len(traces)); err != nil {
 			fmt.Fprintf(stderr, "replay: -chart: %v\n", err)
 			status = 1
+		} else {
+			fmt.Fprintf(stderr, "replay: wrote the chart of the wait against RTT, summed over %d traces, to %s\n", len(traces), o.chart)
 		}
 	}
 	return status

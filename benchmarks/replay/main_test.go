@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/jdwpscache/scache/internal/replay"
 	"github.com/stretchr/testify/require"
@@ -31,6 +33,30 @@ func TestDefaultRunReplaysTheEmbeddedTrace(t *testing.T) {
 	require.Contains(t, text, "the near half pushed")
 	require.Contains(t, text, "scache: the wait@20ms goes to ")
 	require.Contains(t, text, "wait@20ms")
+}
+
+// The main job's output fits a terminal of 100 columns; -wide prints every
+// column, wider than that.
+func TestTheOutputFits100ColumnsUnlessWide(t *testing.T) {
+	widest := func(args ...string) int {
+		var out, errOut bytes.Buffer
+		require.Equal(t, 0, run(args, &out, &errOut), errOut.String())
+		w := 0
+		for _, line := range strings.Split(out.String(), "\n") {
+			w = max(w, utf8.RuneCountInString(line))
+		}
+		return w
+	}
+	require.LessOrEqual(t, widest(), 100)
+	require.Greater(t, widest("-wide"), 100)
+}
+
+// -h says first what the command is for.
+func TestHelpStartsWithWhatItIsFor(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, 2, run([]string{"-h"}, &out, &errOut))
+	first, _, _ := strings.Cut(errOut.String(), "\n")
+	require.Equal(t, "replay replays captured JDWP sessions through scache and reports what speculation saves; with no FILE, the embedded traces.", first)
 }
 
 func TestJSONFields(t *testing.T) {
@@ -103,6 +129,10 @@ func TestChartAndTimeline(t *testing.T) {
 	svg, err := os.ReadFile(chart)
 	require.NoError(t, err)
 	require.Contains(t, string(svg), "<svg")
+	n := embeddedTraces(t)
+	require.Contains(t, string(svg), fmt.Sprintf("summed over %d traces", n), "the chart says what it sums")
+	require.Contains(t, errOut.String(), fmt.Sprintf("wrote the chart of the wait against RTT, summed over %d traces, to %s", n, chart),
+		"-chart says where it wrote")
 	tl, err := os.ReadFile(timeline)
 	require.NoError(t, err)
 	var doc struct{ TraceEvents []map[string]any }

@@ -96,28 +96,9 @@ func printTable(w io.Writer, tr replay.Trace, results []replay.Result, off *repl
 			results[0].DebuggerRTT.Round(10*time.Microsecond))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	header := []string{"mode", "packets", "debugger cmds", "keyable", "hits", "belayed", "misses", "synthetic",
-		"used", "unanswered", "wasted", "KiB speculated", "round trips saved", "hit rate"}
-	for _, d := range o.rtts {
-		header = append(header, "wait@"+d.String())
-	}
-	header = append(header, "speedup@"+o.rtt.String(), "RTTs/stop")
-	fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
+	fmt.Fprintln(tw, strings.Join(tableHeader(o), "\t")+"\t")
 	for _, r := range results {
-		row := []string{string(r.Mode), fmt.Sprint(r.Packets), fmt.Sprint(r.DebuggerCmds), fmt.Sprint(r.KeyableCmds),
-			fmt.Sprint(r.Hits), fmt.Sprint(r.Belayed), fmt.Sprint(r.Misses), fmt.Sprint(r.SyntheticCmds),
-			fmt.Sprint(r.SyntheticUsed), fmt.Sprint(r.UnansweredSynthetic), fmt.Sprint(r.Wasted), fmt.Sprintf("%.1f", float64(r.BytesSpeculated)/1024), fmt.Sprint(r.RoundTripsSaved),
-			fmt.Sprintf("%.1f%%", 100*r.HitRate)}
-		for _, d := range o.rtts {
-			row = append(row, fmt.Sprintf("%.0fms", ms(r.Wait[d])))
-		}
-		if off != nil {
-			row = append(row, fmt.Sprintf("%.2fx", speedup(off.Wait[o.rtt], r.Wait[o.rtt])))
-		} else {
-			row = append(row, "-")
-		}
-		row = append(row, fmt.Sprintf("%.1f", r.SteadyStopRoundTrips))
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(tableRow(r, off, o), "\t")+"\t")
 	}
 	tw.Flush()
 	for _, r := range results {
@@ -127,16 +108,79 @@ func printTable(w io.Writer, tr replay.Trace, results []replay.Result, off *repl
 				w := r.WaitBy[cmd]
 				parts = append(parts, fmt.Sprintf("%s %.0fms (%d)", cmd, ms(w.Wait), w.Commands))
 			}
-			fmt.Fprintf(w, "%s: the wait@%v goes to %s\n", r.Mode, o.rtt, strings.Join(parts, ", "))
+			note(w, o, fmt.Sprintf("%s: the wait@%v goes to %s", r.Mode, o.rtt, strings.Join(parts, ", ")))
 		}
 		if r.PushedBytes > 0 {
-			fmt.Fprintf(w, "%s: the near half pushed %.1f KiB to the far half, %.0f%% of it answered the debugger\n",
-				r.Mode, float64(r.PushedBytes)/1024, 100*float64(r.PushedUsedBytes)/float64(r.PushedBytes))
+			note(w, o, fmt.Sprintf("%s: the near half pushed %.1f KiB to the far half, %.0f%% of it answered the debugger",
+				r.Mode, float64(r.PushedBytes)/1024, 100*float64(r.PushedUsedBytes)/float64(r.PushedBytes)))
 		}
 		if r.UnansweredSynthetic > 0 {
-			fmt.Fprintf(w, "%s: %d synthetic commands the trace could not answer: not counted as used, and the "+
-				"speculation their replies would have started is not simulated\n", r.Mode, r.UnansweredSynthetic)
+			note(w, o, fmt.Sprintf("%s: %d synthetic commands the trace could not answer: not counted as used, and the "+
+				"speculation their replies would have started is not simulated", r.Mode, r.UnansweredSynthetic))
 		}
 	}
 	fmt.Fprintln(w)
+}
+
+// narrowWidth is how wide the output is without -wide: a terminal's 100
+// columns.
+const narrowWidth = 100
+
+// tableHeader names the table's columns: without -wide, those that say
+// what speculation saved; with it, every count.
+func tableHeader(o options) []string {
+	if !o.wide {
+		return []string{"mode", "cmds", "hits", "belayed", "synthetic", "used", "hit rate",
+			"wait@" + o.rtt.String(), "speedup", "RTTs/stop"}
+	}
+	header := []string{"mode", "packets", "debugger cmds", "keyable", "hits", "belayed", "misses", "synthetic",
+		"used", "unanswered", "wasted", "KiB speculated", "round trips saved", "hit rate"}
+	for _, d := range o.rtts {
+		header = append(header, "wait@"+d.String())
+	}
+	return append(header, "speedup@"+o.rtt.String(), "RTTs/stop")
+}
+
+// tableRow is r's row under tableHeader(o).
+func tableRow(r replay.Result, off *replay.Result, o options) []string {
+	speed := "-"
+	if off != nil {
+		speed = fmt.Sprintf("%.2fx", speedup(off.Wait[o.rtt], r.Wait[o.rtt]))
+	}
+	hitRate, stopRTTs := fmt.Sprintf("%.1f%%", 100*r.HitRate), fmt.Sprintf("%.1f", r.SteadyStopRoundTrips)
+	if !o.wide {
+		return []string{string(r.Mode), fmt.Sprint(r.DebuggerCmds), fmt.Sprint(r.Hits), fmt.Sprint(r.Belayed),
+			fmt.Sprint(r.SyntheticCmds), fmt.Sprint(r.SyntheticUsed), hitRate, fmt.Sprintf("%.0fms", ms(r.Wait[o.rtt])), speed, stopRTTs}
+	}
+	row := []string{string(r.Mode), fmt.Sprint(r.Packets), fmt.Sprint(r.DebuggerCmds), fmt.Sprint(r.KeyableCmds),
+		fmt.Sprint(r.Hits), fmt.Sprint(r.Belayed), fmt.Sprint(r.Misses), fmt.Sprint(r.SyntheticCmds),
+		fmt.Sprint(r.SyntheticUsed), fmt.Sprint(r.UnansweredSynthetic), fmt.Sprint(r.Wasted),
+		fmt.Sprintf("%.1f", float64(r.BytesSpeculated)/1024), fmt.Sprint(r.RoundTripsSaved), hitRate}
+	for _, d := range o.rtts {
+		row = append(row, fmt.Sprintf("%.0fms", ms(r.Wait[d])))
+	}
+	return append(row, speed, stopRTTs)
+}
+
+// note prints a line of explanation under a table: without -wide, wrapped
+// at narrowWidth columns, the lines after the first indented.
+func note(w io.Writer, o options, text string) {
+	if o.wide {
+		fmt.Fprintln(w, text)
+		return
+	}
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > narrowWidth {
+			fmt.Fprintln(w, line)
+			line = "   "
+		}
+		if line != "" && line != "   " {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		fmt.Fprintln(w, line)
+	}
 }
