@@ -87,6 +87,14 @@ func collect(sc option.Scope, opts []scache.Option) (*settings, error) {
 }
 
 func (st *settings) half() Half { return Half(st.Split) }
+
+// whole returns the settings of one proxy with st's options: a near half's
+// for a debugger that connected to it directly.
+func (st *settings) whole() *settings {
+	s := *st.Settings
+	s.Split = uint8(Whole)
+	return &settings{Settings: &s, opts: st.opts}
+}
 func (st *settings) journal() func(scache.JournalEntry) {
 	fn, _ := st.Journal.(func(scache.JournalEntry))
 	return fn

@@ -27,6 +27,10 @@ import (
 // With WithSplit the Proxy serves one half of a split proxy: the near half
 // accepts the far half's tunnel (its hello in place of the JDWP handshake)
 // and dials the VM; the far half accepts debuggers and dials the near half.
+// A near half serves a JDWP debugger that connects to it by mistake as one
+// proxy next to the VM would (and logs where the debugger should go), and
+// answers every refusal of a far half (busy, the VM unreachable, another
+// version) with a status and a message the far half logs.
 //
 // JDWP gives whoever connects code execution in the VM: listen on loopback
 // (127.0.0.1) unless the network between debugger and proxy is trusted. The
@@ -93,10 +97,17 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 	}
 	_ = conn.SetDeadline(time.Now().Add(timeout))
 	var err error
-	hello, peer := jdwp.HandshakeBytes, "a JDWP debugger"
+	st, hello, peer := p.st, jdwp.HandshakeBytes, "a JDWP debugger"
 	if p.st.half() == NearHalf {
 		hello, peer = tunnel.FarHello(), "the far half of a split proxy"
-		if err = tunnel.ReadFarHello(conn); err != nil {
+		if err = tunnel.ReadFarHello(conn); errors.Is(err, tunnel.ErrJDWPAtNear) {
+			// A debugger pointed here by mistake: serve it as one proxy
+			// next to the VM would, rather than fail its handshake with
+			// a text no debugger shows.
+			st, hello, err = p.st.whole(), jdwp.HandshakeBytes, nil
+			log.Warn("scache: a JDWP debugger connected to the near half of a split proxy: serving it as one proxy next to the VM; "+
+				"for the split's speed, point the debugger at a far half (proxy -split far -vm THIS_ADDRESS)", "remote", conn.RemoteAddr().String())
+		} else if err != nil {
 			refuseFar(conn, err)
 		}
 	} else {
@@ -117,7 +128,13 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 	p.active = true
 	p.mu.Unlock()
 	if busy {
-		log.Warn("scache: refusing a second debugger: the VM accepts one JDWP session at a time",
+		who := "a second debugger"
+		if st.half() == NearHalf {
+			who = "a second far half"
+			_, _ = conn.Write(tunnel.NearHello(tunnel.StatusBusy,
+				"the near half is busy: it serves another session, and the VM accepts one JDWP session at a time"))
+		}
+		log.Warn("scache: refusing "+who+": the VM accepts one JDWP session at a time",
 			"remote", conn.RemoteAddr().String())
 		conn.Close()
 		return
@@ -128,7 +145,7 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 		p.mu.Unlock()
 	}()
 	// The relay passes the handshake on: it reads it again from here.
-	p.session(ctx, &handshakeRead{Conn: conn, pending: hello}, log)
+	p.session(ctx, st, &handshakeRead{Conn: conn, pending: hello}, log)
 }
 
 // handshakeRead is a debugger connection whose handshake the proxy has
@@ -155,18 +172,30 @@ func (c *handshakeRead) CloseWrite() error {
 	return errors.ErrUnsupported
 }
 
-func (p *Proxy) session(ctx context.Context, debugger net.Conn, log *slog.Logger) {
+// session serves one debugger (or far half) with the settings st.
+func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, log *slog.Logger) {
 	start := time.Now()
 	vm, err := p.dialVM(ctx)
 	if err != nil {
+		party := "the VM"
+		if st.half() == FarHalf {
+			party = "the near half"
+		}
+		if addr := dialedAddr(err); addr != "" {
+			party += " at " + addr
+		}
+		err = fmt.Errorf("scache: cannot reach %s: %w", party, err)
+		if st.half() == NearHalf {
+			_, _ = debugger.Write(tunnel.NearHello(tunnel.StatusVM, err.Error()))
+		}
 		debugger.Close()
-		log.Error("scache: cannot reach the VM", "err", err)
-		if ended := p.st.sessionEnded(); ended != nil {
+		log.Error(err.Error())
+		if ended := st.sessionEnded(); ended != nil {
 			ended(scache.Stats{}, err)
 		}
 		return
 	}
-	r, err := p.st.newRelay()
+	r, err := st.newRelay()
 	if err != nil { // the options were checked by NewProxy: not seen
 		debugger.Close()
 		vm.Close()
@@ -174,19 +203,29 @@ func (p *Proxy) session(ctx context.Context, debugger net.Conn, log *slog.Logger
 		return
 	}
 	err = r.Run(ctx, debugger, vm)
-	st := r.Stats()
+	stats := r.Stats()
 	level := slog.LevelInfo
 	if err != nil && ctx.Err() == nil {
 		level = slog.LevelWarn // the session ended on an error, not a clean close or shutdown
 	}
 	log.Log(ctx, level, "scache: session ended", "duration", time.Since(start).Round(time.Millisecond),
-		"packets_up", st.PacketsUp, "packets_down", st.PacketsDown, "synthetic", st.Synthetic,
-		"hits", st.Hits, "belayed", st.Belayed, "misses", st.Misses, "wasted", st.Wasted,
-		"round_trip", st.RoundTrip.Round(time.Microsecond), "vm_service", st.ServiceTime.Round(time.Microsecond), "err", err)
+		"packets_up", stats.PacketsUp, "packets_down", stats.PacketsDown, "synthetic", stats.Synthetic,
+		"hits", stats.Hits, "belayed", stats.Belayed, "misses", stats.Misses, "wasted", stats.Wasted,
+		"round_trip", stats.RoundTrip.Round(time.Microsecond), "vm_service", stats.ServiceTime.Round(time.Microsecond), "err", err)
 	if errors.Is(err, ErrTunnelLost) || errors.Is(err, scache.ErrTunnel) {
-		log.Error("scache: the split proxy's tunnel failed; the debugger's session ended", "half", p.st.half().String(), "err", err)
+		log.Error("scache: the split proxy's tunnel failed; the debugger's session ended", "half", st.half().String(), "err", err)
 	}
-	if ended := p.st.sessionEnded(); ended != nil {
-		ended(st, err)
+	if ended := st.sessionEnded(); ended != nil {
+		ended(stats, err)
 	}
+}
+
+// dialedAddr returns the address a failed dial was for, when the error
+// says it.
+func dialedAddr(err error) string {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Addr != nil {
+		return op.Addr.String()
+	}
+	return ""
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
 	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 )
@@ -28,26 +29,92 @@ func serveNear(t *testing.T) (string, *atomic.Int32) {
 	return addr, &dials
 }
 
-func TestADebuggerAtTheNearHalfIsToldWhereToGo(t *testing.T) {
-	addr, dials := serveNear(t)
+// TestADebuggerAtTheNearHalfIsServedAsByOneProxy: a debugger pointed at the
+// near half by mistake is served as one proxy next to the VM would: the VM
+// gets a JDWP handshake, not a tunnel hello, and the debugger its answer.
+func TestADebuggerAtTheNearHalfIsServedAsByOneProxy(t *testing.T) {
+	vmLn, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer vmLn.Close()
+	vmGot := make(chan error, 1)
+	go func() {
+		c, err := vmLn.Accept()
+		if err != nil {
+			vmGot <- err
+			return
+		}
+		defer c.Close()
+		vmGot <- jdwp.VMHandshake(c, 30*time.Second)
+		_, _ = io.Copy(io.Discard, c)
+	}()
+	addr := serveProxy(t, func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", vmLn.Addr().String())
+	}, transport.WithSplit(transport.NearHalf))
 	c, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer c.Close()
-	_, err = c.Write(jdwp.HandshakeBytes)
+	require.NoError(t, jdwp.DebuggerHandshake(c, 30*time.Second), "the debugger's handshake is answered")
+	require.NoError(t, <-vmGot, "the VM got a JDWP handshake")
+}
+
+// TestANearRelayTellsADebuggerWhereToGo: a near half's Relay (no Proxy to
+// serve it otherwise) answers a JDWP debugger with a text saying where to go.
+func TestANearRelayTellsADebuggerWhereToGo(t *testing.T) {
+	debugger, tun := net.Pipe()
+	vm, vmSide := net.Pipe()
+	defer vmSide.Close()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- newRelay(t, transport.WithSplit(transport.NearHalf)).Run(context.Background(), tun, vm)
+	}()
+	_, err := debugger.Write(jdwp.HandshakeBytes)
 	require.NoError(t, err)
-	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
-	got, err := io.ReadAll(c)
-	require.NoError(t, err)
+	got, _ := io.ReadAll(debugger)
+	require.Contains(t, string(got), "use -split far")
 	require.Contains(t, string(got), "near half of a split proxy")
-	require.Contains(t, string(got), "far half")
-	require.Zero(t, dials.Load(), "the VM was not dialled")
-	// A JDWP client sees a failed handshake, with the text as what it got.
-	c2, err := net.Dial("tcp", addr)
+	require.ErrorIs(t, <-errc, scache.ErrTunnel)
+}
+
+// TestNearHalfRefusalsCarryAStatusAndWhy: a near half that cannot reach the
+// VM, or serves another session, answers the far half's hello with a
+// status and a message that names the party it cannot reach.
+func TestNearHalfRefusalsCarryAStatusAndWhy(t *testing.T) {
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	defer c2.Close()
-	err = jdwp.DebuggerHandshake(c2, 30*time.Second)
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "use -split far")
+	deadAddr := dead.Addr().String()
+	dead.Close() // nothing listens there now
+	release := make(chan struct{})
+	held := make(chan struct{}, 1)
+	first := true
+	addr := serveProxy(t, func(ctx context.Context) (net.Conn, error) {
+		if first { // the first session holds the near half busy
+			first = false
+			held <- struct{}{}
+			<-release
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", deadAddr)
+	}, transport.WithSplit(transport.NearHalf))
+	hello := func() error {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		defer c.Close()
+		_, err = c.Write(tunnel.FarHello())
+		require.NoError(t, err)
+		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		return tunnel.ReadNearHello(c)
+	}
+	busyDone := make(chan error, 1)
+	go func() { busyDone <- hello() }()
+	<-held
+	err = hello()
+	require.ErrorContains(t, err, "the near half refused the session")
+	require.ErrorContains(t, err, "busy")
+	close(release)
+	err = <-busyDone
+	require.ErrorContains(t, err, "cannot reach the VM at "+deadAddr)
+	require.ErrorContains(t, err, "refused")
 }
 
 func TestAFarHalfOfAnotherVersionIsRefused(t *testing.T) {
@@ -105,4 +172,29 @@ func TestAFarHalfPointedAtAVMSaysSo(t *testing.T) {
 	_, _ = c.Write(jdwp.HandshakeBytes)
 	err = <-errc
 	require.ErrorIs(t, err, scache.ErrTunnel)
+	require.ErrorContains(t, err, vmLn.Addr().String()+" answered like a JDWP VM, not a near half")
+	require.ErrorContains(t, err, "use -split far only towards a near half")
+}
+
+// TestAFarHalfNamesTheNearHalfItCannotReach: with nothing at the near
+// half's address, the far half's session ends on "cannot reach the near
+// half at ADDR", not on the VM.
+func TestAFarHalfNamesTheNearHalfItCannotReach(t *testing.T) {
+	dead, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	deadAddr := dead.Addr().String()
+	dead.Close()
+	ended := make(chan error, 1)
+	addr := serveProxy(t, func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", deadAddr)
+	}, transport.WithSplit(transport.FarHalf), transport.WithSessionEnded(func(_ scache.Stats, err error) { ended <- err }))
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Write(jdwp.HandshakeBytes)
+	require.NoError(t, err)
+	err = <-ended
+	require.ErrorContains(t, err, "cannot reach the near half at "+deadAddr)
+	require.NotContains(t, err.Error(), "the VM")
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync"
 	"sync/atomic"
 
@@ -199,6 +200,9 @@ func (r *Relay) farHandshake(debugger, tun io.ReadWriter) error {
 		return fmt.Errorf("%w: sending the hello to the near half: %w", scache.ErrTunnel, err)
 	}
 	if err := tunnel.ReadNearHello(tun); err != nil {
+		if errors.Is(err, tunnel.ErrNoAnswer) {
+			return tunnel.Errorf("%s answered like a JDWP VM, not a near half (it closed the connection at the tunnel's hello without a word): use -split far only towards a near half (proxy -split near)", peerName(tun))
+		}
 		return err
 	}
 	if _, err := debugger.Write(jdwp.HandshakeBytes); err != nil {
@@ -216,15 +220,16 @@ func (r *Relay) nearHandshake(tun, vm io.ReadWriter) error {
 		return err
 	}
 	if _, err := vm.Write(jdwp.HandshakeBytes); err != nil {
-		err = fmt.Errorf("scache: sending the handshake to the VM: %w", err)
-		_, _ = tun.Write(tunnel.NearHello(2, err.Error()))
+		err = fmt.Errorf("scache: sending the handshake to the VM at %s: %w", peerName(vm), err)
+		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVM, err.Error()))
 		return err
 	}
 	if err := jdwp.ReadHandshake(vm, "VM"); err != nil {
-		_, _ = tun.Write(tunnel.NearHello(2, err.Error()))
+		err = fmt.Errorf("scache: the VM at %s: %w", peerName(vm), err)
+		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVM, err.Error()))
 		return err
 	}
-	if _, err := tun.Write(tunnel.NearHello(0, "")); err != nil {
+	if _, err := tun.Write(tunnel.NearHello(tunnel.StatusOn, "")); err != nil {
 		return fmt.Errorf("%w: answering the far half: %w", scache.ErrTunnel, err)
 	}
 	return nil
@@ -237,6 +242,14 @@ func refuseFar(tun io.Writer, err error) {
 	case errors.Is(err, tunnel.ErrJDWPAtNear):
 		_, _ = tun.Write([]byte(tunnel.NotATunnelMessage))
 	case errors.As(err, new(*tunnel.VersionError)):
-		_, _ = tun.Write(tunnel.NearHello(1, err.Error()))
+		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVersion, err.Error()))
 	}
+}
+
+// peerName names the far end of a connection by its address, when it has one.
+func peerName(c any) string {
+	if nc, ok := c.(interface{ RemoteAddr() net.Addr }); ok && nc.RemoteAddr() != nil {
+		return nc.RemoteAddr().String()
+	}
+	return "the peer"
 }

@@ -8,11 +8,15 @@
 // Handshake. The far half opens the tunnel and sends its hello: the 13 bytes
 // "SCACHE-TUNNEL", the version (uint16, big-endian) and the byte 'F'. The
 // near half answers with "SCACHE-TUNNEL", its version, a status byte (0: the
-// session is on; anything else: it is not), and a message (uint16 length,
-// UTF-8 text) saying why not. The near half reaches the VM before it answers:
-// the status tells the far half whether the VM answered its JDWP handshake.
-// A JDWP debugger that connects to the near half by mistake gets a line of
-// text saying so in place of the JDWP handshake, and the connection closes.
+// session is on; StatusVersion, StatusVM, StatusBusy: it is not), and a
+// message (uint16 length, UTF-8 text) saying why not. The near half reaches
+// the VM before it answers: the status tells the far half whether the VM
+// answered its JDWP handshake. Every refusal after a hello carries a status
+// and a message; a peer that closes without a word at the hello is no near
+// half (a JDWP VM does that: it reads 14 bytes, sees no JDWP handshake and
+// closes). A JDWP debugger that connects to a near half's Relay by mistake
+// gets a line of text saying so in place of the JDWP handshake (a Proxy
+// serves it as one proxy next to the VM instead).
 //
 // Frames. Each frame is a type byte, a length (uint32, big-endian, of what
 // follows, at most the largest JDWP packet plus 8) and its payload:
@@ -37,6 +41,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"syscall"
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -63,6 +68,20 @@ const (
 	announceSeqSize = 8
 	// MaxText bounds the text of a hello's message and of an 'E' frame.
 	MaxText = 4096
+)
+
+// The near half's statuses.
+const (
+	// StatusOn: the session is on.
+	StatusOn byte = 0
+	// StatusVersion: the far half speaks another version, or is no far half.
+	StatusVersion byte = 1
+	// StatusVM: the near half cannot reach the VM, or the VM refused its
+	// JDWP handshake; the message has the dial or handshake error.
+	StatusVM byte = 2
+	// StatusBusy: the near half serves another session (a VM takes one
+	// debugger at a time).
+	StatusBusy byte = 3
 )
 
 // NotATunnelMessage is what a JDWP debugger that connects to the near half
@@ -127,6 +146,11 @@ func ReadFarHello(r io.Reader) error {
 	return nil
 }
 
+// ErrNoAnswer: the peer closed the connection at the far half's hello
+// without a byte. A near half answers every hello, even to refuse it; a
+// JDWP VM closes so (the hello is no JDWP handshake).
+var ErrNoAnswer = fmt.Errorf("%w: the peer closed the connection at the tunnel's hello without answering, as a JDWP VM does, not a near half", ErrTunnel)
+
 // ErrJDWPAtNear: a JDWP debugger connected to the near half.
 var ErrJDWPAtNear = fmt.Errorf("%w: a JDWP debugger connected to the near half: debuggers connect to the far half", ErrTunnel)
 
@@ -153,8 +177,8 @@ func ReadNearHello(r io.Reader) error {
 	switch {
 	case bytes.HasPrefix(b[:n], jdwp.HandshakeBytes):
 		return Errorf("the peer is a JDWP VM, not the near half of a split proxy: give the far half the near half's address")
-	case n == 0 && err == io.EOF:
-		return Errorf("the near half closed the tunnel without answering")
+	case n == 0 && (err == io.EOF || errors.Is(err, syscall.ECONNRESET)):
+		return ErrNoAnswer
 	case err != nil:
 		return Errorf("reading the near half's answer: %d of its %d bytes arrived: %v", n, len(b), err)
 	}
