@@ -43,6 +43,7 @@ type options struct {
 	timeline    string
 	chart       string
 	wide        bool
+	stops       bool
 	captureRTT  time.Duration
 	debuggerRTT time.Duration
 	service     time.Duration
@@ -64,6 +65,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	timeline := fs.String("timeline", "", "write the timeline of the replay at -rtt (the last mode of -mode) as Chrome trace-event JSON")
 	chart := fs.String("chart", "", "draw the simulated wait against RTT for each mode, summed over the traces replayed (.svg or .png)")
 	wide := fs.Bool("wide", false, "print every column of the tables (214 columns) instead of what fits 100")
+	stops := fs.Bool("stops", false, "list each stop under its trace's table: where (Class.method:line), the thread, and its round trips in each mode")
 	captureRTT := fs.Duration("capture-rtt", 0, "the round trip between where the traces were captured and the VM "+
 		"(a journal recorded by a proxy over a slow link); 0: estimated from each trace, -1ns: next to the VM")
 	debuggerRTT := fs.Duration("debugger-rtt", 0, "the round trip between where the traces were captured and the "+
@@ -76,7 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if *service < 0 {
 		return options{}, fmt.Errorf("-service %v: a service time is not negative", *service)
 	}
-	o := options{json: *asJSON, rtt: *rtt, timeline: *timeline, chart: *chart, wide: *wide, captureRTT: *captureRTT, debuggerRTT: *debuggerRTT,
+	o := options{json: *asJSON, rtt: *rtt, timeline: *timeline, chart: *chart, wide: *wide, stops: *stops, captureRTT: *captureRTT, debuggerRTT: *debuggerRTT,
 		service: *service, files: fs.Args()}
 	if *mode == "all" {
 		o.modes = replay.Modes

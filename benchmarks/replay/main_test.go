@@ -48,7 +48,36 @@ func TestTheOutputFits100ColumnsUnlessWide(t *testing.T) {
 		return w
 	}
 	require.LessOrEqual(t, widest(), 100)
+	require.LessOrEqual(t, widest("-stops"), 100)
 	require.Greater(t, widest("-wide"), 100)
+}
+
+// -stops lists each stop in source terms under its trace's table, and the
+// JSON names each stop the same way.
+func TestStopsAreListedInSourceTerms(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run([]string{"-stops", "-mode", "scache"}, &out, &errOut), errOut.String())
+	require.Contains(t, out.String(), "round trips of inspection at each stop, at 20ms:")
+	require.Regexp(t, `(?m)^1 +Debuggee\.marker:\d+ +main +breakpoint +\d+\.\d$`, out.String())
+	require.Regexp(t, `(?m)^2 +Debuggee\.marker:\d+ +main +step +\d+\.\d$`, out.String())
+
+	out.Reset()
+	require.Equal(t, 0, run([]string{"-json", "-mode", "off"}, &out, &errOut), errOut.String())
+	var r struct {
+		Stops []struct {
+			Where      string  `json:"where"`
+			Thread     string  `json:"thread"`
+			Step       bool    `json:"step"`
+			RoundTrips float64 `json:"round_trips"`
+		} `json:"stops"`
+	}
+	first, _, _ := strings.Cut(out.String(), "\n")
+	require.NoError(t, json.Unmarshal([]byte(first), &r))
+	require.NotEmpty(t, r.Stops)
+	require.Regexp(t, `^Debuggee\.marker:\d+$`, r.Stops[0].Where)
+	require.Equal(t, "main", r.Stops[0].Thread)
+	require.False(t, r.Stops[0].Step)
+	require.Greater(t, r.Stops[0].RoundTrips, 1.0, "forwarding everything, a breakpoint stop takes round trips")
 }
 
 // -h says first what the command is for.
@@ -69,7 +98,7 @@ func TestJSONFields(t *testing.T) {
 	for _, f := range []string{"trace", "mode", "packets", "debugger_cmds", "keyable_cmds", "hits", "belayed", "misses",
 		"synthetic_cmds", "synthetic_used", "unanswered_synthetic", "wasted", "bytes_speculated", "round_trips_saved", "hit_rate",
 		"wait_ms_off", "wait_ms", "speedup", "capture_rtt_ms", "debugger_rtt_ms",
-		"stop_round_trips", "wait_by_command"} {
+		"stop_round_trips", "wait_by_command", "stops"} {
 		require.Contains(t, m, f)
 	}
 	// The wait by command adds up to the wait.

@@ -51,6 +51,17 @@ type result struct {
 	PushedUsedBytes int64 `json:"pushed_used_bytes,omitempty"`
 	// WaitBy: where wait_ms went, by command (see replay.Result.WaitBy).
 	WaitBy map[string]commandWait `json:"wait_by_command"`
+	// Stops: each stop, named in source terms, and its inspection round
+	// trips at rtt_ms.
+	Stops []stop `json:"stops"`
+}
+
+// stop is the JSON form of a replay.Stop.
+type stop struct {
+	Where      string  `json:"where"`
+	Thread     string  `json:"thread,omitempty"`
+	Step       bool    `json:"step"`
+	RoundTrips float64 `json:"round_trips"`
 }
 
 // commandWait is the JSON form of a replay.CommandWait.
@@ -70,6 +81,10 @@ func jsonResult(r replay.Result, off *replay.Result, rtt time.Duration) result {
 	out.WaitBy = map[string]commandWait{}
 	for cmd, w := range r.WaitBy {
 		out.WaitBy[cmd.String()] = commandWait{WaitMs: ms(w.Wait), Commands: w.Commands}
+	}
+	out.Stops = []stop{}
+	for _, st := range r.Stops {
+		out.Stops = append(out.Stops, stop{Where: st.Where, Thread: st.Thread, Step: st.Step, RoundTrips: st.RoundTrips})
 	}
 	if off != nil {
 		out.WaitMsOff = ms(off.Wait[rtt])
@@ -119,7 +134,41 @@ func printTable(w io.Writer, tr replay.Trace, results []replay.Result, off *repl
 				"speculation their replies would have started is not simulated", r.Mode, r.UnansweredSynthetic))
 		}
 	}
+	if o.stops {
+		printStops(w, results, o)
+	}
 	fmt.Fprintln(w)
+}
+
+// printStops lists each stop of a trace, named in source terms, with its
+// inspection round trips in each mode replayed.
+func printStops(w io.Writer, results []replay.Result, o options) {
+	if len(results) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "round trips of inspection at each stop, at %v:\n", o.rtt)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	header := []string{"stop", "at", "thread", "by"}
+	for _, r := range results {
+		header = append(header, string(r.Mode))
+	}
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for i, st := range results[0].Stops {
+		by := "breakpoint"
+		if st.Step {
+			by = "step"
+		}
+		row := []string{fmt.Sprint(i + 1), st.Where, st.Thread, by}
+		for _, r := range results {
+			rts := "-"
+			if i < len(r.Stops) {
+				rts = fmt.Sprintf("%.1f", r.Stops[i].RoundTrips)
+			}
+			row = append(row, rts)
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	tw.Flush()
 }
 
 // narrowWidth is how wide the output is without -wide: a terminal's 100

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,4 +119,12 @@ func fullChain(t *testing.T, split bool) {
 	tl, err := os.ReadFile(timelineFile)
 	require.NoError(t, err, "-timeline")
 	require.Contains(t, string(tl), "ThreadReference.Frames")
+}
+
+// -h says first what the command is for.
+func TestHelpStartsWithWhatItIsFor(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, 2, run(context.Background(), []string{"-h"}, &out, &errOut, nil))
+	first, _, _ := strings.Cut(errOut.String(), "\n")
+	require.Equal(t, "adbproxy lets a debugger reach an Android app's VM through adb, with scache in between: point the debugger at -listen.", first)
 }

@@ -2,13 +2,16 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -93,4 +96,14 @@ func TestSIGTERMWritesTheSessionsStats(t *testing.T) {
 	var st observe.SessionStats
 	require.NoError(t, json.Unmarshal(b, &st))
 	require.Positive(t, st.PacketsUp, "the stats are of the session that ran")
+}
+
+// -h says first what the command is for.
+func TestHelpStartsWithWhatItIsFor(t *testing.T) {
+	var out bytes.Buffer
+	usageOutput = &out
+	t.Cleanup(func() { usageOutput = os.Stderr })
+	require.ErrorIs(t, run(context.Background(), []string{"-h"}), flag.ErrHelp)
+	first, _, _ := strings.Cut(out.String(), "\n")
+	require.Equal(t, "proxy puts scache between a Java debugger and a VM: point the debugger at -listen, the proxy dials -vm.", first)
 }

@@ -35,8 +35,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -53,17 +55,23 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:]); err != nil {
+	if err := run(ctx, os.Args[1:]); errors.Is(err, flag.ErrHelp) {
+		os.Exit(2) // the usage is printed
+	} else if err != nil {
 		fmt.Fprintln(os.Stderr, "proxy:", err)
 		os.Exit(1)
 	}
 }
+
+// usageOutput is where -h and flag errors go.
+var usageOutput io.Writer = os.Stderr
 
 // run parses the flags in args, checks them all before anything listens,
 // and serves until ctx ends (SIGINT or SIGTERM: each session ends and its
 // stats are written).
 func run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	fs.SetOutput(usageOutput)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "proxy puts scache between a Java debugger and a VM: point the debugger at -listen, the proxy dials -vm.")
 		fs.PrintDefaults()

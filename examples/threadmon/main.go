@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -29,7 +30,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -54,6 +55,11 @@ var statusNames = map[uint8]string{
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("threadmon", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "threadmon prints an Android VM's threads live over DDM (names, states, CPU time), directly or through adb.")
+		fmt.Fprintln(stderr, "usage: threadmon [-vm HOST:PORT | -pid P [-serial S] [-adb HOST:PORT]] [-interval D] [-updates N]")
+		fs.PrintDefaults()
+	}
 	vmAddr := fs.String("vm", "127.0.0.1:8700", "the VM's JDWP address")
 	interval := fs.Duration("interval", time.Second, "how often the VM sends thread status")
 	updates := fs.Int("updates", 0, "exit after this many status updates (0: run until interrupted)")
@@ -61,6 +67,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	pid := fs.Int("pid", 0, "reach the app with this pid through adb instead of -vm")
 	adbAddr := fs.String("adb", "", "the adb server's address (default 127.0.0.1:$ANDROID_ADB_SERVER_PORT or :5037)")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "threadmon: unexpected arguments %q: every setting is a flag (-h lists them)\n", fs.Args())
 		return 2
 	}
 	var c *ddm.Client

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -72,4 +73,15 @@ func TestRenamedThread(t *testing.T) {
 	print(&out, threads)
 	require.Contains(t, out.String(), "OkHttp Dispatcher")
 	require.NotContains(t, out.String(), "Thread-2")
+}
+
+// -h says first what the command is for; stray arguments are refused.
+func TestHelpStartsWithWhatItIsFor(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, 2, run(context.Background(), []string{"-h"}, &out, &errOut))
+	first, _, _ := strings.Cut(errOut.String(), "\n")
+	require.Equal(t, "threadmon prints an Android VM's threads live over DDM (names, states, CPU time), directly or through adb.", first)
+	errOut.Reset()
+	require.Equal(t, 2, run(context.Background(), []string{"1234"}, &out, &errOut))
+	require.Contains(t, errOut.String(), `unexpected arguments ["1234"]`)
 }

@@ -53,6 +53,9 @@ type Result struct {
 	// half of the session, once classes have been seen.
 	StopRoundTrips       []float64
 	SteadyStopRoundTrips float64
+	// Stops are the same stops named: where each was, in source terms, and
+	// its round trips (as StopRoundTrips).
+	Stops []Stop
 	// WaitBy says where Wait at RTT went: for each command, the debugger's
 	// waiting on it (beyond what overlapping commands sent before it
 	// already waited) and how many of its commands waited at all.
@@ -160,8 +163,15 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 		res.HitRate = float64(res.RoundTripsSaved) / float64(len(s.cmds))
 		res.Mismatches = out.mismatches
 		if d > 0 {
+			names := nameStops(t)
 			for _, w := range out.stops {
-				res.StopRoundTrips = append(res.StopRoundTrips, float64(w)/float64(d))
+				rts := float64(w.wait) / float64(d)
+				res.StopRoundTrips = append(res.StopRoundTrips, rts)
+				st := Stop{RoundTrips: rts}
+				if w.nth < len(names) {
+					st.Where, st.Thread, st.Step = names[w.nth].Where, names[w.nth].Thread, names[w.nth].Step
+				}
+				res.Stops = append(res.Stops, st)
 			}
 			if n := len(res.StopRoundTrips); n > 0 {
 				later := append([]float64(nil), res.StopRoundTrips[n/2:]...)

@@ -40,7 +40,7 @@ type outcome struct {
 	unanswered int64 // synthetic commands answered with the placeholder
 	wait       time.Duration
 	waitBy     map[jdwp.Command]CommandWait
-	stops      []time.Duration // the debugger's waiting time at each stop: from the stop event to its resume
+	stops      []stopWait // the debugger's waiting at each stop that ended: from the stop event to its resume
 	mismatches []string
 	stalled    int // debugger commands never sent: the simulation could not go on
 }
@@ -180,9 +180,9 @@ func (sim *simulation) run() outcome {
 			inspect[i] = -1
 		}
 	}
-	for _, st := range sim.stopSpans {
+	for i, st := range sim.stopSpans {
 		if st.b >= 0 {
-			sim.out.stops = append(sim.out.stops, busyTime(inspect, sim.arrived, st))
+			sim.out.stops = append(sim.out.stops, stopWait{nth: i, wait: busyTime(inspect, sim.arrived, st)})
 		}
 	}
 	return sim.out
@@ -423,6 +423,13 @@ func (sim *simulation) toDebugger(p []byte) {
 
 // span is an interval of simulated time; b < 0 means open-ended.
 type span struct{ a, b time.Duration }
+
+// stopWait is the debugger's inspection wait at the nth stop event (from 0)
+// it received.
+type stopWait struct {
+	nth  int
+	wait time.Duration
+}
 
 // busyTime is how long the debugger had at least one command outstanding
 // within the window w.
