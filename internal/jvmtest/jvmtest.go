@@ -169,9 +169,16 @@ func (vm *VM) Wait(d time.Duration) bool {
 // the test ends.
 func Start(t testing.TB, mainClass string, args ...string) *VM {
 	t.Helper()
+	return StartWithAgent(t, "-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0", mainClass, args...)
+}
+
+// StartWithAgent is Start with the JDWP agent's option given (a README's
+// command line, say): it must listen (server=y) and print its address.
+func StartWithAgent(t testing.TB, agent, mainClass string, args ...string) *VM {
+	t.Helper()
 	dir := Compile(t)
 	jargs := append([]string{
-		"-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:0",
+		agent,
 		"-Xshare:auto", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", noPerfData(""),
 		"-cp", dir, mainClass}, args...)
 	cmd := exec.Command(DebuggeeJava(), jargs...)
