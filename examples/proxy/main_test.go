@@ -153,21 +153,9 @@ func TestSplitHalvesWithARealDebugger(t *testing.T) {
 
 	vm := jvmtest.Start(t, "Debuggee", "2")
 	dir := t.TempDir()
-	start := func(cfg config) string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- serve(ctx, ln, cfg) }()
-		t.Cleanup(func() {
-			cancel()
-			require.NoError(t, <-done)
-		})
-		return ln.Addr().String()
-	}
 	nearStats, farStats := filepath.Join(dir, "near.json"), filepath.Join(dir, "far.json")
-	near := start(config{vmAddr: vm.Addr, mode: "scache", split: "near", statsFile: nearStats})
-	far := start(config{vmAddr: near, mode: "scache", split: "far", statsFile: farStats, verbose: true})
+	near := startServe(t, config{vmAddr: vm.Addr, mode: "scache", split: "near", statsFile: nearStats})
+	far := startServe(t, config{vmAddr: near, mode: "scache", split: "far", statsFile: farStats, verbose: true})
 	got, _ := jvmtest.RunDriver(t, far, opts)
 	require.Equal(t, direct, got)
 	for _, f := range []string{nearStats, farStats} {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/internal/logtest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -55,7 +56,7 @@ func flagValue(t *testing.T, args []string, name string) (string, int) {
 // in place of 5005 and 8700) and the program (the test's debuggee in place
 // of "-cp out Main"). The stop line -v prints names the stop in source terms.
 func TestTheREADMEsDebugCommandsWork(t *testing.T) {
-	log := captureLog(t)
+	log := logtest.CaptureDefault(t)
 	lines := readmeCommands(t, "## Debug through it")
 	require.Len(t, lines, 3, "three commands: the JVM, the proxy, jdb")
 

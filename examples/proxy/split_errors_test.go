@@ -3,43 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"net"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/internal/logtest"
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/stretchr/testify/require"
 )
-
-// logBuffer collects what the proxy logs (slog's default logger) during a test.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// captureLog sends slog's default logger to a buffer until the test ends.
-func captureLog(t *testing.T) *logBuffer {
-	b := &logBuffer{}
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(b, nil)))
-	t.Cleanup(func() { slog.SetDefault(old) })
-	return b
-}
 
 // startServe runs the proxy with cfg on a loopback port until the test ends.
 func startServe(t *testing.T, cfg config) string {
@@ -59,7 +31,7 @@ func startServe(t *testing.T, cfg config) string {
 // next to the VM: its transcript equals a direct one, and the near half
 // logs where the debugger should have gone.
 func TestJdbAtTheNearHalfIsServedAsByOneProxy(t *testing.T) {
-	log := captureLog(t)
+	log := logtest.CaptureDefault(t)
 	opts := jvmtest.DriverOptions{Stops: 2}
 	direct, _ := jvmtest.RunJdb(t, jvmtest.Start(t, "Debuggee", "2").Addr, opts)
 	vm := jvmtest.Start(t, "Debuggee", "2")
@@ -74,7 +46,7 @@ func TestJdbAtTheNearHalfIsServedAsByOneProxy(t *testing.T) {
 // VM; the VM is left as it was (its agent waits for a debugger) and a
 // debugger attaches to it afterwards.
 func TestAFarHalfPointedAtARealVMSaysSo(t *testing.T) {
-	log := captureLog(t)
+	log := logtest.CaptureDefault(t)
 	vm := jvmtest.Start(t, "Debuggee", "1")
 	far := startServe(t, config{vmAddr: vm.Addr, mode: "scache", split: "far"})
 	c, err := net.Dial("tcp", far)
@@ -93,7 +65,7 @@ func TestAFarHalfPointedAtARealVMSaysSo(t *testing.T) {
 
 // A far half whose near half is not there names the near half, not the VM.
 func TestAFarHalfWithoutANearHalfNamesIt(t *testing.T) {
-	log := captureLog(t)
+	log := logtest.CaptureDefault(t)
 	dead, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	deadAddr := dead.Addr().String()

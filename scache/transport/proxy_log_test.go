@@ -1,36 +1,17 @@
 package transport_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net"
-	"sync"
 	"testing"
 
+	"github.com/jdwpscache/scache/internal/logtest"
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 )
-
-// syncBuffer is a bytes.Buffer safe for the proxy's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A session that ends on an error (here a VM that dies inside a packet) is
 // logged as a warning with the error, not as an ordinary end.
@@ -48,7 +29,7 @@ func TestProxyLogsASessionEndedByAnErrorAsAWarning(t *testing.T) {
 			_, _ = c.Write(jdwp.AppendReply(nil, 1, jdwp.ErrNone, []byte("0123456789"))[:15])
 		}
 	}()
-	var logs syncBuffer
+	var logs logtest.Buffer
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ended := make(chan error, 1)
