@@ -67,6 +67,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "adbproxy: unexpected arguments %q: every setting is a flag (-h lists them)\n", fs.Args())
+		return 2
+	}
 	if *split != "" && *split != "near" {
 		fmt.Fprintln(stderr, "adbproxy: -split takes near only: the far half runs next to the debugger (proxy -split far)")
 		return 2

@@ -128,3 +128,28 @@ func TestHelpStartsWithWhatItIsFor(t *testing.T) {
 	first, _, _ := strings.Cut(errOut.String(), "\n")
 	require.Equal(t, "adbproxy lets a debugger reach an Android app's VM through adb, with scache in between: point the debugger at -listen.", first)
 }
+
+// Every flag is checked before adbproxy listens: with -listen at an address
+// already taken, a wrong flag is reported as itself, not as the address in
+// use, and nothing reaches the adb server (there is none here).
+func TestFlagsAreCheckedBeforeAnythingListens(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer taken.Close()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-pid", "1", "-mode", "bogus"}, "adbproxy: -mode: "},
+		{[]string{"-pid", "1", "-split", "far"}, "-split takes near only"},
+		{[]string{}, "-pid is required"},
+		{[]string{"-pid", "1", "stray"}, `unexpected arguments ["stray"]`},
+		{[]string{"-pid", "1", "-journal", filepath.Join(t.TempDir(), "missing", "j.sctrace")}, "adbproxy: "},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), append([]string{"-listen", taken.Addr().String(), "-adb", "127.0.0.1:1"}, tc.args...), &out, &errOut, nil)
+		require.Equal(t, 2, code, "%v: %s", tc.args, errOut.String())
+		require.Contains(t, errOut.String(), tc.want, "%v", tc.args)
+		require.NotContains(t, errOut.String(), "address already in use", "%v", tc.args)
+	}
+}
