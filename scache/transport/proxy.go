@@ -103,7 +103,9 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 		if err = tunnel.ReadFarHello(conn); errors.Is(err, tunnel.ErrJDWPAtNear) {
 			// A debugger pointed here by mistake: serve it as one proxy
 			// next to the VM would, rather than fail its handshake with
-			// a text no debugger shows.
+			// a text no debugger shows. (A near half that comes to
+			// require a key of its far half must refuse this instead:
+			// serving it would bypass the key.)
 			st, hello, err = p.st.whole(), jdwp.HandshakeBytes, nil
 			log.Warn("scache: a JDWP debugger connected to the near half of a split proxy: serving it as one proxy next to the VM; "+
 				"for the split's speed, point the debugger at a far half (proxy -split far -vm THIS_ADDRESS)", "remote", conn.RemoteAddr().String())
