@@ -3,8 +3,11 @@
 // adb wire protocol: it answers CNXN without authentication, opens streams
 // with flow control (one WRTE in flight per stream until OKAY), and serves
 // jdwp:<pid> by bridging to a JVM's JDWP TCP port configured per pid,
-// jdwp and track-jdwp with those pids, and shell:echo and shell:getprop.
-// Everything else is refused. (adb's devices -l, get-state, features,
+// jdwp and track-jdwp with those pids, track-app (with Config.Features
+// holding adb.FeatureTrackApp; names too with adb.FeatureAppInfo), and
+// shell:echo and shell:getprop. A process may carry a name that its VM
+// gives in a DDM HELO: a real JVM, which speaks no DDM, gets a shim in front
+// that answers HELO for it (Process.AnswerHELO). Everything else is refused. (adb's devices -l, get-state, features,
 // wait-for-device and forward are answered by the adb server itself.)
 package adbtest
 
@@ -17,12 +20,30 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jdwpscache/scache/adb"
 	"github.com/jdwpscache/scache/adb/wire"
 )
 
 // Config describes the emulated device.
 type Config struct {
 	Product, Model, Device string
+	// Features are advertised in the device's banner: adb.FeatureTrackApp
+	// and adb.FeatureAppInfo make it a device of Android 15; none, one of
+	// Android 11 or before.
+	Features []string
+}
+
+// A Process is a debuggable process of the device.
+type Process struct {
+	PID          int
+	Addr         string // its VM's JDWP address, which jdwp:<pid> reaches
+	Name         string // its process name (track-app with app_info, and HELO with AnswerHELO)
+	Architecture string
+	// AnswerHELO puts a shim between jdwp:<pid> and the VM that answers
+	// DDM's HELO with Name (and any other DDM chunk with a FAIL), as an
+	// Android VM would: for a real JVM, which speaks no DDM. A ddmtest VM
+	// answers for itself.
+	AnswerHELO bool
 }
 
 // A Device is a running emulated device listening on 127.0.0.1.
@@ -34,8 +55,9 @@ type Device struct {
 	wg     sync.WaitGroup
 
 	mu       sync.Mutex
-	procs    map[int]string // pid → JDWP address of its VM
-	trackers map[*stream]bool
+	procs    map[int]Process
+	trackers map[*stream]bool // track-jdwp streams
+	apps     map[*stream]bool // track-app streams
 	conns    map[*conn]bool
 }
 
@@ -45,18 +67,25 @@ func Start(cfg Config) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Device{Addr: ln.Addr().String(), ln: ln, procs: map[int]string{}, trackers: map[*stream]bool{}, conns: map[*conn]bool{},
-		banner: wire.Banner{System: "device", Properties: map[string]string{
+	d := &Device{Addr: ln.Addr().String(), ln: ln, procs: map[int]Process{}, trackers: map[*stream]bool{}, apps: map[*stream]bool{},
+		conns: map[*conn]bool{},
+		banner: wire.Banner{System: "device", Features: cfg.Features, Properties: map[string]string{
 			"ro.product.name": cfg.Product, "ro.product.model": cfg.Model, "ro.product.device": cfg.Device}}}
 	d.wg.Add(1)
 	go d.accept()
 	return d, nil
 }
 
-// AddProcess makes a debuggable process: jdwp:<pid> reaches the JDWP agent at addr.
+// AddProcess makes a debuggable process without a name: jdwp:<pid>
+// reaches the JDWP agent at addr.
 func (d *Device) AddProcess(pid int, addr string) {
+	d.AddApp(Process{PID: pid, Addr: addr})
+}
+
+// AddApp starts a debuggable process, and tells the trackers.
+func (d *Device) AddApp(p Process) {
 	d.mu.Lock()
-	d.procs[pid] = addr
+	d.procs[p.PID] = p
 	d.mu.Unlock()
 	d.notifyTrackers()
 }
@@ -146,6 +175,31 @@ func (d *Device) notifyTrackers() {
 		s := s
 		d.goDo(func() { s.write(list) })
 	}
+	d.mu.Lock()
+	var as []*stream
+	for s := range d.apps {
+		as = append(as, s)
+	}
+	d.mu.Unlock()
+	msg := d.appList()
+	for _, s := range as {
+		s := s
+		d.goDo(func() { s.write(msg) })
+	}
+}
+
+// appList is the track-app payload: a 4-hex-digit length, then the
+// AppProcesses protocol buffer (names only with app_info).
+func (d *Device) appList() []byte {
+	d.mu.Lock()
+	apps := make([]adb.App, 0, len(d.procs))
+	for _, p := range d.procs {
+		apps = append(apps, adb.App{PID: p.PID, Name: p.Name, Debuggable: true, Architecture: p.Architecture})
+	}
+	d.mu.Unlock()
+	sort.Slice(apps, func(i, j int) bool { return apps[i].PID < apps[j].PID })
+	b := adb.AppendAppProcesses(nil, apps, d.banner.HasFeature(adb.FeatureAppInfo))
+	return append([]byte(fmt.Sprintf("%04x", len(b))), b...)
 }
 
 // conn is one connection from an adb server.
@@ -256,16 +310,19 @@ func (c *conn) open(remote uint32, service string) {
 	case strings.HasPrefix(service, "jdwp:"):
 		pid, err := strconv.Atoi(strings.TrimPrefix(service, "jdwp:"))
 		c.d.mu.Lock()
-		addr, ok := c.d.procs[pid]
+		p, ok := c.d.procs[pid]
 		c.d.mu.Unlock()
 		if err != nil || !ok {
 			refuse()
 			return
 		}
-		vm, err := net.Dial("tcp", addr)
+		vm, err := net.Dial("tcp", p.Addr)
 		if err != nil || !accept() {
 			refuse()
 			return
+		}
+		if p.AnswerHELO {
+			vm = c.d.helloShim(vm, p)
 		}
 		c.d.goDo(func() { s.bridge(vm) })
 	case service == "jdwp":
@@ -278,6 +335,15 @@ func (c *conn) open(remote uint32, service string) {
 			s.write([]byte(c.d.pids()))
 			s.close(true)
 		})
+	case service == "track-app" && c.d.banner.HasFeature(adb.FeatureTrackApp):
+		if !accept() {
+			refuse()
+			return
+		}
+		c.d.mu.Lock()
+		c.d.apps[s] = true
+		c.d.mu.Unlock()
+		c.d.goDo(func() { s.write(c.d.appList()) })
 	case service == "track-jdwp":
 		if !accept() {
 			refuse()
@@ -361,6 +427,7 @@ func (s *stream) close(tell bool) {
 		s.c.mu.Unlock()
 		s.c.d.mu.Lock()
 		delete(s.c.d.trackers, s)
+		delete(s.c.d.apps, s)
 		s.c.d.mu.Unlock()
 	})
 }
