@@ -2,7 +2,6 @@ package adb
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -377,6 +376,3 @@ func appsOf(ctx context.Context, pids <-chan []int) <-chan []App {
 	}()
 	return out
 }
-
-// ErrNoSuchApp: no process of the device has the name asked for.
-var ErrNoSuchApp = errors.New("adb: no such app")

@@ -40,9 +40,11 @@ type Process struct {
 	Name         string // its process name (track-app with app_info, and HELO with AnswerHELO)
 	Architecture string
 	// AnswerHELO puts a shim between jdwp:<pid> and the VM that answers
-	// DDM's HELO with Name (and any other DDM chunk with a FAIL), as an
-	// Android VM would: for a real JVM, which speaks no DDM. A ddmtest VM
-	// answers for itself.
+	// the JDWP handshake and DDM's HELO with Name (any other DDM chunk
+	// with a FAIL), and attaches to the VM only at the first other packet,
+	// as an Android VM does: for a real JVM, which speaks no DDM and would
+	// take a name query for a debugger's attach. A ddmtest VM answers for
+	// itself.
 	AnswerHELO bool
 }
 
@@ -316,13 +318,17 @@ func (c *conn) open(remote uint32, service string) {
 			refuse()
 			return
 		}
-		vm, err := net.Dial("tcp", p.Addr)
-		if err != nil || !accept() {
+		var vm net.Conn
+		if p.AnswerHELO {
+			vm = c.d.helloShim(p)
+		} else if vm, err = net.Dial("tcp", p.Addr); err != nil {
 			refuse()
 			return
 		}
-		if p.AnswerHELO {
-			vm = c.d.helloShim(vm, p)
+		if !accept() {
+			vm.Close()
+			refuse()
+			return
 		}
 		c.d.goDo(func() { s.bridge(vm) })
 	case service == "jdwp":

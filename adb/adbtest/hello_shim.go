@@ -1,7 +1,6 @@
 package adbtest
 
 import (
-	"io"
 	"net"
 	"sync"
 
@@ -9,34 +8,39 @@ import (
 	"github.com/jdwpscache/scache/jdwp"
 )
 
-// helloShim returns a connection to vm through a shim that answers DDM
-// for the VM, as an Android VM would: HELO with the process's name and pid,
-// any other DDM chunk with a FAIL. Every other packet passes through. The
-// shim ends when either side closes.
-func (d *Device) helloShim(vm net.Conn, p Process) net.Conn {
+// helloShim returns a connection that stands for process p's VM as an
+// Android VM's JDWP connection does: it answers the JDWP handshake and DDM
+// itself (HELO with the process's name and pid, any other DDM chunk with a
+// FAIL), and reaches the VM at p.Addr only when the first packet of
+// another command set arrives (as ART loads its JDWP agent only then).
+// So a tool that only asks the name (ddmlib, adb.Client.AppName) never
+// attaches a debugger to the VM. The shim ends when either side closes.
+func (d *Device) helloShim(p Process) net.Conn {
 	host, shim := net.Pipe()
-	var wmu sync.Mutex // packets to the host, whole
+	var wmu sync.Mutex // whole packets to the host
 	toHost := jdwp.NewFramer(shim, nil)
 	write := func(b []byte) error {
 		wmu.Lock()
 		defer wmu.Unlock()
 		return toHost.WritePacket(b)
 	}
-	closeBoth := func() {
+	var vm net.Conn
+	var vmMu sync.Mutex
+	closeAll := func() {
 		shim.Close()
-		vm.Close()
+		vmMu.Lock()
+		if vm != nil {
+			vm.Close()
+		}
+		vmMu.Unlock()
 	}
-	// Host to VM: the handshake, then packets; DDM is answered here.
 	d.goDo(func() {
-		defer closeBoth()
-		hs := make([]byte, len(jdwp.HandshakeBytes))
-		if _, err := io.ReadFull(shim, hs); err != nil {
+		defer closeAll()
+		if jdwp.VMHandshake(shim, 0) != nil {
 			return
 		}
-		if _, err := vm.Write(hs); err != nil {
-			return
-		}
-		fromHost := jdwp.NewFramer(vm, shim)
+		fromHost := jdwp.NewFramer(nil, shim)
+		var toVM *jdwp.Framer
 		for {
 			pkt, err := fromHost.ReadPacket()
 			if err != nil {
@@ -46,34 +50,36 @@ func (d *Device) helloShim(vm net.Conn, p Process) net.Conn {
 			if err != nil {
 				return
 			}
-			if h.IsReply() || h.Cmd().Set != ddm.CommandSet {
-				if err := fromHost.WritePacket(pkt); err != nil {
+			if !h.IsReply() && h.Cmd().Set == ddm.CommandSet {
+				if err := write(ddmReply(h.ID, jdwp.Data(pkt), p)); err != nil {
 					return
 				}
 				continue
 			}
-			if err := write(ddmReply(h.ID, jdwp.Data(pkt), p)); err != nil {
-				return
+			if toVM == nil { // the first JDWP packet: attach to the VM now
+				c, err := net.Dial("tcp", p.Addr)
+				if err != nil || jdwp.DebuggerHandshake(c, 0) != nil {
+					if c != nil {
+						c.Close()
+					}
+					return
+				}
+				vmMu.Lock()
+				vm = c
+				vmMu.Unlock()
+				toVM = jdwp.NewFramer(c, nil)
+				d.goDo(func() {
+					defer closeAll()
+					fromVM := jdwp.NewFramer(nil, c)
+					for {
+						pkt, err := fromVM.ReadPacket()
+						if err != nil || write(pkt) != nil {
+							return
+						}
+					}
+				})
 			}
-		}
-	})
-	// VM to host: the handshake, then packets.
-	d.goDo(func() {
-		defer closeBoth()
-		hs := make([]byte, len(jdwp.HandshakeBytes))
-		if _, err := io.ReadFull(vm, hs); err != nil {
-			return
-		}
-		wmu.Lock()
-		_, err := shim.Write(hs)
-		wmu.Unlock()
-		if err != nil {
-			return
-		}
-		fromVM := jdwp.NewFramer(nil, vm)
-		for {
-			pkt, err := fromVM.ReadPacket()
-			if err != nil || write(pkt) != nil {
+			if err := toVM.WritePacket(pkt); err != nil {
 				return
 			}
 		}

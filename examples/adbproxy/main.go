@@ -1,13 +1,20 @@
 // Command adbproxy lets a debugger reach an app's VM on an Android device
 // through adb, with the Speculator in between.
 //
-//	go run ./examples/adbproxy [-serial S] -pid P [-listen 127.0.0.1:8700] [-mode scache|classic|off]
+//	go run ./examples/adbproxy [-serial S] -app NAME [-listen 127.0.0.1:8700] [-mode scache|classic|off]
 //	                           [-stats FILE] [-journal FILE] [-timeline FILE.json] [-v]
-//	go run ./examples/adbproxy [-serial S] -list
+//	go run ./examples/adbproxy [-serial S] -pid P ...
+//	go run ./examples/adbproxy [-serial S] -list [-json]
 //
 // The debugger attaches to the listen address; each session opens jdwp:<pid>
 // on the device through the adb server (ANDROID_ADB_SERVER_PORT, or 5037).
-// -list prints the device's debuggable pids (track-jdwp) and exits.
+// -list prints the device's debuggable (and profileable) processes, a line
+// each sorted by name: pid, name, debuggable or not, architecture; -json
+// prints them as JSON. With -app, each session goes to the process named
+// NAME as it runs then: the proxy waits for the app when it is not running
+// (and says so), and follows it when it restarts under another pid. The
+// names come from the device's track-app service (Android 12 and later),
+// or from each VM's DDM HELO on older devices.
 // -stats, -journal, -timeline and -v tell about each session as the proxy's
 // do (go doc ./examples/proxy).
 //
@@ -29,9 +36,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
-	"time"
 
 	"github.com/jdwpscache/scache/adb"
 	"github.com/jdwpscache/scache/internal/observe"
@@ -55,9 +60,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	}
 	serial := fs.String("serial", "", "the device's serial (default: the only device)")
 	pid := fs.Int("pid", 0, "the debuggable process to attach to")
+	app := fs.String("app", "", "the app to attach to, by process name (com.example.app): each session goes to it as it runs then, waiting for it to start")
+	asJSON := fs.Bool("json", false, "with -list: print the processes as JSON")
 	listen := fs.String("listen", "127.0.0.1:8700", "where debuggers connect (loopback by default: JDWP grants code execution)")
 	mode := fs.String("mode", "scache", "scache, classic or off")
-	list := fs.Bool("list", false, "print the device's debuggable pids and exit")
+	list := fs.Bool("list", false, "print the device's debuggable processes (pid, name, debuggable, architecture) and exit")
 	server := fs.String("adb", "", "the adb server's address (default 127.0.0.1:$ANDROID_ADB_SERVER_PORT or :5037)")
 	statsFile := fs.String("stats", "", "write each session's stats as JSON to this file")
 	journalFile := fs.String("journal", "", "write the journal of every session to this file: pcapng for a name ending in .pcapng, else the trace format")
@@ -78,10 +85,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	client := &adb.Client{Addr: *server}
 	sel := adb.Selector{Serial: *serial}
 	if *list {
-		return listPids(ctx, client, sel, stdout, stderr)
+		return listApps(ctx, client, sel, *asJSON, stdout, stderr)
 	}
-	if *pid <= 0 {
-		fmt.Fprintln(stderr, "adbproxy: -pid is required (see -list)")
+	switch {
+	case *pid > 0 && *app != "":
+		fmt.Fprintln(stderr, "adbproxy: -pid and -app: give one (-app follows the app across restarts)")
+		return 2
+	case *pid <= 0 && *app == "":
+		fmt.Fprintln(stderr, "adbproxy: -app NAME or -pid is required (see -list)")
+		return 2
+	case *asJSON:
+		fmt.Fprintln(stderr, "adbproxy: -json goes with -list")
 		return 2
 	}
 	opts, err := scache.ModeOptions(*mode)
@@ -100,23 +114,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	if *split == "near" {
 		opts = append(opts, transport.WithSplit(transport.NearHalf))
 	}
+	device := "the only device"
+	if *serial != "" {
+		device = "device " + *serial
+	}
+	stderr = &lockedWriter{w: stderr}
+	dial := func(ctx context.Context) (net.Conn, error) { return client.JDWP(ctx, sel, *pid) }
+	target := fmt.Sprintf("jdwp:%d", *pid)
+	if *app != "" {
+		watch, err := client.WatchApps(ctx, sel)
+		if err != nil {
+			fmt.Fprintln(stderr, "adbproxy: listing the apps:", err)
+			return 1
+		}
+		waiter := &appWaiter{watch: watch, app: *app, device: device, stderr: stderr}
+		dial = func(ctx context.Context) (net.Conn, error) { return dialApp(ctx, client, sel, waiter) }
+		target = fmt.Sprintf("jdwp:<the pid of %s>", *app)
+		go announce(ctx, waiter)
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fmt.Fprintln(stderr, "adbproxy:", err)
 		return 1
 	}
-	device := "the only device"
-	if *serial != "" {
-		device = "device " + *serial
-	}
-	fmt.Fprintf(stderr, "adbproxy: listening on %s; each debugger session that connects opens jdwp:%d on %s through the adb server\n",
-		ln.Addr(), *pid, device)
+	fmt.Fprintf(stderr, "adbproxy: listening on %s; each debugger session that connects opens %s on %s through the adb server\n",
+		ln.Addr(), target, device)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
-	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
-		return client.JDWP(ctx, sel, *pid)
-	}, opts...)
+	p, err := transport.NewProxy(dial, opts...)
 	if err != nil {
 		ln.Close()
 		fmt.Fprintln(stderr, "adbproxy:", err)
@@ -126,27 +152,5 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		fmt.Fprintln(stderr, "adbproxy:", err)
 		return 1
 	}
-	return 0
-}
-
-// listPids prints the pids of the first track-jdwp update.
-func listPids(ctx context.Context, client *adb.Client, sel adb.Selector, stdout, stderr io.Writer) int {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	pids, err := client.TrackJDWP(ctx, sel)
-	if err != nil {
-		fmt.Fprintln(stderr, "adbproxy:", err)
-		return 1
-	}
-	first, ok := <-pids
-	if !ok {
-		fmt.Fprintln(stderr, "adbproxy: the device closed track-jdwp")
-		return 1
-	}
-	var s []string
-	for _, p := range first {
-		s = append(s, fmt.Sprint(p))
-	}
-	fmt.Fprintln(stdout, strings.Join(s, "\n"))
 	return 0
 }

@@ -70,15 +70,17 @@ func fullChain(t *testing.T, split bool) {
 	defer dev.Close()
 	adbServer.Connect(t, dev)
 	vm := jvmtest.Start(t, "Debuggee", "2")
-	dev.AddProcess(777, vm.Addr)
+	dev.AddApp(adbtest.Process{PID: 777, Addr: vm.Addr, Name: "com.example.debuggee", Architecture: "x86_64", AnswerHELO: true})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	// -list shows the pid, once the server has the device online.
+	// -list shows the process, named from its VM's DDM HELO (a device
+	// without track-app), once the server has the device online.
 	server := adbServer.Addr()
 	require.Eventually(t, func() bool {
 		var o, e bytes.Buffer
-		return run(ctx, []string{"-adb", server, "-serial", dev.Addr, "-list"}, &o, &e, nil) == 0 && o.String() == "777\n"
+		return run(ctx, []string{"-adb", server, "-serial", dev.Addr, "-list"}, &o, &e, nil) == 0 &&
+			o.String() == "777  com.example.debuggee  debuggable  x86_64\n"
 	}, 30*time.Second, 20*time.Millisecond)
 
 	ready := make(chan string, 1)
@@ -142,7 +144,9 @@ func TestFlagsAreCheckedBeforeAnythingListens(t *testing.T) {
 	}{
 		{[]string{"-pid", "1", "-mode", "bogus"}, "adbproxy: -mode: "},
 		{[]string{"-pid", "1", "-split", "far"}, "-split takes near only"},
-		{[]string{}, "-pid is required"},
+		{[]string{}, "-app NAME or -pid is required"},
+		{[]string{"-pid", "1", "-app", "com.example"}, "-pid and -app: give one"},
+		{[]string{"-app", "com.example", "-json"}, "-json goes with -list"},
 		{[]string{"-pid", "1", "stray"}, `unexpected arguments ["stray"]`},
 		{[]string{"-pid", "1", "-journal", filepath.Join(t.TempDir(), "missing", "j.sctrace")}, "adbproxy: "},
 	} {

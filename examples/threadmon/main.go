@@ -4,8 +4,10 @@
 //
 //	go run ./examples/threadmon -vm 127.0.0.1:PORT [-interval 1s] [-updates N]
 //	go run ./examples/threadmon [-serial S] -pid P [-adb 127.0.0.1:5037] ...
+//	go run ./examples/threadmon [-serial S] -app NAME [-adb 127.0.0.1:5037] ...
 //
-// With -pid it reaches the app's VM through the adb server (jdwp:<pid>).
+// With -pid it reaches the app's VM through the adb server (jdwp:<pid>);
+// with -app, the process of that name (waiting for it to start).
 // A VM that is not DDM-aware (HotSpot, for one) is reported in one line, with
 // exit status 2.
 package main
@@ -57,7 +59,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "threadmon prints an Android VM's threads live over DDM (names, states, CPU time), directly or through adb.")
-		fmt.Fprintln(stderr, "usage: threadmon [-vm HOST:PORT | -pid P [-serial S] [-adb HOST:PORT]] [-interval D] [-updates N]")
+		fmt.Fprintln(stderr, "usage: threadmon [-vm HOST:PORT | -pid P | -app NAME] [-serial S] [-adb HOST:PORT] [-interval D] [-updates N]")
 		fs.PrintDefaults()
 	}
 	vmAddr := fs.String("vm", "127.0.0.1:8700", "the VM's JDWP address")
@@ -65,6 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	updates := fs.Int("updates", 0, "exit after this many status updates (0: run until interrupted)")
 	serial := fs.String("serial", "", "with -pid: the device's serial (default: the only device)")
 	pid := fs.Int("pid", 0, "reach the app with this pid through adb instead of -vm")
+	app := fs.String("app", "", "reach the app with this process name (com.example.app) through adb, waiting for it to start")
 	adbAddr := fs.String("adb", "", "the adb server's address (default 127.0.0.1:$ANDROID_ADB_SERVER_PORT or :5037)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -73,8 +76,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "threadmon: unexpected arguments %q: every setting is a flag (-h lists them)\n", fs.Args())
 		return 2
 	}
+	if *pid > 0 && *app != "" {
+		fmt.Fprintln(stderr, "threadmon: -pid and -app: give one")
+		return 2
+	}
 	var c *ddm.Client
 	var err error
+	if *app != "" {
+		*pid, err = waitForApp(ctx, *adbAddr, *serial, *app, stderr)
+		if err != nil {
+			if ctx.Err() != nil {
+				return 0 // interrupted while waiting
+			}
+			fmt.Fprintln(stderr, "threadmon:", err)
+			return 1
+		}
+	}
 	if *pid > 0 {
 		*vmAddr = fmt.Sprintf("pid %d", *pid)
 		c, err = dialADB(ctx, *adbAddr, *serial, *pid)
@@ -146,6 +163,21 @@ func dialADB(ctx context.Context, server, serial string, pid int) (*ddm.Client, 
 		return nil, err
 	}
 	return c, nil
+}
+
+// waitForApp returns the pid of the process named app, waiting (and saying
+// so once) until it runs.
+func waitForApp(ctx context.Context, server, serial, app string, stderr io.Writer) (int, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the tracking
+	watch, err := (&adb.Client{Addr: server}).WatchApps(ctx, adb.Selector{Serial: serial})
+	if err != nil {
+		return 0, err
+	}
+	a, _, err := watch.Wait(ctx, app, func() {
+		fmt.Fprintf(stderr, "threadmon: %s is not running: waiting for it to start\n", app)
+	})
+	return a.PID, err
 }
 
 // apply updates the threads with a chunk and reports whether they changed.

@@ -12,6 +12,7 @@ import (
 	"github.com/jdwpscache/scache/ddm/ddmtest"
 	"github.com/jdwpscache/scache/internal/adbservertest"
 	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/internal/logtest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -84,4 +85,33 @@ func TestHelpStartsWithWhatItIsFor(t *testing.T) {
 	errOut.Reset()
 	require.Equal(t, 2, run(context.Background(), []string{"1234"}, &out, &errOut))
 	require.Contains(t, errOut.String(), `unexpected arguments ["1234"]`)
+}
+
+// -app finds the VM by its process name through a real adb server (names
+// over HELO: a device without track-app), waiting for it to start.
+func TestOverADBByName(t *testing.T) {
+	adbServer := adbservertest.Start(t)
+	dev, err := adbtest.Start(adbtest.Config{Product: "p", Model: "m", Device: "d"})
+	require.NoError(t, err)
+	defer dev.Close()
+	adbServer.Connect(t, dev)
+	vm, err := ddmtest.Start(ddmtest.Config{PID: 56, VMIdent: "FakeVM", AppName: "com.example.monitored",
+		Threads: []ddmtest.Thread{{ID: 1, Name: "main", Status: ddm.StateRunning}}})
+	require.NoError(t, err)
+	defer vm.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var stdout bytes.Buffer
+	errOut := &logtest.Buffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"-adb", adbServer.Addr(), "-serial", dev.Addr, "-app", "com.example.monitored",
+			"-interval", "5ms", "-updates", "1"}, &stdout, errOut)
+	}()
+	require.Eventually(t, func() bool { return strings.Contains(errOut.String(), "com.example.monitored is not running") },
+		20*time.Second, time.Millisecond, "%s", errOut.String())
+	dev.AddApp(adbtest.Process{PID: 56, Addr: vm.Addr})
+	require.Equal(t, 0, <-done, errOut.String())
+	require.Contains(t, stdout.String(), "main")
 }

@@ -164,6 +164,12 @@ func (vm *VM) Wait(d time.Duration) bool {
 	}
 }
 
+// Kill kills the VM, as a process that dies does, and waits until it is gone.
+func (vm *VM) Kill() {
+	_ = vm.cmd.Process.Kill()
+	<-vm.exited
+}
+
 // Start compiles the shipped sources and starts `java mainClass args...` with
 // the JDWP agent suspended until a debugger attaches. The VM is killed when
 // the test ends.
