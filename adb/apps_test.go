@@ -2,6 +2,7 @@ package adb_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/jdwpscache/scache/adb"
 	"github.com/jdwpscache/scache/adb/adbtest"
@@ -86,4 +87,21 @@ func TestTrackAppsNamesProcesses(t *testing.T) {
 			require.Equal(t, 77, got[0].PID)
 		})
 	}
+}
+
+// A process not yet an app gives "<pre-initialized>" in its HELO: its name
+// is the one its APNM tells right after.
+func TestAppNameWaitsForAPreInitializedProcess(t *testing.T) {
+	c, d, sel := namedDevice(t)
+	vm, err := ddmtest.Start(ddmtest.Config{PID: 91, VMIdent: "FakeVM", AppName: "<pre-initialized>", NamedAfterHello: "com.example.late"})
+	require.NoError(t, err)
+	t.Cleanup(func() { vm.Close() })
+	d.AddApp(adbtest.Process{PID: 91, Addr: vm.Addr})
+	var app adb.App
+	require.Eventually(t, func() bool { // once the server has the device online
+		app, err = c.AppName(ctx(t), sel, 91)
+		return err == nil
+	}, 30*time.Second, 10*time.Millisecond, "%v", err)
+	require.Equal(t, "com.example.late", app.Name)
+	require.Equal(t, "x86_64", app.Architecture, "from the HELO's ABI")
 }

@@ -44,3 +44,28 @@ func ExampleClient_JDWP() {
 	}
 	fmt.Println("attached to", pids[0], "on", devices[0].Model)
 }
+
+// Attach to an app by its name: wait until a process of that name runs on
+// the only device, then open its JDWP connection.
+func ExampleClient_WatchApps() {
+	ctx := context.Background()
+	client := &adb.Client{}
+	sel := adb.Selector{} // the only device
+
+	watch, err := client.WatchApps(ctx, sel) // names from track-app, or each VM's HELO
+	if err != nil {
+		log.Fatal(err)
+	}
+	app, others, err := watch.Wait(ctx, "com.example.app", func() { fmt.Println("waiting for com.example.app") })
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, o := range others {
+		fmt.Printf("also running: %s (pid %d)\n", o.Name, o.PID) // com.example.app:remote
+	}
+	conn, err := client.JDWP(ctx, sel, app.PID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer conn.Close()
+}

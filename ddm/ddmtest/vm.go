@@ -33,6 +33,10 @@ type Config struct {
 	Package string
 	// WaitingForDebugger makes the VM send WAIT after its HELO reply.
 	WaitingForDebugger bool
+	// NamedAfterHello, if set, is the name the VM takes right after its
+	// HELO reply (an APNM), as a pre-initialized process that becomes an
+	// app: AppName is then the name the HELO gave ("<pre-initialized>").
+	NamedAfterHello string
 	Threads            []Thread
 }
 
@@ -212,6 +216,10 @@ func (vm *VM) handleLocked(id uint32, data []byte) {
 				PackageName: vm.cfg.Package}))
 			if vm.cfg.WaitingForDebugger {
 				after = append(after, ddm.Encode(&ddm.Wait{Reason: 0}))
+			}
+			if vm.cfg.NamedAfterHello != "" {
+				vm.cfg.AppName = vm.cfg.NamedAfterHello
+				after = append(after, ddm.Encode(&ddm.AppName{Name: vm.cfg.NamedAfterHello}))
 			}
 		case ddm.TypeFEAT:
 			reply = append(reply, ddm.Encode(&ddm.Features{Names: []string{"method-trace-profiling", "hprof-heap-dump"}}))
