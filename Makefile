@@ -12,6 +12,7 @@ deps:
 
 vet:
 	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || { echo "gofmt: these files are not formatted:"; gofmt -l .; exit 1; }
 
 # A short run of every fuzz target; each must find nothing.
 fuzz:

@@ -37,7 +37,7 @@ type Config struct {
 	// HELO reply (an APNM), as a pre-initialized process that becomes an
 	// app: AppName is then the name the HELO gave ("<pre-initialized>").
 	NamedAfterHello string
-	Threads            []Thread
+	Threads         []Thread
 }
 
 // A VM is a running fake VM. It serves one connection at a time.
