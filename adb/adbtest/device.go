@@ -165,28 +165,27 @@ func (d *Device) pids() string {
 	return sb.String()
 }
 
+// notifyTrackers sends the current lists to every track-jdwp and
+// track-app stream.
 func (d *Device) notifyTrackers() {
+	d.broadcast(d.trackers, d.pidList)
+	d.broadcast(d.apps, d.appList)
+}
+
+// broadcast writes payload to each stream of set, each from a goroutine of
+// its own. The payload is made while the stream's writes are held, so the
+// last update a stream gets is of the latest state, whatever order the
+// goroutines run in.
+func (d *Device) broadcast(set map[*stream]bool, payload func() []byte) {
 	d.mu.Lock()
-	var ts []*stream
-	for s := range d.trackers {
-		ts = append(ts, s)
+	var ss []*stream
+	for s := range set {
+		ss = append(ss, s)
 	}
 	d.mu.Unlock()
-	list := d.pidList()
-	for _, s := range ts {
+	for _, s := range ss {
 		s := s
-		d.goDo(func() { s.write(list) })
-	}
-	d.mu.Lock()
-	var as []*stream
-	for s := range d.apps {
-		as = append(as, s)
-	}
-	d.mu.Unlock()
-	msg := d.appList()
-	for _, s := range as {
-		s := s
-		d.goDo(func() { s.write(msg) })
+		d.goDo(func() { s.writeWith(payload) })
 	}
 }
 
@@ -349,7 +348,7 @@ func (c *conn) open(remote uint32, service string) {
 		c.d.mu.Lock()
 		c.d.apps[s] = true
 		c.d.mu.Unlock()
-		c.d.goDo(func() { s.write(c.d.appList()) })
+		c.d.goDo(func() { s.writeWith(c.d.appList) })
 	case service == "track-jdwp":
 		if !accept() {
 			refuse()
@@ -358,7 +357,7 @@ func (c *conn) open(remote uint32, service string) {
 		c.d.mu.Lock()
 		c.d.trackers[s] = true
 		c.d.mu.Unlock()
-		c.d.goDo(func() { s.write(c.d.pidList()) })
+		c.d.goDo(func() { s.writeWith(c.d.pidList) })
 	default:
 		refuse()
 	}
@@ -404,8 +403,15 @@ func (s *stream) received(data []byte) {
 // write sends data in WRTE messages of at most maxData bytes, each after the
 // host acknowledged the last.
 func (s *stream) write(data []byte) bool {
+	return s.writeWith(func() []byte { return data })
+}
+
+// writeWith writes what payload returns, made once the stream's earlier
+// writes are done.
+func (s *stream) writeWith(payload func() []byte) bool {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	data := payload()
 	for len(data) > 0 {
 		n := min(len(data), int(s.c.maxData))
 		if s.c.send(wire.Message{Command: wire.WRTE, Arg0: s.local, Arg1: s.remote, Data: data[:n]}) != nil {
