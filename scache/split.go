@@ -35,6 +35,14 @@ var ErrTunnel = tunnel.ErrTunnel
 // TunnelVersion is the version of the tunnel's handshake and framing.
 const TunnelVersion = tunnel.Version
 
+// TunnelSilenceTimeout is how long a half of a split proxy waits without a
+// frame from the other half before it ends the session; each half sends a
+// heartbeat every TunnelHeartbeatInterval.
+const (
+	TunnelSilenceTimeout    = tunnel.SilenceTimeout
+	TunnelHeartbeatInterval = tunnel.HeartbeatInterval
+)
+
 // A Near is the half of a split proxy next to the VM. Its calls must be
 // made one at a time, in the order the packets and frames arrive: the order
 // of its outputs is what keeps the halves consistent. Each call's Traffic

@@ -34,6 +34,22 @@ func WithHandshakeTimeout(d time.Duration) scache.Option {
 	})
 }
 
+// WithSilenceTimeout sets how long a half of a split proxy waits without a
+// frame from the other half before it ends the session (default
+// scache.TunnelSilenceTimeout, 15 s; each half sends a heartbeat every
+// third of it). A stalled link or a silent peer is cut this long after its
+// last frame: the near half releases the VM as a debugger's disconnect
+// would and takes the next far half.
+func WithSilenceTimeout(d time.Duration) scache.Option {
+	return option.New(fmt.Sprintf("WithSilenceTimeout(%v)", d), option.Sessions, func(st *option.Settings) error {
+		if d <= 0 {
+			return errors.New("a timeout is positive")
+		}
+		st.SilenceTimeout = d
+		return nil
+	})
+}
+
 // WithSessionEnded makes a Proxy call fn after each session with its stats
 // and the relay's error (nil for a clean end).
 func WithSessionEnded(fn func(scache.Stats, error)) scache.Option {

@@ -214,6 +214,9 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 		"packets_up", stats.PacketsUp, "packets_down", stats.PacketsDown, "synthetic", stats.Synthetic,
 		"hits", stats.Hits, "belayed", stats.Belayed, "misses", stats.Misses, "wasted", stats.Wasted,
 		"round_trip", stats.RoundTrip.Round(time.Microsecond), "vm_service", stats.ServiceTime.Round(time.Microsecond), "err", err)
+	if reason := r.EndReason(); reason != "" && st.half() != Whole {
+		log.Log(ctx, level, "scache: the split session ended: "+reason, "half", st.half().String())
+	}
 	if errors.Is(err, ErrTunnelLost) || errors.Is(err, scache.ErrTunnel) {
 		log.Error("scache: the split proxy's tunnel failed; the debugger's session ended", "half", st.half().String(), "err", err)
 	}

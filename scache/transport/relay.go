@@ -25,9 +25,15 @@ type Relay struct {
 	journal          func(scache.JournalEntry)
 	maxPacketSize    int
 	handshakeTimeout time.Duration
-	// splitHalf and split: a half of a split proxy (split_relay.go).
+	// splitHalf and split: a half of a split proxy (split_relay.go);
+	// silence: how long it waits without a frame from the other half.
 	splitHalf Half
 	split     splitHalf
+	silence   time.Duration
+	// endMu guards endReason: why the other half ended the last session
+	// (its 'E' frame), or why this half did.
+	endMu     sync.Mutex
+	endReason string
 
 	journalMu sync.Mutex
 }
@@ -82,8 +88,12 @@ func (st *settings) newRelay() (*Relay, error) {
 
 // relay returns a Relay with the settings' relay options around spec.
 func (st *settings) relay(spec *scache.Speculator) *Relay {
+	silence := st.SilenceTimeout
+	if silence <= 0 {
+		silence = scache.TunnelSilenceTimeout
+	}
 	return &Relay{spec: spec, journal: st.journal(), maxPacketSize: st.MaxPacketSize, handshakeTimeout: st.HandshakeTimeout,
-		splitHalf: st.half()}
+		splitHalf: st.half(), silence: silence}
 }
 
 // Speculator returns the Relay's Speculator (a half's, in split mode). Run
@@ -101,6 +111,16 @@ func (r *Relay) Stats() scache.Stats {
 
 // Half returns which half of a split proxy the Relay is, or Whole.
 func (r *Relay) Half() Half { return r.splitHalf }
+
+// EndReason says, for a half of a split proxy whose session has ended, why:
+// the other half's reason from its end frame ("the VM closed the
+// connection", "the far half is shutting down", …), or this half's own.
+// Empty for one proxy, or while the session runs.
+func (r *Relay) EndReason() string {
+	r.endMu.Lock()
+	defer r.endMu.Unlock()
+	return r.endReason
+}
 
 // Run relays between debugger and vm until either side closes, a read or
 // write fails, or ctx is cancelled. It closes both connections and returns the

@@ -21,6 +21,7 @@ type splitSessionParts struct {
 	dbg               *jdwp.Conn
 	killNear, killFar context.CancelFunc
 	nearDone, farDone chan error
+	near, far         chan *transport.Relay // each half's Relay, once it runs
 }
 
 // startKillableSplit connects a debugger to a real VM at vmAddr through a
@@ -32,8 +33,9 @@ func startKillableSplit(t *testing.T, vmAddr string) *splitSessionParts {
 	require.NoError(t, err)
 	nearCtx, killNear := context.WithCancel(context.Background())
 	farCtx, killFar := context.WithCancel(context.Background())
-	s := &splitSessionParts{killNear: killNear, killFar: killFar, nearDone: make(chan error, 1), farDone: make(chan error, 1)}
-	run := func(ctx context.Context, half transport.Half, ln net.Listener, target string, done chan<- error) {
+	s := &splitSessionParts{killNear: killNear, killFar: killFar, nearDone: make(chan error, 1), farDone: make(chan error, 1),
+		near: make(chan *transport.Relay, 1), far: make(chan *transport.Relay, 1)}
+	run := func(ctx context.Context, half transport.Half, ln net.Listener, target string, done chan<- error, relay chan<- *transport.Relay) {
 		c, err := ln.Accept()
 		ln.Close()
 		if err != nil {
@@ -47,10 +49,11 @@ func startKillableSplit(t *testing.T, vmAddr string) *splitSessionParts {
 			return
 		}
 		r := newRelay(t, transport.WithSplit(half))
+		relay <- r
 		done <- r.Run(ctx, c, up)
 	}
-	go run(nearCtx, transport.NearHalf, nearLn, vmAddr, s.nearDone)
-	go run(farCtx, transport.FarHalf, farLn, nearLn.Addr().String(), s.farDone)
+	go run(nearCtx, transport.NearHalf, nearLn, vmAddr, s.nearDone, s.near)
+	go run(farCtx, transport.FarHalf, farLn, nearLn.Addr().String(), s.farDone, s.far)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s.dbg, err = jdwp.Dial(ctx, farLn.Addr().String())
@@ -109,13 +112,18 @@ func TestKillingEitherHalfEndsTheDebuggersSession(t *testing.T) {
 				}
 				require.Error(t, cmds[after]())
 				err := <-otherDone
+				// A half shut down by its context tells the other why in
+				// its end frame, which ends the session cleanly there; if
+				// the frame cannot leave in time, the other half sees the
+				// tunnel lost.
+				other := <-s.near
 				if half == "near" {
-					require.True(t, errors.Is(err, transport.ErrTunnelLost), "the far half's Run: %v", err)
-				} else if err != nil {
-					// The near half saw the tunnel end without the far
-					// half's end frame (a far half shut down by its context
-					// may still get it out: then Run ends cleanly).
-					require.True(t, errors.Is(err, transport.ErrTunnelLost), "the near half's Run: %v", err)
+					other = <-s.far
+				}
+				if err != nil {
+					require.True(t, errors.Is(err, transport.ErrTunnelLost), "the other half's Run: %v", err)
+				} else {
+					require.Contains(t, other.EndReason(), "the "+half+" half ended the session: the "+half+" half is shutting down")
 				}
 				if half == "near" {
 					require.ErrorIs(t, <-s.nearDone, context.Canceled)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
@@ -27,6 +28,12 @@ var ErrTunnelLost = errors.New("scache: the tunnel between the halves of the spl
 // connections, down (the far half's debugger, or the near half's tunnel)
 // and up (the far half's tunnel, or the near half's VM). The tunnel side
 // and the JDWP side are resolved once, at the start.
+//
+// However the session ends, the other side learns why and loses nothing
+// read in full: an end of the JDWP side, an error or a shutdown sends the
+// other half an end frame with the reason before the tunnel closes; an end
+// frame received, or a tunnel lost or silent, first writes out what is
+// queued for the debugger or the VM, then closes its connection.
 type splitRun struct {
 	r        *Relay
 	half     splitHalf
@@ -35,19 +42,45 @@ type splitRun struct {
 
 	tunnel, jdwpConn io.ReadWriteCloser
 	jdwpPeer         string // "debugger" or "VM": who is at the JDWP side
+	otherHalf        string // "near half" or "far half"
 
 	mu             sync.Mutex // the order of the half's calls and of what they put
 	downW, upW     *queueWriter
 	tunnelW, jdwpW *queueWriter // the same two writers, by side
-	ending         atomic.Bool  // an end frame was sent or received
+	ending         atomic.Bool  // an end frame was sent or received, or the tunnel is gone
 	closeOnce      sync.Once
 	errMu          sync.Mutex
 	first          error
+	reason         string       // why the session ended: the other half's end frame, or ours
+	heard          atomic.Int64 // when the last frame from the other half arrived (Unix ns)
+	quit           chan struct{} // closed when both readers are done
 }
 
+// heartbeatFrame is the frame a half sends to say it is alive.
+var heartbeatFrame = tunnel.NewFrame(tunnel.Heartbeat)
+
 func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error {
-	s := &splitRun{r: r, down: down, up: up, half: r.split, tunnelUp: r.splitHalf == FarHalf}
-	stop := context.AfterFunc(ctx, s.closeBoth)
+	s := &splitRun{r: r, down: down, up: up, half: r.split, tunnelUp: r.splitHalf == FarHalf, quit: make(chan struct{})}
+	s.otherHalf = "near half"
+	if !s.tunnelUp {
+		s.otherHalf = "far half"
+	}
+	r.endMu.Lock()
+	r.endReason = ""
+	r.endMu.Unlock()
+	handshaking := true
+	var backstop *time.Timer
+	var bmu sync.Mutex
+	stop := context.AfterFunc(ctx, func() {
+		bmu.Lock()
+		defer bmu.Unlock()
+		if handshaking {
+			s.closeBoth()
+			return
+		}
+		s.shutdown("the " + r.splitHalf.String() + " half is shutting down")
+		backstop = time.AfterFunc(shutdownGrace, s.closeBoth)
+	})
 	defer stop()
 	var err error
 	if s.tunnelUp {
@@ -69,16 +102,35 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 	} else {
 		s.tunnel, s.tunnelW, s.jdwpConn, s.jdwpW, s.jdwpPeer = down, s.downW, up, s.upW, "VM"
 	}
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); s.readTunnel() }()
-	go func() { defer wg.Done(); s.readJDWP() }()
-	wg.Wait()
+	s.heard.Store(time.Now().UnixNano())
+	bmu.Lock()
+	handshaking = false
+	bmu.Unlock()
+	if ctx.Err() != nil {
+		s.shutdown("the " + r.splitHalf.String() + " half is shutting down")
+	}
+	var readers, alive sync.WaitGroup
+	readers.Add(2)
+	alive.Add(1)
+	go func() { defer readers.Done(); s.readTunnel() }()
+	go func() { defer readers.Done(); s.readJDWP() }()
+	go func() { defer alive.Done(); s.keepAlive() }()
+	readers.Wait()
+	close(s.quit)
+	alive.Wait()
 	s.closeBoth()
 	s.downW.abort(io.ErrClosedPipe)
 	s.upW.abort(io.ErrClosedPipe)
 	<-s.downW.done
 	<-s.upW.done
+	bmu.Lock()
+	if backstop != nil {
+		backstop.Stop()
+	}
+	bmu.Unlock()
+	r.endMu.Lock()
+	r.endReason = s.reason
+	r.endMu.Unlock()
 	held := r.spec.Close()
 	if ctx.Err() != nil {
 		return ctx.Err() // the connections were closed here
@@ -89,6 +141,10 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 	return s.first
 }
 
+// shutdownGrace bounds how long a half that is shut down waits for its end
+// frame to leave before it closes both sides.
+const shutdownGrace = time.Second
+
 func (s *splitRun) closeBoth() {
 	s.closeOnce.Do(func() {
 		s.down.Close()
@@ -96,14 +152,89 @@ func (s *splitRun) closeBoth() {
 	})
 }
 
-// fail records the session's first error and ends it.
-func (s *splitRun) fail(err error) {
+// record keeps the session's first error, and the reason of its end.
+func (s *splitRun) record(err error, reason string) {
 	s.errMu.Lock()
-	if s.first == nil {
+	defer s.errMu.Unlock()
+	if s.first == nil && err != nil {
 		s.first = err
 	}
-	s.errMu.Unlock()
-	s.closeBoth()
+	if s.reason == "" {
+		s.reason = reason
+	}
+}
+
+// sendEnd queues the end frame with reason for the other half, unless the
+// session is already ending; it reports whether it did.
+func (s *splitRun) sendEnd(reason string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ending.Load() {
+		return false
+	}
+	s.tunnelW.put([][]byte{tunnel.EndFrame(reason)})
+	s.ending.Store(true)
+	s.record(nil, reason)
+	return true
+}
+
+// shutdown ends the session from this side (its context ended): the other
+// half is told why, and the debugger's or the VM's connection closes now
+// (the VM is released as a debugger's disconnect would).
+func (s *splitRun) shutdown(reason string) {
+	if s.sendEnd(reason) {
+		s.tunnelW.finish(func() { jdwp.CloseAfterDrain(s.tunnel) })
+	}
+	s.jdwpConn.Close()
+}
+
+// endFromJDWP ends the session because the debugger's or the VM's side
+// ended: cleanly (err nil) or on an error (a reset, say). The other half is
+// told why, after everything read before.
+func (s *splitRun) endFromJDWP(err error) {
+	reason := "the " + s.jdwpPeer + " closed the connection"
+	if err != nil {
+		reason = fmt.Sprintf("the %s's connection failed: %v", s.jdwpPeer, err)
+		s.record(fmt.Errorf("scache: reading from the %s: %w", s.jdwpPeer, err), "")
+	}
+	if s.sendEnd(reason) {
+		s.tunnelW.finish(func() { jdwp.CloseAfterDrain(s.tunnel) })
+	}
+	if err != nil {
+		s.jdwpConn.Close()
+	}
+}
+
+// endFromTunnel ends the session because the tunnel ended: by the other
+// half's end frame (reason), or lost (err). What is queued for the debugger
+// or the VM is written first, then its connection closes.
+func (s *splitRun) endFromTunnel(reason string, err error) {
+	s.mu.Lock()
+	already := s.ending.Swap(true)
+	s.mu.Unlock()
+	if already && err != nil {
+		return // our own end: the other half closed the tunnel after it
+	}
+	if reason != "" {
+		reason = "the " + s.otherHalf + " ended the session: " + reason
+	} else if err != nil {
+		reason = err.Error()
+	}
+	s.record(err, reason)
+	s.jdwpW.finish(func() { jdwp.CloseAfterDrain(s.jdwpConn) })
+	if err != nil {
+		s.tunnel.Close()
+	}
+}
+
+// failOn ends the session on an error of the half's own (a frame or packet
+// it cannot take): the other half is told, and both sides close.
+func (s *splitRun) failOn(err error) {
+	s.record(err, "")
+	if s.sendEnd(err.Error()) {
+		s.tunnelW.finish(func() { jdwp.CloseAfterDrain(s.tunnel) })
+	}
+	s.jdwpConn.Close()
 }
 
 // readJDWP reads the debugger's or the VM's packets until its connection
@@ -113,20 +244,28 @@ func (s *splitRun) readJDWP() {
 	if s.r.maxPacketSize > 0 {
 		f.SetMaxPacketSize(s.r.maxPacketSize)
 	}
-	err := f.ReadEach(func(p []byte) error { return s.present(p, !s.tunnelUp) })
-	if err != nil {
-		if !s.ending.Load() {
-			s.fail(fmt.Errorf("scache: reading from the %s: %w", s.jdwpPeer, err))
+	var presentErr error
+	err := f.ReadEach(func(p []byte) error {
+		if err := s.present(p, !s.tunnelUp); err != nil {
+			presentErr = err
+			return err
 		}
-		return
+		return nil
+	})
+	switch {
+	case presentErr != nil:
+		if !s.ending.Load() {
+			s.failOn(presentErr)
+		}
+	case err != nil:
+		if !s.ending.Load() {
+			s.endFromJDWP(err)
+		}
+	default:
+		// The debugger or the VM closed its connection: the other half
+		// ends the session once it has everything read so far.
+		s.endFromJDWP(nil)
 	}
-	// The debugger or the VM closed its connection: the other half ends the
-	// session once it has everything read so far.
-	s.mu.Lock()
-	s.tunnelW.put([][]byte{tunnel.NewFrame(tunnel.End, []byte("the "+s.jdwpPeer+" closed the connection"))})
-	s.ending.Store(true)
-	s.mu.Unlock()
-	s.tunnelW.finish(func() { jdwp.CloseAfterDrain(s.tunnel) })
 }
 
 // readTunnel reads frames from the other half until its end frame or the
@@ -139,23 +278,55 @@ func (s *splitRun) readTunnel() {
 			switch {
 			case s.ending.Load():
 			case jdwp.IsCleanClose(err):
-				s.fail(ErrTunnelLost)
+				s.endFromTunnel("", fmt.Errorf("%w: the %s closed it without an end frame", ErrTunnelLost, s.otherHalf))
 			default:
-				s.fail(fmt.Errorf("%w: %w", ErrTunnelLost, err))
+				s.endFromTunnel("", fmt.Errorf("%w: %w", ErrTunnelLost, err))
 			}
 			return
 		}
-		if b[0] == tunnel.End {
-			// The other half ended the session: what is queued for the
-			// debugger or the VM is written, then its connection closes.
-			s.ending.Store(true)
-			s.jdwpW.finish(func() { jdwp.CloseAfterDrain(s.jdwpConn) })
+		s.heard.Store(time.Now().UnixNano())
+		switch b[0] {
+		case tunnel.Heartbeat:
+			continue
+		case tunnel.End:
+			s.endFromTunnel(string(b[tunnel.HeaderSize:min(len(b), tunnel.HeaderSize+tunnel.MaxText)]), nil)
 			return
 		}
 		if err := s.present(b, s.tunnelUp); err != nil {
-			s.fail(err)
+			if !s.ending.Load() {
+				s.failOn(err)
+			}
 			return
 		}
+	}
+}
+
+// keepAlive sends a heartbeat every third of the silence timeout, and ends
+// the session when the other half has sent nothing for the timeout, until
+// the readers are done.
+func (s *splitRun) keepAlive() {
+	every := s.r.silence / 3
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.quit:
+			return
+		case <-t.C:
+		}
+		if s.ending.Load() {
+			continue
+		}
+		if quiet := time.Since(time.Unix(0, s.heard.Load())); quiet > s.r.silence {
+			s.endFromTunnel("", fmt.Errorf("%w: the %s sent nothing for %v (it sends a heartbeat every %v): the link stalled, or the %s hangs",
+				ErrTunnelLost, s.otherHalf, quiet.Round(100*time.Millisecond), every, s.otherHalf))
+			continue
+		}
+		s.mu.Lock()
+		if !s.ending.Load() {
+			s.tunnelW.put([][]byte{heartbeatFrame})
+		}
+		s.mu.Unlock()
 	}
 }
 

@@ -84,6 +84,8 @@ type Settings struct {
 	// The transports'.
 	MaxPacketSize    int
 	HandshakeTimeout time.Duration
+	SilenceTimeout   time.Duration // a split half's; 0: the tunnel's default
+	TunnelKey        any           // a *transport.TunnelKey
 	SessionEnded     any   // a func(scache.Stats, error)
 	Speculator       any   // a *scache.Speculator
 	Split            uint8 // a transport.Half

@@ -30,8 +30,11 @@
 //	                the VM in microseconds (the VM's service included), as the
 //	                far half measures it; the near half weighs its pushes
 //	                with it (version 2)
-//	'E' end         either way: why the sender ends the session (UTF-8 text);
-//	                nothing follows it
+//	'H' heartbeat   either way, empty: sent every HeartbeatInterval, so a
+//	                half hears from a live peer even while nothing else
+//	                crosses (version 3)
+//	'E' end         either way: why the sender ends the session (UTF-8 text,
+//	                at most MaxText bytes); nothing follows it
 package tunnel
 
 import (
@@ -43,12 +46,21 @@ import (
 	"io"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jdwpscache/scache/jdwp"
 )
 
 // Version is the version of the tunnel's handshake and framing.
-const Version = 2
+const Version = 3
+
+// HeartbeatInterval is how often each half sends a heartbeat frame. A half
+// that hears nothing from its peer for SilenceTimeout ends the session.
+const HeartbeatInterval = 5 * time.Second
+
+// SilenceTimeout is how long a half waits without a frame from its peer
+// before it ends the session: three heartbeats.
+const SilenceTimeout = 3 * HeartbeatInterval
 
 // magic opens both hellos.
 const magic = "SCACHE-TUNNEL"
@@ -60,6 +72,7 @@ const (
 	Synthetic byte = 'S'
 	Used      byte = 'U'
 	RoundTrip byte = 'R'
+	Heartbeat byte = 'H'
 	End       byte = 'E'
 )
 
@@ -187,7 +200,11 @@ func ReadNearHello(r io.Reader) error {
 	}
 	v := binary.BigEndian.Uint16(b[len(magic):])
 	status := b[len(magic)+2]
-	msg := make([]byte, min(int(binary.BigEndian.Uint16(b[len(magic)+3:])), MaxText))
+	n = int(binary.BigEndian.Uint16(b[len(magic)+3:]))
+	if n > MaxText {
+		return Errorf("the near half's answer carries a message of %d bytes: the bound is %d", n, MaxText)
+	}
+	msg := make([]byte, n)
 	if _, err := io.ReadFull(r, msg); err != nil && status != 0 {
 		return Errorf("the near half refused the session (its message was cut short)")
 	}
@@ -214,6 +231,19 @@ func NewFrame(typ byte, parts ...[]byte) []byte {
 		b = append(b, p...)
 	}
 	return b
+}
+
+// EndFrame returns the 'E' frame ending the session for reason, cut to
+// MaxText bytes (at a rune boundary).
+func EndFrame(reason string) []byte {
+	if len(reason) > MaxText {
+		cut := MaxText
+		for cut > 0 && !utf8.RuneStart(reason[cut]) {
+			cut--
+		}
+		reason = reason[:cut]
+	}
+	return NewFrame(End, []byte(reason))
 }
 
 // AnnounceFrame returns the 'A' frame of a synthetic command sent when the
@@ -278,6 +308,10 @@ func ParseFrame(b []byte) (Frame, error) {
 	case End:
 		if len(f.Payload) > MaxText {
 			return Frame{}, Errorf("an end frame of %d bytes", len(f.Payload))
+		}
+	case Heartbeat:
+		if len(f.Payload) != 0 {
+			return Frame{}, Errorf("a heartbeat frame of %d bytes", len(f.Payload))
 		}
 	default:
 		return Frame{}, Errorf("a frame of unknown type %#x", f.Type)
