@@ -51,8 +51,8 @@ type splitRun struct {
 	closeOnce      sync.Once
 	errMu          sync.Mutex
 	first          error
-	reason         string       // why the session ended: the other half's end frame, or ours
-	heard          atomic.Int64 // when the last frame from the other half arrived (Unix ns)
+	reason         string        // why the session ended: the other half's end frame, or ours
+	heard          atomic.Int64  // when the last frame from the other half arrived (Unix ns)
 	quit           chan struct{} // closed when both readers are done
 }
 

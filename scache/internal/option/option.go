@@ -86,9 +86,9 @@ type Settings struct {
 	HandshakeTimeout time.Duration
 	SilenceTimeout   time.Duration // a split half's; 0: the tunnel's default
 	TunnelKey        any           // a *transport.TunnelKey
-	SessionEnded     any   // a func(scache.Stats, error)
-	Speculator       any   // a *scache.Speculator
-	Split            uint8 // a transport.Half
+	SessionEnded     any           // a func(scache.Stats, error)
+	Speculator       any           // a *scache.Speculator
+	Split            uint8         // a transport.Half
 }
 
 // An Optional is a value and whether an option set it.
