@@ -164,6 +164,24 @@ func (vm *VM) Wait(d time.Duration) bool {
 	}
 }
 
+// ListeningAddr returns where the VM's JDWP agent listens now: HotSpot's
+// agent (server=y) listens again after a debugger detaches, on a new port
+// when the first was chosen by the system (address=127.0.0.1:0).
+func (vm *VM) ListeningAddr() string {
+	const marker = "Listening for transport dt_socket at address: "
+	out := vm.Output()
+	i := strings.LastIndex(out, marker)
+	if i < 0 {
+		return vm.Addr
+	}
+	a, _, _ := strings.Cut(out[i+len(marker):], "\n")
+	a = strings.TrimSpace(a)
+	if !strings.Contains(a, ":") {
+		a = "127.0.0.1:" + a
+	}
+	return a
+}
+
 // Kill kills the VM, as a process that dies does, and waits until it is gone.
 func (vm *VM) Kill() {
 	_ = vm.cmd.Process.Kill()

@@ -192,6 +192,9 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 		}
 		debugger.Close()
 		log.Error(err.Error())
+		p.mu.Lock()
+		p.active = false
+		p.mu.Unlock()
 		if ended := st.sessionEnded(); ended != nil {
 			ended(scache.Stats{}, err)
 		}
@@ -220,6 +223,9 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 	if errors.Is(err, ErrTunnelLost) || errors.Is(err, scache.ErrTunnel) {
 		log.Error("scache: the split proxy's tunnel failed; the debugger's session ended", "half", st.half().String(), "err", err)
 	}
+	p.mu.Lock()
+	p.active = false // the next session may start before the callback returns
+	p.mu.Unlock()
 	if ended := st.sessionEnded(); ended != nil {
 		ended(stats, err)
 	}
