@@ -321,4 +321,3 @@ func TestEveryEndCarriesItsReason(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
-
