@@ -43,7 +43,18 @@ type Proxy struct {
 	mu     sync.Mutex
 	active bool
 	wg     sync.WaitGroup
+
+	pending chan struct{} // a token per connection still in its handshake
+	junk    logLimiter    // the log lines about refused connections
 }
+
+// MaxPendingHandshakes bounds the connections a Proxy holds while they
+// send their handshake; more are closed at once (and logged as refused).
+const MaxPendingHandshakes = 32
+
+// junkLogEvery is the least time between two log lines about connections
+// refused at their handshake: the others are counted in the next line.
+const junkLogEvery = time.Second
 
 // NewProxy returns a Proxy that dials the VM with dialVM for each session.
 // Its options: those of a Speculator (each session's), WithJournal,
@@ -61,7 +72,8 @@ func NewProxy(dialVM func(ctx context.Context) (net.Conn, error), opts ...scache
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Proxy{dialVM: dialVM, st: st, log: log}, nil
+	return &Proxy{dialVM: dialVM, st: st, log: log, pending: make(chan struct{}, MaxPendingHandshakes),
+		junk: logLimiter{every: junkLogEvery, now: time.Now}}, nil
 }
 
 // Serve accepts connections on ln until ctx is cancelled or ln fails, and
@@ -78,6 +90,13 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 				return nil
 			}
 			return fmt.Errorf("scache: accepting debuggers: %w", err)
+		}
+		select {
+		case p.pending <- struct{}{}:
+		default:
+			p.refused(log, conn, errors.New("too many connections still in their handshake"), "a connection")
+			conn.Close()
+			continue
 		}
 		p.wg.Add(1)
 		go func() {
@@ -116,12 +135,13 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 		err = jdwp.ReadHandshake(conn, "debugger")
 	}
 	_ = conn.SetDeadline(time.Time{})
+	<-p.pending
 	if !stop() {
 		conn.Close()
 		return // shutting down
 	}
 	if err != nil {
-		log.Info("scache: closing a connection that is not "+peer, "remote", conn.RemoteAddr().String(), "err", err)
+		p.refused(log, conn, err, peer)
 		conn.Close()
 		return
 	}
@@ -148,6 +168,47 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 	}()
 	// The relay passes the handshake on: it reads it again from here.
 	p.session(ctx, st, &handshakeRead{Conn: conn, pending: hello}, log)
+}
+
+// refused logs a connection closed at its handshake, at most once per
+// junkLogEvery: a flood of junk connections writes a line a second, with
+// the count of those not logged.
+func (p *Proxy) refused(log *slog.Logger, conn net.Conn, err error, peer string) {
+	ok, muted := p.junk.allow()
+	if !ok {
+		return
+	}
+	args := []any{"remote", conn.RemoteAddr().String(), "err", err}
+	if muted > 0 {
+		args = append(args, "also_refused_since_last_line", muted)
+	}
+	log.Info("scache: closing a connection that is not "+peer, args...)
+}
+
+// A logLimiter lets a line through at most once per every, and counts
+// those it holds back.
+type logLimiter struct {
+	every time.Duration
+	now   func() time.Time
+
+	mu    sync.Mutex
+	last  time.Time
+	muted int
+}
+
+// allow reports whether to log now, and how many were held back since the
+// last line logged.
+func (l *logLimiter) allow() (bool, int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	if !l.last.IsZero() && now.Sub(l.last) < l.every {
+		l.muted++
+		return false, 0
+	}
+	muted := l.muted
+	l.last, l.muted = now, 0
+	return true, muted
 }
 
 // handshakeRead is a debugger connection whose handshake the proxy has

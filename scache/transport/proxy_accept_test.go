@@ -2,8 +2,10 @@ package transport_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
+	"os"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache/scachetest"
+	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 )
 
@@ -94,4 +97,41 @@ func TestProxyGivesTheSessionToTheFirstCompleteHandshake(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, b, "refused without a handshake reply")
 	require.Equal(t, int32(1), dials.Load())
+}
+
+// The connections still in their handshake are bounded: beyond
+// MaxPendingHandshakes idle ones, the next is closed at once, and the VM
+// is never dialled.
+func TestPendingHandshakesAreBounded(t *testing.T) {
+	var dials atomic.Int32
+	addr := serveProxy(t, func(context.Context) (net.Conn, error) {
+		dials.Add(1)
+		return nil, io.EOF
+	}, transport.WithHandshakeTimeout(time.Minute))
+	var idle []net.Conn
+	defer func() {
+		for _, c := range idle {
+			c.Close()
+		}
+	}()
+	for range transport.MaxPendingHandshakes {
+		c, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		_, err = c.Write([]byte("JDWP")) // a handshake that never ends
+		require.NoError(t, err)
+		idle = append(idle, c)
+	}
+	// Accepted in order: wait until the last idle one is in its handshake
+	// by checking that a further one is turned away.
+	require.Eventually(t, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return false
+		}
+		defer c.Close()
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, err = c.Read(make([]byte, 1))
+		return err != nil && !errors.Is(err, os.ErrDeadlineExceeded)
+	}, 30*time.Second, 10*time.Millisecond)
+	require.Zero(t, dials.Load())
 }
