@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -68,6 +69,9 @@ func NewProxy(dialVM func(ctx context.Context) (net.Conn, error), opts ...scache
 	if err != nil {
 		return nil, err
 	}
+	if st.tunnelKey() != nil && st.half() == Whole {
+		return nil, errors.New("scache: WithTunnelKey keys the tunnel of a split proxy: give WithSplit too")
+	}
 	log := st.Logger
 	if log == nil {
 		log = slog.Default()
@@ -117,14 +121,24 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 	_ = conn.SetDeadline(time.Now().Add(timeout))
 	var err error
 	st, hello, peer := p.st, jdwp.HandshakeBytes, "a JDWP debugger"
-	if p.st.half() == NearHalf {
+	key := p.st.tunnelKey()
+	if p.st.half() == NearHalf && key != nil {
+		peer = "a far half holding this tunnel key (" + key.Fingerprint() + ")"
+		conn, err = p.keyedNear(ctx, conn, key)
+		if err == nil {
+			hello = tunnel.FarHello()
+			err = tunnel.ReadFarHello(conn)
+			if err != nil {
+				refuseFar(conn, err)
+			}
+		}
+	} else if p.st.half() == NearHalf {
 		hello, peer = tunnel.FarHello(), "the far half of a split proxy"
 		if err = tunnel.ReadFarHello(conn); errors.Is(err, tunnel.ErrJDWPAtNear) {
 			// A debugger pointed here by mistake: serve it as one proxy
 			// next to the VM would, rather than fail its handshake with
-			// a text no debugger shows. (A near half that comes to
-			// require a key of its far half must refuse this instead:
-			// serving it would bypass the key.)
+			// a text no debugger shows. (A keyed near half never gets
+			// here: it refuses what does not prove it holds the key.)
 			st, hello, err = p.st.whole(), jdwp.HandshakeBytes, nil
 			log.Warn("scache: a JDWP debugger connected to the near half of a split proxy: serving it as one proxy next to the VM; "+
 				"for the split's speed, point the debugger at a far half (proxy -split far -vm THIS_ADDRESS)", "remote", conn.RemoteAddr().String())
@@ -169,6 +183,34 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 	// The relay passes the handshake on: it reads it again from here.
 	p.session(ctx, st, &handshakeRead{Conn: conn, pending: hello}, log)
 }
+
+// keyedNear makes conn the near half's end of a keyed tunnel: a TLS 1.3
+// handshake in which the far half must prove it holds key. A far half that
+// sends its hello in the clear (it has no key) is told so in the tunnel's
+// own answer; anything else is an error, and the VM is not dialled.
+func (p *Proxy) keyedNear(ctx context.Context, conn net.Conn, key *TunnelKey) (net.Conn, error) {
+	first := make([]byte, 1)
+	if _, err := io.ReadFull(conn, first); err != nil {
+		return conn, err
+	}
+	peeked := &handshakeRead{Conn: conn, pending: first}
+	if first[0] != tlsHandshakeRecord {
+		if tunnel.ReadFarHello(peeked) == nil {
+			_, _ = conn.Write(tunnel.NearHello(tunnel.StatusKey, "this near half requires a tunnel key: run the far half with -key FILE, the file the near half was given ("+key.Fingerprint()+")"))
+			return conn, fmt.Errorf("%w: a far half came without a key", ErrWrongTunnelKey)
+		}
+		return conn, fmt.Errorf("not a TLS handshake (first byte %#x)", first[0])
+	}
+	tc := key.Server(peeked)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return conn, fmt.Errorf("%w: %w", ErrWrongTunnelKey, err)
+	}
+	return tc, nil
+}
+
+// tlsHandshakeRecord is the first byte of a TLS connection: a handshake
+// record.
+const tlsHandshakeRecord = 0x16
 
 // refused logs a connection closed at its handshake, at most once per
 // junkLogEvery: a flood of junk connections writes a line a second, with
@@ -260,6 +302,19 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 			ended(scache.Stats{}, err)
 		}
 		return
+	}
+	if key := st.tunnelKey(); key != nil && st.half() == FarHalf {
+		if vm, err = keyedFar(ctx, vm, key, p.st.HandshakeTimeout); err != nil {
+			debugger.Close()
+			log.Error(err.Error())
+			p.mu.Lock()
+			p.active = false
+			p.mu.Unlock()
+			if ended := st.sessionEnded(); ended != nil {
+				ended(scache.Stats{}, err)
+			}
+			return
+		}
 	}
 	r, err := st.newRelay()
 	if err != nil { // the options were checked by NewProxy: not seen

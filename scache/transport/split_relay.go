@@ -412,6 +412,8 @@ func refuseFar(tun io.Writer, err error) {
 	switch {
 	case errors.Is(err, tunnel.ErrJDWPAtNear):
 		_, _ = tun.Write([]byte(tunnel.NotATunnelMessage))
+	case errors.Is(err, tunnel.ErrKeyedFar):
+		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusKey, "this near half has no tunnel key: give it -key FILE, the far half's"))
 	case errors.As(err, new(*tunnel.VersionError)):
 		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVersion, err.Error()))
 	}

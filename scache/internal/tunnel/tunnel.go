@@ -95,6 +95,9 @@ const (
 	// StatusBusy: the near half serves another session (a VM takes one
 	// debugger at a time).
 	StatusBusy byte = 3
+	// StatusKey: the near half requires a tunnel key and the far half
+	// came without one (its hello in the clear).
+	StatusKey byte = 4
 )
 
 // NotATunnelMessage is what a JDWP debugger that connects to the near half
@@ -142,6 +145,9 @@ func ReadFarHello(r io.Reader) error {
 	if err == nil && bytes.Equal(b[:n], jdwp.HandshakeBytes) {
 		return ErrJDWPAtNear
 	}
+	if err == nil && b[0] == tlsHandshakeRecord {
+		return ErrKeyedFar
+	}
 	if err == nil {
 		var m int
 		m, err = io.ReadFull(r, b[n:])
@@ -163,6 +169,13 @@ func ReadFarHello(r io.Reader) error {
 // without a byte. A near half answers every hello, even to refuse it; a
 // JDWP VM closes so (the hello is no JDWP handshake).
 var ErrNoAnswer = fmt.Errorf("%w: the peer closed the connection at the tunnel's hello without answering, as a JDWP VM does, not a near half", ErrTunnel)
+
+// tlsHandshakeRecord opens a TLS connection: a far half with a key.
+const tlsHandshakeRecord = 0x16
+
+// ErrKeyedFar: a far half with a tunnel key (its TLS handshake) reached a
+// near half without one.
+var ErrKeyedFar = fmt.Errorf("%w: a far half with a tunnel key connected to a near half without one", ErrTunnel)
 
 // ErrJDWPAtNear: a JDWP debugger connected to the near half.
 var ErrJDWPAtNear = fmt.Errorf("%w: a JDWP debugger connected to the near half: debuggers connect to the far half", ErrTunnel)
