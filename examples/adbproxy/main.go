@@ -71,6 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	timelineFile := fs.String("timeline", "", "write the last session's timeline (Chrome trace-event JSON) to this file")
 	verbose := fs.Bool("v", false, "log one line per stop: where, how long the debugger waited, what speculation answered")
 	split := fs.String("split", "", "near: be the near half of a split proxy; a far half (proxy -split far) connects to -listen")
+	keyFile := fs.String("key", "", "with -split near: the tunnel key both halves hold (make one with proxy -genkey FILE); required beyond loopback")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -80,6 +81,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	}
 	if *split != "" && *split != "near" {
 		fmt.Fprintln(stderr, "adbproxy: -split takes near only: the far half runs next to the debugger (proxy -split far)")
+		return 2
+	}
+	var key *transport.TunnelKey
+	if *keyFile != "" {
+		if *split != "near" {
+			fmt.Fprintln(stderr, "adbproxy: -key keys the tunnel of a split proxy: give -split near")
+			return 2
+		}
+		k, err := transport.LoadTunnelKey(*keyFile)
+		if err != nil {
+			fmt.Fprintln(stderr, "adbproxy:", err)
+			return 2
+		}
+		key = k
+	}
+	if *split == "near" && key == nil && !loopbackOnly(*listen) {
+		fmt.Fprintf(stderr, "adbproxy: -split near -listen %s: beyond loopback anyone who reaches the port would run code in the app; "+
+			"make a key (proxy -genkey FILE) and give it to both halves (-key FILE)\n", *listen)
 		return 2
 	}
 	client := &adb.Client{Addr: *server}
@@ -113,6 +132,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 	opts = append(opts, sessions.Options()...)
 	if *split == "near" {
 		opts = append(opts, transport.WithSplit(transport.NearHalf))
+	}
+	if key != nil {
+		opts = append(opts, transport.WithTunnelKey(key))
+		fmt.Fprintf(stderr, "adbproxy: tunnel key fingerprint %s\n", key.Fingerprint())
 	}
 	device := "the only device"
 	if *serial != "" {
@@ -153,4 +176,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		return 1
 	}
 	return 0
+}
+
+// loopbackOnly reports whether a listen address is on loopback only.
+func loopbackOnly(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
 }

@@ -148,6 +148,8 @@ func TestFlagsAreCheckedBeforeAnythingListens(t *testing.T) {
 		{[]string{"-pid", "1", "-app", "com.example"}, "-pid and -app: give one"},
 		{[]string{"-app", "com.example", "-json"}, "-json goes with -list"},
 		{[]string{"-pid", "1", "stray"}, `unexpected arguments ["stray"]`},
+		{[]string{"-pid", "1", "-split", "near", "-listen", "0.0.0.0:0"}, "beyond loopback anyone who reaches the port would run code in the app"},
+		{[]string{"-pid", "1", "-key", "k"}, "-key keys the tunnel of a split proxy: give -split near"},
 		{[]string{"-pid", "1", "-journal", filepath.Join(t.TempDir(), "missing", "j.sctrace")}, "adbproxy: "},
 	} {
 		var out, errOut bytes.Buffer

@@ -40,6 +40,11 @@ func TestFlagsAreCheckedBeforeAnythingListens(t *testing.T) {
 		{[]string{"-share", "-v"}, "-share with -v: these follow one debugger's session"},
 		{[]string{"-share", "-journal", "j.sctrace", "-timeline", "t.json"}, "-share with -journal, -timeline"},
 		{[]string{"stray"}, `unexpected arguments ["stray"]`},
+		{[]string{"-split", "near", "-listen", "0.0.0.0:0"}, "beyond loopback anyone who reaches the port would run code in the VM; make a key (proxy -genkey FILE)"},
+		{[]string{"-via", "ssh host"}, "-via reaches the near half from the far half: give -split far"},
+		{[]string{"-stdio", "-split", "far"}, "-stdio serves the near half's end of a tunnel: give -split near"},
+		{[]string{"-key", "k"}, "-key keys the tunnel of a split proxy"},
+		{[]string{"-split", "far", "-key", "/nonexistent/k"}, "reading the tunnel key"},
 	} {
 		err := run(context.Background(), append(listen, tc.args...))
 		require.ErrorContains(t, err, tc.want, "%v", tc.args)

@@ -85,16 +85,56 @@ func run(ctx context.Context, args []string) error {
 	shared := fs.Bool("share", false, "let several debuggers and tools attach at once, on one VM connection")
 	verbose := fs.Bool("v", false, "log one line per stop: where, how long the debugger waited, what speculation answered")
 	split := fs.String("split", "", "be one half of a split proxy: near (next to the VM; -vm is the VM) or far (next to the debugger; -vm is the near half)")
+	via := fs.String("via", "", "with -split far: reach the near half through this command's standard input and output, started for each "+
+		"debugger session, instead of dialing -vm (e.g. 'ssh host scache-proxy -split near -stdio -vm 127.0.0.1:5005')")
+	stdio := fs.Bool("stdio", false, "with -split near: serve one tunnel on standard input and output (a far half's -via starts it), "+
+		"then exit; nothing listens, logs go to standard error")
+	keyFile := fs.String("key", "", "with -split: the tunnel key both halves hold (make one with -genkey): the tunnel is TLS 1.3, and only a far half "+
+		"with the key reaches the VM; required for a near half listening beyond loopback")
+	genKey := fs.String("genkey", "", "write a new tunnel key to this file and exit; copy it to both halves' machines (-key FILE)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q: every setting is a flag (-h lists them)", fs.Args())
 	}
+	if *genKey != "" {
+		k, err := transport.GenerateTunnelKey(*genKey)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(usageOutput, "wrote the tunnel key %s (fingerprint %s): give it to both halves, -key %s\n", *genKey, k.Fingerprint(), *genKey)
+		return nil
+	}
 	cfg := config{vmAddr: *vmAddr, mode: *mode, statsFile: *statsFile,
-		journalFile: *journalFile, timelineFile: *timelineFile, share: *shared, verbose: *verbose, split: *split}
+		journalFile: *journalFile, timelineFile: *timelineFile, share: *shared, verbose: *verbose, split: *split,
+		via: *via, stdio: *stdio}
+	if *keyFile != "" {
+		if *split == "" {
+			return errors.New("-key keys the tunnel of a split proxy: give -split near or -split far")
+		}
+		k, err := transport.LoadTunnelKey(*keyFile)
+		if err != nil {
+			return err
+		}
+		cfg.key = k
+	}
 	if _, err := cfg.options(); err != nil {
 		return err
+	}
+	if cfg.split == "near" && cfg.key == nil && !cfg.stdio && !isLoopback(*listen) {
+		return fmt.Errorf("-split near -listen %s: beyond loopback anyone who reaches the port would run code in the VM; "+
+			"make a key (proxy -genkey FILE), give it to both halves (-key FILE), or start the near half through the far half's -via", *listen)
+	}
+	if cfg.key != nil {
+		slog.Info("tunnel key", "fingerprint", cfg.key.Fingerprint())
+	}
+	if cfg.stdio {
+		slog.Info("near half serving one tunnel on standard input and output", "vm", *vmAddr, "mode", *mode)
+		if err := serve(ctx, newStdioListener(), cfg); err != nil && !errors.Is(err, net.ErrClosed) {
+			return err
+		}
+		return nil
 	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
@@ -103,8 +143,25 @@ func run(ctx context.Context, args []string) error {
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
 		slog.Warn("listening beyond loopback: anyone who can connect can run code in the VM", "addr", ln.Addr().String())
 	}
-	slog.Info("proxy ready", "listen", ln.Addr().String(), "vm", *vmAddr, "mode", *mode, "split", *split)
+	target := *vmAddr
+	if cfg.via != "" {
+		target = "via " + cfg.via
+	}
+	slog.Info("proxy ready", "listen", ln.Addr().String(), "vm", target, "mode", *mode, "split", *split)
 	return serve(ctx, ln, cfg)
+}
+
+// isLoopback reports whether a listen address is on loopback only.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // config is what the flags say.
@@ -113,6 +170,9 @@ type config struct {
 	statsFile, journalFile, timelineFile string
 	share, verbose                       bool
 	split                                string // "", near or far
+	via                                  string // -split far: the command that reaches the near half
+	stdio                                bool   // -split near: one tunnel on stdin and stdout
+	key                                  *transport.TunnelKey
 }
 
 // options checks the flags that go together and returns the Speculator's
@@ -144,6 +204,16 @@ func (cfg config) options() ([]scache.Option, error) {
 		}
 		opts = append(opts, transport.WithSplit(half))
 	}
+	switch {
+	case cfg.via != "" && cfg.split != "far":
+		return nil, errors.New("-via reaches the near half from the far half: give -split far")
+	case cfg.stdio && cfg.split != "near":
+		return nil, errors.New("-stdio serves the near half's end of a tunnel: give -split near")
+	case cfg.key != nil && (cfg.via != "" || cfg.stdio):
+		return nil, errors.New("-key with -via or -stdio: the command's channel (ssh, kubectl exec) is the tunnel's security; drop -key")
+	case cfg.key != nil:
+		opts = append(opts, transport.WithTunnelKey(cfg.key))
+	}
 	return opts, nil
 }
 
@@ -167,10 +237,14 @@ func serve(ctx context.Context, ln net.Listener, cfg config) error {
 	}
 	defer sessions.Close()
 	opts = append(opts, sessions.Options()...)
-	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
+	dial := func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", vmAddr)
-	}, opts...)
+	}
+	if cfg.via != "" {
+		dial = viaDialer(cfg.via)
+	}
+	p, err := transport.NewProxy(dial, opts...)
 	if err != nil {
 		ln.Close()
 		return err
