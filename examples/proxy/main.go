@@ -25,7 +25,12 @@
 // and point the debugger at the far half. The near half speculates at the
 // VM's latency and pushes the answers to the far half with each stop; the
 // link between them (ssh -L, kubectl port-forward, adb forward) carries one
-// TCP connection per session. Both halves take -mode, -stats, -journal,
+// TCP connection per session. -via CMD has the far half start the near half
+// through a command for each session instead (proxy -split far -via 'ssh
+// host scache-proxy -split near -stdio -vm VMADDR'): the tunnel runs over
+// the command's standard input and output, and nothing listens. -key FILE
+// (made by -genkey FILE) makes the TCP tunnel TLS 1.3 between halves that
+// hold the same key; a near half listening beyond loopback requires it. Both halves take -mode, -stats, -journal,
 // -timeline and -v: the far half's describe what the debugger saw, the near
 // half's what the VM saw and what was pushed.
 //
