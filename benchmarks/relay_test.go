@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"path/filepath"
 	"slices"
 	"sort"
 	"sync"
@@ -87,13 +88,14 @@ func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jv
 // halves, the far half next to the debugger. Its stats are the near half's
 // (what was speculated, pushed and used) with the far half's hits and
 // belayed commands. journal gets the far half's journal.
-func splitSession(b *testing.B, vmAddr string, delay time.Duration, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) (time.Duration, string, scache.Stats) {
+func splitSession(b *testing.B, vmAddr string, delay time.Duration, o jvmtest.DriverOptions, journal func(scache.JournalEntry),
+	both ...scache.Option) (time.Duration, string, scache.Stats) {
 	nearStats, farStats := make(chan scache.Stats, 1), make(chan scache.Stats, 1)
-	near := serveProxy(b, vmAddr, "scache", nearStats, transport.WithSplit(transport.NearHalf))
+	near := serveProxy(b, vmAddr, "scache", nearStats, append([]scache.Option{transport.WithSplit(transport.NearHalf)}, both...)...)
 	link, err := latency.Listen(near, delay)
 	require.NoError(b, err)
 	defer link.Close()
-	far := serveProxy(b, link.Addr, "scache", farStats, transport.WithSplit(transport.FarHalf), scache.WithJournal(journal))
+	far := serveProxy(b, link.Addr, "scache", farStats, append([]scache.Option{transport.WithSplit(transport.FarHalf), scache.WithJournal(journal)}, both...)...)
 	transcript, elapsed := jvmtest.RunDriver(b, far, o)
 	return elapsed, transcript, replay.SplitStats(<-nearStats, <-farStats)
 }
@@ -311,6 +313,41 @@ func BenchmarkSlowVM(b *testing.B) {
 // the near half pushed per stop and the share of them that answered the
 // debugger. Run it with -benchtime 1x or 2x.
 func BenchmarkSplitWorkloads(b *testing.B) { splitWorkloads(b, 10*time.Millisecond, 0) }
+
+// BenchmarkSplitKeyed measures what the keyed tunnel's TLS costs: each
+// workload through a split proxy at 20 ms RTT, with and without a tunnel
+// key, sessions taking turns; it reports keyed/plain wall time (1: free).
+func BenchmarkSplitKeyed(b *testing.B) {
+	key, err := transport.GenerateTunnelKey(filepath.Join(b.TempDir(), "tunnel.key"))
+	require.NoError(b, err)
+	var sumPlain, sumKeyed time.Duration
+	for _, w := range relayWorkloads {
+		b.Run(w.name, func(b *testing.B) {
+			var plain, keyed time.Duration
+			for range b.N {
+				for _, withKey := range []bool{false, true} {
+					vm := jvmtest.Start(b, "Debuggee", w.opts.DebuggeeArgs(w.opts.Stops)...)
+					var both []scache.Option
+					if withKey {
+						both = []scache.Option{transport.WithTunnelKey(key)}
+					}
+					d, _, _ := splitSession(b, vm.Addr, 10*time.Millisecond, w.opts, func(scache.JournalEntry) {}, both...)
+					if withKey {
+						keyed += d
+					} else {
+						plain += d
+					}
+				}
+			}
+			sumPlain += plain
+			sumKeyed += keyed
+			b.ReportMetric(float64(keyed)/float64(plain), "keyed/plain")
+			b.ReportMetric(float64(plain.Milliseconds())/float64(b.N), "ms_plain")
+			b.ReportMetric(float64(keyed.Milliseconds())/float64(b.N), "ms_keyed")
+		})
+	}
+	b.Logf("all workloads: keyed/plain %.3f (%v against %v)", float64(sumKeyed)/float64(sumPlain), sumKeyed, sumPlain)
+}
 
 // splitWorkloads runs every workload off, through one proxy and through a
 // split proxy over a link of the given one-way delay, against a VM that
