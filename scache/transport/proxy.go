@@ -126,15 +126,19 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 		peer = "a far half holding this tunnel key (" + key.Fingerprint() + ")"
 		conn, err = p.keyedNear(ctx, conn, key)
 		if err == nil {
-			hello = tunnel.FarHello()
+			hello = tunnel.FarOpening()
 			err = tunnel.ReadFarHello(conn)
 			if err != nil {
 				refuseFar(conn, err)
+			} else {
+				err = tunnel.ReadHeartbeat(conn)
 			}
 		}
 	} else if p.st.half() == NearHalf {
-		hello, peer = tunnel.FarHello(), "the far half of a split proxy"
-		if err = tunnel.ReadFarHello(conn); errors.Is(err, tunnel.ErrJDWPAtNear) {
+		hello, peer = tunnel.FarOpening(), "the far half of a split proxy"
+		if err = tunnel.ReadFarHello(conn); err == nil {
+			err = tunnel.ReadHeartbeat(conn) // the VM is dialled only for a far half that goes on
+		} else if errors.Is(err, tunnel.ErrJDWPAtNear) {
 			// A debugger pointed here by mistake: serve it as one proxy
 			// next to the VM would, rather than fail its handshake with
 			// a text no debugger shows. (A keyed near half never gets

@@ -100,7 +100,7 @@ func TestNearHalfRefusalsCarryAStatusAndWhy(t *testing.T) {
 		c, err := net.Dial("tcp", addr)
 		require.NoError(t, err)
 		defer c.Close()
-		_, err = c.Write(tunnel.FarHello())
+		_, err = c.Write(tunnel.FarOpening())
 		require.NoError(t, err)
 		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
 		return tunnel.ReadNearHello(c)
@@ -197,4 +197,24 @@ func TestAFarHalfNamesTheNearHalfItCannotReach(t *testing.T) {
 	err = <-ended
 	require.ErrorContains(t, err, "cannot reach the near half at "+deadAddr)
 	require.NotContains(t, err.Error(), "the VM")
+}
+
+// A peer that sends a valid hello and then goes silent never reaches the
+// VM: the near half dials it only once the heartbeat behind the hello has
+// come, and cuts the connection at the handshake timeout.
+func TestAHelloFollowedBySilenceNeverDialsTheVM(t *testing.T) {
+	var dials atomic.Int32
+	addr := serveProxy(t, func(context.Context) (net.Conn, error) {
+		dials.Add(1)
+		return nil, io.EOF
+	}, transport.WithSplit(transport.NearHalf), transport.WithHandshakeTimeout(time.Second))
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Write(tunnel.FarHello())
+	require.NoError(t, err)
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	_, err = io.ReadAll(c)
+	require.NoError(t, err, "the near half closed the connection (not our deadline)")
+	require.Zero(t, dials.Load())
 }

@@ -367,7 +367,7 @@ func (r *Relay) farHandshake(debugger, tun io.ReadWriter) error {
 	if err := jdwp.ReadHandshake(debugger, "debugger"); err != nil {
 		return err
 	}
-	if _, err := tun.Write(tunnel.FarHello()); err != nil {
+	if _, err := tun.Write(tunnel.FarOpening()); err != nil {
 		return fmt.Errorf("%w: sending the hello to the near half: %w", scache.ErrTunnel, err)
 	}
 	if err := tunnel.ReadNearHello(tun); err != nil {

@@ -6,7 +6,8 @@
 // connection.
 //
 // Handshake. The far half opens the tunnel and sends its hello: the 13 bytes
-// "SCACHE-TUNNEL", the version (uint16, big-endian) and the byte 'F'. The
+// "SCACHE-TUNNEL", the version (uint16, big-endian) and the byte 'F', and
+// a heartbeat frame right behind it (version 3; FarOpening). The
 // near half answers with "SCACHE-TUNNEL", its version, a status byte (0: the
 // session is on; StatusVersion, StatusVM, StatusBusy: it is not), and a
 // message (uint16 length, UTF-8 text) saying why not. The near half reaches
@@ -113,6 +114,27 @@ var ErrTunnel = errors.New("scache: tunnel")
 // Errorf returns an error about the tunnel: it wraps ErrTunnel.
 func Errorf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrTunnel}, args...)...)
+}
+
+// FarOpening returns what the far half sends to open the tunnel: its
+// hello, and a heartbeat frame right behind it. The near half dials the VM
+// only once it has both, so a peer that sends a hello and goes silent
+// never reaches the VM.
+func FarOpening() []byte {
+	return append(FarHello(), NewFrame(Heartbeat)...)
+}
+
+// ReadHeartbeat reads the heartbeat frame that follows the far half's hello.
+func ReadHeartbeat(r io.Reader) error {
+	var b [HeaderSize]byte
+	n, err := io.ReadFull(r, b[:])
+	if err != nil {
+		return Errorf("the far half sent %d of the 5 bytes of the heartbeat that follows its hello: %v", n, err)
+	}
+	if b != [HeaderSize]byte{Heartbeat} {
+		return Errorf("the far half's hello is followed by %q, not a heartbeat frame", b[:])
+	}
+	return nil
 }
 
 // FarHello returns the far half's hello.
