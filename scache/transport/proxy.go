@@ -297,34 +297,19 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 		if st.half() == NearHalf {
 			_, _ = debugger.Write(tunnel.NearHello(tunnel.StatusVM, err.Error()))
 		}
-		debugger.Close()
-		log.Error(err.Error())
-		p.mu.Lock()
-		p.active = false
-		p.mu.Unlock()
-		if ended := st.sessionEnded(); ended != nil {
-			ended(scache.Stats{}, err)
-		}
+		p.notStarted(st, debugger, log, err)
 		return
 	}
 	if key := st.tunnelKey(); key != nil && st.half() == FarHalf {
 		if vm, err = keyedFar(ctx, vm, key, p.st.HandshakeTimeout); err != nil {
-			debugger.Close()
-			log.Error(err.Error())
-			p.mu.Lock()
-			p.active = false
-			p.mu.Unlock()
-			if ended := st.sessionEnded(); ended != nil {
-				ended(scache.Stats{}, err)
-			}
+			p.notStarted(st, debugger, log, err)
 			return
 		}
 	}
 	r, err := st.newRelay()
 	if err != nil { // the options were checked by NewProxy: not seen
-		debugger.Close()
 		vm.Close()
-		log.Error("scache: cannot start a session", "err", err)
+		p.notStarted(st, debugger, log, fmt.Errorf("scache: cannot start a session: %w", err))
 		return
 	}
 	err = r.Run(ctx, debugger, vm)
@@ -348,6 +333,20 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 	p.mu.Unlock()
 	if ended := st.sessionEnded(); ended != nil {
 		ended(stats, err)
+	}
+}
+
+// notStarted ends a session that could not start: the debugger's (or far
+// half's) connection closes, the error is logged, the Proxy is free for
+// the next session, and the session-ended callback gets the error.
+func (p *Proxy) notStarted(st *settings, debugger net.Conn, log *slog.Logger, err error) {
+	debugger.Close()
+	log.Error(err.Error())
+	p.mu.Lock()
+	p.active = false
+	p.mu.Unlock()
+	if ended := st.sessionEnded(); ended != nil {
+		ended(scache.Stats{}, err)
 	}
 }
 
