@@ -121,32 +121,27 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 	_ = conn.SetDeadline(time.Now().Add(timeout))
 	var err error
 	st, hello, peer := p.st, jdwp.HandshakeBytes, "a JDWP debugger"
-	key := p.st.tunnelKey()
-	if p.st.half() == NearHalf && key != nil {
-		peer = "a far half holding this tunnel key (" + key.Fingerprint() + ")"
-		conn, err = p.keyedNear(ctx, conn, key)
-		if err == nil {
-			hello = tunnel.FarOpening()
-			err = tunnel.ReadFarHello(conn)
-			if err != nil {
-				refuseFar(conn, err)
-			} else {
-				err = tunnel.ReadHeartbeat(conn)
-			}
-		}
-	} else if p.st.half() == NearHalf {
+	if key := p.st.tunnelKey(); p.st.half() == NearHalf {
 		hello, peer = tunnel.FarOpening(), "the far half of a split proxy"
-		if err = tunnel.ReadFarHello(conn); err == nil {
+		if key != nil {
+			peer = "a far half holding this tunnel key (" + key.Fingerprint() + ")"
+			conn, err = p.keyedNear(ctx, conn, key)
+		}
+		if err == nil {
+			err = tunnel.ReadFarHello(conn)
+		}
+		switch {
+		case err == nil:
 			err = tunnel.ReadHeartbeat(conn) // the VM is dialled only for a far half that goes on
-		} else if errors.Is(err, tunnel.ErrJDWPAtNear) {
+		case errors.Is(err, tunnel.ErrJDWPAtNear) && key == nil:
 			// A debugger pointed here by mistake: serve it as one proxy
 			// next to the VM would, rather than fail its handshake with
-			// a text no debugger shows. (A keyed near half never gets
-			// here: it refuses what does not prove it holds the key.)
+			// a text no debugger shows. (A keyed near half refuses it:
+			// serving it would bypass the key.)
 			st, hello, err = p.st.whole(), jdwp.HandshakeBytes, nil
 			log.Warn("scache: a JDWP debugger connected to the near half of a split proxy: serving it as one proxy next to the VM; "+
 				"for the split's speed, point the debugger at a far half (proxy -split far -vm THIS_ADDRESS)", "remote", conn.RemoteAddr().String())
-		} else if err != nil {
+		default:
 			refuseFar(conn, err)
 		}
 	} else {
@@ -179,13 +174,14 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 		conn.Close()
 		return
 	}
-	defer func() {
-		p.mu.Lock()
-		p.active = false
-		p.mu.Unlock()
-	}()
 	// The relay passes the handshake on: it reads it again from here.
-	p.session(ctx, st, &handshakeRead{Conn: conn, pending: hello}, log)
+	stats, err := p.session(ctx, st, &handshakeRead{Conn: conn, pending: hello}, log)
+	p.mu.Lock()
+	p.active = false // free before the callback: the next session may start from within it
+	p.mu.Unlock()
+	if ended := st.sessionEnded(); ended != nil {
+		ended(stats, err)
+	}
 }
 
 // keyedNear makes conn the near half's end of a keyed tunnel: a TLS 1.3
@@ -281,8 +277,10 @@ func (c *handshakeRead) CloseWrite() error {
 	return errors.ErrUnsupported
 }
 
-// session serves one debugger (or far half) with the settings st.
-func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, log *slog.Logger) {
+// session serves one debugger (or far half) with the settings st, and
+// returns the session's stats and error. A session that cannot start
+// closes the connection and logs why.
+func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, log *slog.Logger) (scache.Stats, error) {
 	start := time.Now()
 	vm, err := p.dialVM(ctx)
 	if err != nil {
@@ -297,20 +295,17 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 		if st.half() == NearHalf {
 			_, _ = debugger.Write(tunnel.NearHello(tunnel.StatusVM, err.Error()))
 		}
-		p.notStarted(st, debugger, log, err)
-		return
+		return notStarted(debugger, log, err)
 	}
 	if key := st.tunnelKey(); key != nil && st.half() == FarHalf {
 		if vm, err = keyedFar(ctx, vm, key, p.st.HandshakeTimeout); err != nil {
-			p.notStarted(st, debugger, log, err)
-			return
+			return notStarted(debugger, log, err)
 		}
 	}
 	r, err := st.newRelay()
 	if err != nil { // the options were checked by NewProxy: not seen
 		vm.Close()
-		p.notStarted(st, debugger, log, fmt.Errorf("scache: cannot start a session: %w", err))
-		return
+		return notStarted(debugger, log, fmt.Errorf("scache: cannot start a session: %w", err))
 	}
 	err = r.Run(ctx, debugger, vm)
 	stats := r.Stats()
@@ -328,26 +323,15 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 	if errors.Is(err, ErrTunnelLost) || errors.Is(err, scache.ErrTunnel) {
 		log.Error("scache: the split proxy's tunnel failed; the debugger's session ended", "half", st.half().String(), "err", err)
 	}
-	p.mu.Lock()
-	p.active = false // the next session may start before the callback returns
-	p.mu.Unlock()
-	if ended := st.sessionEnded(); ended != nil {
-		ended(stats, err)
-	}
+	return stats, err
 }
 
 // notStarted ends a session that could not start: the debugger's (or far
-// half's) connection closes, the error is logged, the Proxy is free for
-// the next session, and the session-ended callback gets the error.
-func (p *Proxy) notStarted(st *settings, debugger net.Conn, log *slog.Logger, err error) {
+// half's) connection closes and the error is logged.
+func notStarted(debugger net.Conn, log *slog.Logger, err error) (scache.Stats, error) {
 	debugger.Close()
 	log.Error(err.Error())
-	p.mu.Lock()
-	p.active = false
-	p.mu.Unlock()
-	if ended := st.sessionEnded(); ended != nil {
-		ended(scache.Stats{}, err)
-	}
+	return scache.Stats{}, err
 }
 
 // dialedAddr returns the address a failed dial was for, when the error

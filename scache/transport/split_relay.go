@@ -68,26 +68,16 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 	r.endMu.Lock()
 	r.endReason = ""
 	r.endMu.Unlock()
-	handshaking := true
-	var backstop *time.Timer
-	var bmu sync.Mutex
-	stop := context.AfterFunc(ctx, func() {
-		bmu.Lock()
-		defer bmu.Unlock()
-		if handshaking {
-			s.closeBoth()
-			return
-		}
-		s.shutdown("the " + r.splitHalf.String() + " half is shutting down")
-		backstop = time.AfterFunc(shutdownGrace, s.closeBoth)
-	})
-	defer stop()
+	// During the handshake a shutdown closes both sides; once the session
+	// runs, it ends it with a reason (below).
+	stopHandshake := context.AfterFunc(ctx, s.closeBoth)
 	var err error
 	if s.tunnelUp {
 		err = r.farHandshake(down, up)
 	} else {
 		err = r.nearHandshake(down, up)
 	}
+	stopHandshake()
 	if err != nil {
 		s.closeBoth()
 		if ctx.Err() != nil {
@@ -103,12 +93,15 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 		s.tunnel, s.tunnelW, s.jdwpConn, s.jdwpW, s.jdwpPeer = down, s.downW, up, s.upW, "VM"
 	}
 	s.heard.Store(time.Now().UnixNano())
-	bmu.Lock()
-	handshaking = false
-	bmu.Unlock()
-	if ctx.Err() != nil {
-		s.shutdown("the " + r.splitHalf.String() + " half is shutting down")
-	}
+	var backstop *time.Timer
+	var bmu sync.Mutex
+	stop := context.AfterFunc(ctx, func() { // at once if ctx has ended already
+		s.endHere("the "+r.splitHalf.String()+" half is shutting down", nil, true)
+		bmu.Lock()
+		backstop = time.AfterFunc(shutdownGrace, s.closeBoth)
+		bmu.Unlock()
+	})
+	defer stop()
 	var readers, alive sync.WaitGroup
 	readers.Add(2)
 	alive.Add(1)
@@ -178,31 +171,32 @@ func (s *splitRun) sendEnd(reason string) bool {
 	return true
 }
 
-// shutdown ends the session from this side (its context ended): the other
-// half is told why, and the debugger's or the VM's connection closes now
-// (the VM is released as a debugger's disconnect would).
-func (s *splitRun) shutdown(reason string) {
+// endHere ends the session from this side: err, if any, is kept as the
+// session's error; the other half gets an end frame with reason after
+// everything queued before it; with closeJDWP the debugger's or the VM's
+// connection closes now (the VM is released as a debugger's disconnect
+// would). It serves a shutdown, an error of the half's own (a frame or
+// packet it cannot take) and the JDWP side's end, clean or not.
+func (s *splitRun) endHere(reason string, err error, closeJDWP bool) {
+	s.record(err, "")
 	if s.sendEnd(reason) {
 		s.tunnelW.finish(func() { jdwp.CloseAfterDrain(s.tunnel) })
 	}
-	s.jdwpConn.Close()
+	if closeJDWP {
+		s.jdwpConn.Close()
+	}
 }
 
 // endFromJDWP ends the session because the debugger's or the VM's side
 // ended: cleanly (err nil) or on an error (a reset, say). The other half is
 // told why, after everything read before.
 func (s *splitRun) endFromJDWP(err error) {
-	reason := "the " + s.jdwpPeer + " closed the connection"
-	if err != nil {
-		reason = fmt.Sprintf("the %s's connection failed: %v", s.jdwpPeer, err)
-		s.record(fmt.Errorf("scache: reading from the %s: %w", s.jdwpPeer, err), "")
+	if err == nil {
+		s.endHere("the "+s.jdwpPeer+" closed the connection", nil, false)
+		return
 	}
-	if s.sendEnd(reason) {
-		s.tunnelW.finish(func() { jdwp.CloseAfterDrain(s.tunnel) })
-	}
-	if err != nil {
-		s.jdwpConn.Close()
-	}
+	s.endHere(fmt.Sprintf("the %s's connection failed: %v", s.jdwpPeer, err),
+		fmt.Errorf("scache: reading from the %s: %w", s.jdwpPeer, err), true)
 }
 
 // endFromTunnel ends the session because the tunnel ended: by the other
@@ -229,13 +223,7 @@ func (s *splitRun) endFromTunnel(reason string, err error) {
 
 // failOn ends the session on an error of the half's own (a frame or packet
 // it cannot take): the other half is told, and both sides close.
-func (s *splitRun) failOn(err error) {
-	s.record(err, "")
-	if s.sendEnd(err.Error()) {
-		s.tunnelW.finish(func() { jdwp.CloseAfterDrain(s.tunnel) })
-	}
-	s.jdwpConn.Close()
-}
+func (s *splitRun) failOn(err error) { s.endHere(err.Error(), err, true) }
 
 // readJDWP reads the debugger's or the VM's packets until its connection
 // ends, presenting each to the half.
