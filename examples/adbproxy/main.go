@@ -96,7 +96,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		}
 		key = k
 	}
-	if *split == "near" && key == nil && !loopbackOnly(*listen) {
+	if *split == "near" && key == nil && !transport.OnLoopback(*listen) {
 		fmt.Fprintf(stderr, "adbproxy: -split near -listen %s: beyond loopback anyone who reaches the port would run code in the app; "+
 			"make a key (proxy -genkey FILE) and give it to both halves (-key FILE)\n", *listen)
 		return 2
@@ -176,14 +176,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready cha
 		return 1
 	}
 	return 0
-}
-
-// loopbackOnly reports whether a listen address is on loopback only.
-func loopbackOnly(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return host == "localhost" || ip != nil && ip.IsLoopback()
 }

@@ -127,7 +127,7 @@ func run(ctx context.Context, args []string) error {
 	if _, err := cfg.options(); err != nil {
 		return err
 	}
-	if cfg.split == "near" && cfg.key == nil && !cfg.stdio && !isLoopback(*listen) {
+	if cfg.split == "near" && cfg.key == nil && !cfg.stdio && !transport.OnLoopback(*listen) {
 		return fmt.Errorf("-split near -listen %s: beyond loopback anyone who reaches the port would run code in the VM; "+
 			"make a key (proxy -genkey FILE), give it to both halves (-key FILE), or start the near half through the far half's -via", *listen)
 	}
@@ -145,7 +145,7 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
+	if !transport.OnLoopback(ln.Addr().String()) {
 		slog.Warn("listening beyond loopback: anyone who can connect can run code in the VM", "addr", ln.Addr().String())
 	}
 	target := *vmAddr
@@ -154,19 +154,6 @@ func run(ctx context.Context, args []string) error {
 	}
 	slog.Info("proxy ready", "listen", ln.Addr().String(), "vm", target, "mode", *mode, "split", *split)
 	return serve(ctx, ln, cfg)
-}
-
-// isLoopback reports whether a listen address is on loopback only.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // config is what the flags say.

@@ -182,3 +182,19 @@ func keyedFar(ctx context.Context, c net.Conn, key *TunnelKey, timeout time.Dura
 	}
 	return nil, fmt.Errorf("scache: the keyed tunnel to the near half at %s: %w", addr, err)
 }
+
+// OnLoopback reports whether a listen address ("127.0.0.1:8701",
+// "[::1]:8701", "localhost:8701") takes connections from this machine only.
+// A near half listening elsewhere without a tunnel key lets anyone who
+// reaches the port run code in the VM: the example commands refuse it.
+func OnLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -178,3 +178,10 @@ func TestAKeyedFarHalfNamesAKeylessNearHalf(t *testing.T) {
 	require.ErrorContains(t, <-ended, "answered in the clear: it has no tunnel key")
 	require.Zero(t, dials.Load())
 }
+
+func TestOnLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{"127.0.0.1:8701": true, "[::1]:8701": true, "localhost:8701": true,
+		"0.0.0.0:8701": false, ":8701": false, "192.168.1.2:8701": false, "vmhost:8701": false, "8701": false} {
+		require.Equal(t, want, transport.OnLoopback(addr), addr)
+	}
+}
