@@ -167,6 +167,10 @@ func lineAt(table []jdwp.LineEntry, index uint64) (int32, bool) {
 	return line, found
 }
 
+// primitiveNames are the Java names of the primitive types' signatures.
+var primitiveNames = map[string]string{"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int",
+	"J": "long", "F": "float", "D": "double", "V": "void"}
+
 // ClassName returns the Java name of a class's JNI signature
 // ("Lcom/example/Loop;" is com.example.Loop, "[I" is int[]); a signature it
 // does not know comes back as it is.
@@ -176,8 +180,7 @@ func ClassName(signature string) string {
 		dims++
 	}
 	base := signature[dims:]
-	name, ok := map[string]string{"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int",
-		"J": "long", "F": "float", "D": "double", "V": "void"}[base]
+	name, ok := primitiveNames[base]
 	if !ok {
 		if !strings.HasPrefix(base, "L") || !strings.HasSuffix(base, ";") {
 			return signature

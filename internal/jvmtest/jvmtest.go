@@ -168,18 +168,31 @@ func (vm *VM) Wait(d time.Duration) bool {
 // agent (server=y) listens again after a debugger detaches, on a new port
 // when the first was chosen by the system (address=127.0.0.1:0).
 func (vm *VM) ListeningAddr() string {
-	const marker = "Listening for transport dt_socket at address: "
 	out := vm.Output()
-	i := strings.LastIndex(out, marker)
-	if i < 0 {
-		return vm.Addr
+	if i := strings.LastIndex(out, listeningMarker); i >= 0 {
+		line, _, _ := strings.Cut(out[i:], "\n")
+		if a, ok := agentAddr(line); ok {
+			return a
+		}
 	}
-	a, _, _ := strings.Cut(out[i+len(marker):], "\n")
-	a = strings.TrimSpace(a)
+	return vm.Addr
+}
+
+// listeningMarker opens the line the JDWP agent prints when it listens.
+const listeningMarker = "Listening for transport dt_socket at address: "
+
+// agentAddr returns the address an output line of the agent says it listens
+// at ("…address: 5005" is 127.0.0.1:5005), if the line says so.
+func agentAddr(line string) (string, bool) {
+	i := strings.Index(line, listeningMarker)
+	if i < 0 {
+		return "", false
+	}
+	a := strings.TrimSpace(line[i+len(listeningMarker):])
 	if !strings.Contains(a, ":") {
 		a = "127.0.0.1:" + a
 	}
-	return a
+	return a, true
 }
 
 // Kill kills the VM, as a process that dies does, and waits until it is gone.
@@ -230,12 +243,7 @@ func StartWithAgent(t testing.TB, agent, mainClass string, args ...string) *VM {
 			vm.mu.Lock()
 			vm.output.WriteString(line + "\n")
 			vm.mu.Unlock()
-			const marker = "Listening for transport dt_socket at address: "
-			if i := strings.Index(line, marker); i >= 0 && !sent {
-				a := strings.TrimSpace(line[i+len(marker):])
-				if !strings.Contains(a, ":") {
-					a = "127.0.0.1:" + a
-				}
+			if a, ok := agentAddr(line); ok && !sent {
 				addr <- a
 				sent = true
 			}

@@ -19,6 +19,7 @@ type session struct {
 	packets int
 	keyable int
 	sizes   jdwp.IDSizes // from the trace's IDSizes reply
+	stops   []Stop       // each stop event of the trace, named (stops.go), in order
 }
 
 // A dependency names the downstream packet a debugger command waited for:
@@ -189,6 +190,7 @@ func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 	if s.median == 0 {
 		s.median = 100 * time.Microsecond
 	}
+	s.stops = nameStops(t)
 	return s
 }
 

@@ -163,7 +163,7 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 		res.HitRate = float64(res.RoundTripsSaved) / float64(len(s.cmds))
 		res.Mismatches = out.mismatches
 		if d > 0 {
-			names := nameStops(t)
+			names := s.stops
 			for _, w := range out.stops {
 				rts := float64(w.wait) / float64(d)
 				res.StopRoundTrips = append(res.StopRoundTrips, rts)
