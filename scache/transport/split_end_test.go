@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,71 +18,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// stallableLink forwards a TCP connection between a listener and target
-// until Stall, after which it carries no byte either way while both
-// connections stay open.
-type stallableLink struct {
-	Addr    string
-	stalled atomic.Bool
-	mu      sync.Mutex
-	conns   []net.Conn
-}
-
-func startStallableLink(t *testing.T, target string) *stallableLink {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	l := &stallableLink{Addr: ln.Addr().String()}
-	t.Cleanup(func() {
-		ln.Close()
-		l.mu.Lock()
-		for _, c := range l.conns {
-			c.Close()
-		}
-		l.mu.Unlock()
-	})
-	go func() {
-		for {
-			a, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			b, err := net.Dial("tcp", target)
-			if err != nil {
-				a.Close()
-				continue
-			}
-			l.mu.Lock()
-			l.conns = append(l.conns, a, b)
-			l.mu.Unlock()
-			go l.pipe(a, b)
-			go l.pipe(b, a)
-		}
-	}()
-	return l
-}
-
-func (l *stallableLink) pipe(dst, src net.Conn) {
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := src.Read(buf)
-		if l.stalled.Load() {
-			select {} // hold the bytes: the link carries nothing more (ended by Cleanup's close)
-		}
-		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			dst.Close()
-			return
-		}
-	}
-}
-
-// Stall stops the link.
-func (l *stallableLink) Stall() { l.stalled.Store(true) }
-
 // A link that stops carrying bytes while both connections stay open ends
 // the session within the silence timeout: the debugger's connection closes,
 // the near half releases the VM (which runs on) and serves the next far half.
@@ -96,7 +29,7 @@ func TestAStalledLinkEndsTheSessionAndTheNextFarHalfIsServed(t *testing.T) {
 		return d.DialContext(ctx, "tcp", vm.ListeningAddr())
 	}, transport.WithSplit(transport.NearHalf), transport.WithSilenceTimeout(1500*time.Millisecond),
 		transport.WithSessionEnded(func(_ scache.Stats, err error) { ended <- err }))
-	link := startStallableLink(t, near)
+	link := startTap(t, near)
 
 	farSession := func(addr string) (*jdwp.Conn, chan error, error) {
 		farLn, err := net.Listen("tcp", "127.0.0.1:0")
@@ -129,7 +62,7 @@ func TestAStalledLinkEndsTheSessionAndTheNextFarHalfIsServed(t *testing.T) {
 		}
 		return dbg, done, nil
 	}
-	dbg, farDone, err := farSession(link.Addr)
+	dbg, farDone, err := farSession(link.addr)
 	require.NoError(t, err)
 	defer dbg.Close()
 	link.Stall()

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -105,7 +104,7 @@ func TestAKeyedTunnelLetsOnlyTheKeyIn(t *testing.T) {
 
 	// The right far half gets its session; a recording of what it sent,
 	// replayed, does not.
-	tap := startRecordingTap(t, near)
+	tap := startTap(t, near)
 	right, rightEnded := keyedFar(t, tap.addr, key)
 	require.NoError(t, attachOnce(t, right), "the far half with the key gets its session")
 	require.NoError(t, <-rightEnded)
@@ -117,57 +116,6 @@ func TestAKeyedTunnelLetsOnlyTheKeyIn(t *testing.T) {
 	_, _ = io.ReadAll(c)
 	c.Close()
 	require.Equal(t, int32(1), dials.Load(), "a replayed session does not reach the VM")
-}
-
-// recordingTap forwards connections to target and records what the first
-// client sent.
-type recordingTap struct {
-	addr string
-	mu   sync.Mutex
-	sent []byte
-}
-
-func startRecordingTap(t *testing.T, target string) *recordingTap {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
-	tap := &recordingTap{addr: ln.Addr().String()}
-	go func() {
-		a, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		b, err := net.Dial("tcp", target)
-		if err != nil {
-			a.Close()
-			return
-		}
-		go func() {
-			_, _ = io.Copy(a, b)
-			a.Close()
-		}()
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := a.Read(buf)
-			tap.mu.Lock()
-			tap.sent = append(tap.sent, buf[:n]...)
-			tap.mu.Unlock()
-			if n > 0 {
-				_, _ = b.Write(buf[:n])
-			}
-			if err != nil {
-				b.Close()
-				return
-			}
-		}
-	}()
-	return tap
-}
-
-func (tap *recordingTap) recorded() []byte {
-	tap.mu.Lock()
-	defer tap.mu.Unlock()
-	return append([]byte(nil), tap.sent...)
 }
 
 // A keyed far half towards a near half without a key says so.
