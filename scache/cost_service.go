@@ -20,12 +20,13 @@ import (
 // serviceRuns estimates a VM's service time from runs of replies to
 // commands queued at the VM.
 type serviceRuns struct {
-	last    [16]replyRun // the last runs that ended
-	ended   int          // runs that ended, ever
-	open    replyRun     // the run under way
-	from    time.Time    // when the reply before the open run's first arrived
-	until   time.Time    // when the open run's last reply arrived
-	samples int          // replies counted, ever
+	last    [16]replyRun  // the last runs that ended
+	ended   int           // runs that ended, ever
+	open    replyRun      // the run under way
+	from    time.Time     // when the reply before the open run's first arrived
+	until   time.Time     // when the open run's last reply arrived
+	samples int           // replies counted, ever
+	est     time.Duration // the estimate, made anew at each reply counted
 }
 
 // replyRun is n replies, each to a command that waited at the VM behind
@@ -46,6 +47,7 @@ func (s *serviceRuns) add(at, prev time.Time) {
 	s.open.n++
 	s.open.span = at.Sub(s.from)
 	s.samples++
+	s.est = s.compute()
 }
 
 // end closes the open run.
@@ -60,10 +62,15 @@ func (s *serviceRuns) end() {
 // known reports whether enough replies were counted.
 func (s *serviceRuns) known() bool { return s.samples >= minSamples }
 
-// estimate returns the service time (0: nothing counted): the spans of the
-// last runs, the open one included, over their replies, pauses left out.
-func (s *serviceRuns) estimate() time.Duration {
-	runs := append(make([]replyRun, 0, len(s.last)+1), s.last[:min(s.ended, len(s.last))]...)
+// estimate returns the service time (0: nothing counted). The cost model
+// asks it for every command it weighs, so it is made once per reply (add).
+func (s *serviceRuns) estimate() time.Duration { return s.est }
+
+// compute returns the spans of the last runs, the open one included, over
+// their replies, pauses left out.
+func (s *serviceRuns) compute() time.Duration {
+	var buf [len(serviceRuns{}.last) + 1]replyRun
+	runs := append(buf[:0], s.last[:min(s.ended, len(s.last))]...)
 	if s.open.n > 0 {
 		runs = append(runs, s.open)
 	}
