@@ -3,6 +3,7 @@ package adb
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -293,16 +294,9 @@ func (c *Client) TrackApps(ctx context.Context, sel Selector) (<-chan []App, err
 	if err != nil {
 		return nil, err
 	}
-	has := func(f string) bool {
-		for _, x := range features {
-			if x == f {
-				return true
-			}
-		}
-		return false
-	}
+	trackApp := slices.Contains(features, FeatureTrackApp)
 	var updates <-chan []App
-	if has(FeatureTrackApp) {
+	if trackApp {
 		updates, err = c.TrackApp(ctx, sel)
 	} else {
 		var pids <-chan []int
@@ -312,7 +306,7 @@ func (c *Client) TrackApps(ctx context.Context, sel Selector) (<-chan []App, err
 	if err != nil {
 		return nil, err
 	}
-	named := has(FeatureTrackApp) && has(FeatureAppInfo)
+	named := trackApp && slices.Contains(features, FeatureAppInfo)
 	out := make(chan []App)
 	go func() {
 		defer close(out)
