@@ -50,6 +50,7 @@ type command struct {
 	epoch   era           // the suspension epoch it was sent in
 	after   era           // the epoch after it (a resume ends one)
 	gen     int           // redefinitions of the class it is about, when sent
+	answer  int           // its reply's index in session.answers[its key]; -1 if none
 }
 
 // An era is a suspension epoch and, within it, the values' epoch: scache's
@@ -113,7 +114,7 @@ func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 		case r.Direction == scache.Upstream && !h.IsReply():
 			key, _ := scache.KeyOf(r.Packet)
 			c := command{packet: r.Packet, id: h.ID, cmd: h.Cmd(), sent: r.Time, dep: last, epoch: epoch,
-				gen: gens.of(key, s.sizes)}
+				gen: gens.of(key, s.sizes), answer: -1}
 			if last.kind != depNone {
 				c.think = nonNegative(r.Time.Sub(lastAt) - debuggerRTT)
 			} else {
@@ -154,6 +155,7 @@ func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 			}
 			if scache.Keyable(c.cmd) {
 				key, _ := scache.KeyOf(c.packet)
+				c.answer = len(s.answers[key])
 				s.answers[key] = append(s.answers[key], answer{epoch: c.epoch, gen: c.gen, code: h.ErrorCode, data: jdwp.Data(r.Packet)})
 			}
 			last, lastAt = dependency{depReply, i}, r.Time

@@ -68,9 +68,9 @@ func recordSessionTo(t *testing.T, opts jvmtest.DriverOptions, sink func(scache.
 }
 
 // TestRecordedSessionReplaysExactly records real JDI sessions against a real
-// HotSpot VM and replays them in every mode: the debugger must receive
-// exactly the recorded replies, and speculation must answer some of its
-// commands. With -record the traces replace the embedded ones.
+// HotSpot VM and replays them in every mode: the debugger must receive the
+// recorded replies (about running threads, states recorded in the same stop,
+// as movingStates allows), and speculation must answer some of its commands. With -record the traces replace the embedded ones.
 func TestRecordedSessionReplaysExactly(t *testing.T) {
 	for name, opts := range workloads {
 		t.Run(name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"container/heap"
 	"fmt"
 	"time"
@@ -88,6 +87,7 @@ type simulation struct {
 	stopSpans  []span    // stop event to resume, as the debugger saw them
 	epoch      era       // the trace's suspension epoch as the Speculator last saw it
 	gens       classGens // class redefinitions the Speculator has seen
+	moving     *movingStates
 }
 
 type syntheticInfo struct {
@@ -128,7 +128,8 @@ func (sim *simulation) at(t time.Duration, f func()) {
 // simulate runs the trace; record, if set, receives the journal with times
 // as offsets from the zero time.
 func newSimulation(s *session, rtt time.Duration, record func(journal.Record), spc *scache.Speculator, split *halves) *simulation {
-	return &simulation{s: s, spc: spc, split: split, rtt: rtt, syntheticCmd: map[uint32]syntheticInfo{}, record: record, gens: classGens{}}
+	return &simulation{s: s, spc: spc, split: split, rtt: rtt, syntheticCmd: map[uint32]syntheticInfo{}, record: record, gens: classGens{},
+		moving: newMovingStates(s)}
 }
 
 func (sim *simulation) run() outcome {
@@ -412,7 +413,7 @@ func (sim *simulation) toDebugger(p []byte) {
 		sim.awaited[h.ID] = list[1:]
 		c := &sim.s.cmds[i]
 		sim.arrived[i] = sim.now
-		if !bytes.Equal(c.reply, p) {
+		if !sim.moving.accept(c, p) {
 			sim.out.mismatches = append(sim.out.mismatches, fmt.Sprintf("reply to %s (id %d) differs from the recording", c.cmd, c.id))
 		}
 	} else {

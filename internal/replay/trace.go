@@ -1,7 +1,9 @@
 // Package replay replays captured JDWP sessions through the Speculator in a
 // discrete-event simulation of a slow link, checks that the debugger would
-// have received exactly the recorded replies, and estimates how long it would
-// have waited in each mode.
+// have received the recorded replies, and estimates how long it would have
+// waited in each mode. Replies are held to the recording byte for byte,
+// except those about state that moves while threads run, which may carry any
+// state recorded in the same stop, never going back (movingStates).
 package replay
 
 import (
