@@ -3,10 +3,12 @@ package adb
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jdwpscache/scache/ddm"
@@ -313,20 +315,26 @@ func (c *Client) TrackApps(ctx context.Context, sel Selector) (<-chan []App, err
 		known := map[int]App{} // pid → what AppName learned
 		for apps := range updates {
 			current := map[int]bool{}
+			var unnamed []int
+			for _, a := range apps {
+				current[a.PID] = true
+				if _, ok := known[a.PID]; !ok && !(named && a.Name != "") && a.Debuggable {
+					unnamed = append(unnamed, a.PID)
+				}
+			}
+			if len(unnamed) > 0 {
+				// An error leaves a process unnamed, and is not retried.
+				maps.Copy(known, c.nameAll(ctx, sel, unnamed))
+				if ctx.Err() != nil {
+					return
+				}
+			}
 			for i := range apps {
 				a := &apps[i]
-				current[a.PID] = true
 				if named && a.Name != "" || !a.Debuggable {
 					continue
 				}
-				k, ok := known[a.PID]
-				if !ok {
-					k, err = c.AppName(ctx, sel, a.PID)
-					if err != nil && ctx.Err() != nil {
-						return
-					}
-					known[a.PID] = k // an error leaves it unnamed, and is not retried
-				}
+				k := known[a.PID]
 				a.Name = k.Name
 				if a.Architecture == "" {
 					a.Architecture = k.Architecture
@@ -349,6 +357,37 @@ func (c *Client) TrackApps(ctx context.Context, sel Selector) (<-chan []App, err
 		}
 	}()
 	return out, nil
+}
+
+// namesAtOnce bounds how many processes TrackApps names at once. A device
+// may list dozens of debuggable processes (every app of an emulator's
+// debuggable image), and a VM whose one JDWP connection a debugger holds
+// may keep AppName waiting its whole NameTimeout: named one after another,
+// a few such VMs would hold the list back for as many timeouts.
+const namesAtOnce = 8
+
+// nameAll names the processes pids with AppName, namesAtOnce at a time,
+// and returns what it learned of each (an App without a name where AppName
+// failed).
+func (c *Client) nameAll(ctx context.Context, sel Selector, pids []int) map[int]App {
+	out := make(map[int]App, len(pids))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, namesAtOnce)
+	for _, pid := range pids {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			a, _ := c.AppName(ctx, sel, pid)
+			mu.Lock()
+			out[pid] = a
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // appsOf turns track-jdwp's pid lists into unnamed debuggable apps.

@@ -1,6 +1,8 @@
 package adb_test
 
 import (
+	"io"
+	"net"
 	"testing"
 	"time"
 
@@ -104,4 +106,53 @@ func TestAppNameWaitsForAPreInitializedProcess(t *testing.T) {
 	}, 30*time.Second, 10*time.Millisecond, "%v", err)
 	require.Equal(t, "com.example.late", app.Name)
 	require.Equal(t, "x86_64", app.Architecture, "from the HELO's ABI")
+}
+
+// TrackApps names the processes it has not named yet at once, not one
+// after another: two VMs whose JDWP connection a debugger holds keep
+// AppName waiting, and both are asked before either gives up. (One after
+// another, the second would be asked only once the first's NameTimeout
+// closed its connection.)
+func TestTrackAppsNamesProcessesAtOnce(t *testing.T) {
+	c, d, sel := namedDevice(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	bothOpen := make(chan bool, 1)
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, conn := range held {
+				conn.Close()
+			}
+		}()
+		closed := make(chan struct{}, 2)
+		for len(held) < 2 {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, conn)
+			go func() { // the VM hears the handshake and answers nothing
+				_, _ = io.Copy(io.Discard, conn)
+				closed <- struct{}{}
+			}()
+		}
+		select {
+		case <-closed:
+			bothOpen <- false // the first was given up before the second was asked
+		default:
+			bothOpen <- true
+		}
+	}()
+	d.AddApp(adbtest.Process{PID: 501, Addr: ln.Addr().String()})
+	d.AddApp(adbtest.Process{PID: 502, Addr: ln.Addr().String()})
+	apps, err := c.TrackApps(ctx(t), sel)
+	require.NoError(t, err)
+	got := next(t, apps)
+	require.True(t, <-bothOpen, "the two processes were named one after another")
+	require.Len(t, got, 2)
+	for _, a := range got {
+		require.Empty(t, a.Name, "a VM that answers nothing stays unnamed")
+	}
 }
