@@ -289,8 +289,8 @@ func abiArchitecture(abi string) string {
 // their names each time they change, sorted by name, until ctx ends or the
 // device goes; the channel is closed then. Where the device offers
 // track-app with app_info, the names come with the list; elsewhere each
-// new process is named once by AppName (a process that cannot be named,
-// a VM without DDM say, is listed with an empty name).
+// new process is named once by AppName, several at once (a process that
+// cannot be named, a VM without DDM say, is listed with an empty name).
 func (c *Client) TrackApps(ctx context.Context, sel Selector) (<-chan []App, error) {
 	features, err := c.Features(ctx, sel)
 	if err != nil {
