@@ -277,11 +277,14 @@ var invokes = map[jdwp.Command]bool{
 // onStateReply updates the suspension for the reply to a tracked command.
 // A Suspend reply proves every thread suspended only if no command that may
 // let threads run is unanswered: one sent after it may already have been
-// processed (race 2 of the package documentation).
+// processed (race 2 of the package documentation). That holds for the
+// resumes of other threads than a stop's (elsewhere) too: they leave the
+// stopped thread suspended, but the thread each resumes runs once the VM
+// processes it, Suspend or not.
 func (s *Speculator) onStateReply(cmd jdwp.Command, code jdwp.ErrorCode) {
 	if cmd == jdwp.CmdVirtualMachineSuspend && code == jdwp.ErrNone {
 		s.endEpoch()
-		if s.settled() {
+		if !s.pending() {
 			s.susp.kind = allSuspended
 		}
 	}

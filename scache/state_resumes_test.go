@@ -74,6 +74,48 @@ func TestAStopOfTheThreadBeingResumedIsNotTrusted(t *testing.T) {
 	require.Equal(t, want, h.replyTo(second), "worker 2 runs: the VM's answer")
 }
 
+// TestASuspendFollowedByAResumeOfAnotherThread: the debugger suspends
+// every thread (VirtualMachine.Suspend) and, right behind, resumes worker 2
+// (a threads view's "resume" on one thread). Worker 3's stop, which the VM
+// sent before it processed either, arrives while both are unanswered: it
+// holds (othersResumed). But the Suspend's reply does not prove every
+// thread suspended: the resume sent after it lets worker 2 run again, so
+// each ask of worker 2's status reaches the VM (under Linearizable: a
+// running thread's status is never served from a cache). Found by the
+// race property of running threads: the Suspend's reply was taken for
+// proof while only the resumes that were not "elsewhere" counted, and
+// worker 2's status was served, stale, from a reply cached as if it were
+// suspended. (Its frames would not show it: THREAD_NOT_SUSPENDED ends the
+// epoch.)
+func TestASuspendFollowedByAResumeOfAnotherThread(t *testing.T) {
+	h := threadsWorld(t, 3, false, scache.WithFamilies(scache.FamilyStop|scache.FamilyThreads),
+		scache.WithConsistency(scache.Linearizable))
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	ev3, ok := h.vm.Stop(3, jdwp.SuspendPolicyEventThread)
+	require.True(t, ok)
+	h.send(&jdwp.VMSuspendCommand{})
+	h.send(&jdwp.ThreadResumeCommand{Thread: 2})
+	h.event(ev3) // sent by the VM before it read the two commands
+	h.drain()
+	require.Zero(t, h.vm.Thread(2).Suspends, "worker 2 runs")
+	status := &jdwp.ThreadStatusCommand{Thread: 2}
+	first := h.send(status)
+	h.drain()
+	h.vm.Tick(7) // worker 2 runs on
+	second := h.send(status)
+	h.drain()
+	asked := 0
+	for _, p := range h.toVM {
+		if id := jdwp.PacketID(p); id == first || id == second {
+			asked++
+		}
+	}
+	require.Equal(t, 2, asked, "both asks of a thread that runs reach the VM")
+	want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, second, status, sizes8))
+	require.Equal(t, want, h.replyTo(second), "worker 2's status now")
+}
+
 // TestSettingAThreadsNameFieldRenamesIt: a thread's name is a field of its
 // object (java.lang.Thread.name); ObjectReference.SetValues of it renames
 // the thread, and the name cached at the stop is not served after it.
