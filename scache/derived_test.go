@@ -20,19 +20,7 @@ func askHotSpot(t *testing.T) (*jdwp.Conn, func(jdwp.CommandMessage) []byte) {
 	c, err := jdwp.Dial(ctx, vm.Addr)
 	require.NoError(t, err)
 	t.Cleanup(func() { c.Close() })
-	// As JDI does, nothing is resumed before the VMStart event: OpenJDK's
-	// agent suspends the VM for it on its event helper thread and only then
-	// writes it, so a Resume its command reader processes first resumes
-	// nothing, and the VM stays suspended (the test then waited a minute
-	// for a ClassPrepare that never came, now and then under load).
-	select {
-	case e := <-c.Events():
-		var start jdwp.Composite
-		require.NoError(t, jdwp.Unmarshal(jdwp.Data(e), jdwp.DefaultIDSizes, &start))
-		require.Equal(t, jdwp.EventVMStart, start.Events[0].Kind())
-	case <-ctx.Done():
-		t.Fatal("no VMStart event")
-	}
+	jvmtest.AwaitVMStart(ctx, t, c)
 	return c, func(m jdwp.CommandMessage) []byte {
 		reply, err := c.Send(ctx, m.Command(), jdwp.Marshal(m, jdwp.DefaultIDSizes))
 		require.NoError(t, err)

@@ -29,19 +29,7 @@ func TestImportOfARealCapture(t *testing.T) {
 			defer cancel()
 			c, err := jdwp.Dial(ctx, vm.Addr)
 			require.NoError(t, err)
-			// As JDI does, nothing is resumed (Dispose resumes) before the
-			// VMStart event: OpenJDK's agent suspends the VM for it on its
-			// event helper thread and only then writes it, so a Dispose
-			// handled first resumes nothing and the VM never ends (seen
-			// under the load of a full test run on a busy machine).
-			select {
-			case e := <-c.Events():
-				var start jdwp.Composite
-				require.NoError(t, jdwp.Unmarshal(jdwp.Data(e), jdwp.DefaultIDSizes, &start))
-				require.Equal(t, jdwp.EventVMStart, start.Events[0].Kind())
-			case <-ctx.Done():
-				t.Fatal("no VMStart event")
-			}
+			jvmtest.AwaitVMStart(ctx, t, c) // Dispose resumes: not before VMStart
 			var sent, received [][]byte
 			for _, cmd := range []jdwp.CommandMessage{&jdwp.VMVersionCommand{}, &jdwp.VMIDSizesCommand{},
 				&jdwp.VMAllClassesCommand{}, &jdwp.VMAllThreadsCommand{}} {
