@@ -5,6 +5,7 @@ import (
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/scachetest"
 	"github.com/stretchr/testify/require"
+	"slices"
 )
 
 // harness connects a scripted debugger, a Speculator and a model VM that
@@ -79,6 +80,17 @@ func (h *harness) step() bool {
 func (h *harness) drain() {
 	for h.step() {
 	}
+}
+
+// reachedVM counts the packets the VM received with one of the ids.
+func (h *harness) reachedVM(ids ...uint32) int {
+	n := 0
+	for _, p := range h.toVM {
+		if slices.Contains(ids, jdwp.PacketID(p)) {
+			n++
+		}
+	}
+	return n
 }
 
 // event delivers a VM command (an event) through the Speculator.

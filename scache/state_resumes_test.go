@@ -63,12 +63,7 @@ func TestAStopOfTheThreadBeingResumedIsNotTrusted(t *testing.T) {
 	frames := &jdwp.ThreadFramesCommand{Thread: 2, StartFrame: 0, Length: -1}
 	first, second := h.send(frames), h.send(frames)
 	h.drain()
-	asked := 0
-	for _, p := range h.toVM {
-		if id := jdwp.PacketID(p); id == first || id == second {
-			asked++
-		}
-	}
+	asked := h.reachedVM(first, second)
 	require.Equal(t, 2, asked, "both asks of a thread that may run reach the VM")
 	want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, second, frames, sizes8))
 	require.Equal(t, want, h.replyTo(second), "worker 2 runs: the VM's answer")
@@ -105,12 +100,7 @@ func TestASuspendFollowedByAResumeOfAnotherThread(t *testing.T) {
 	h.vm.Tick(7) // worker 2 runs on
 	second := h.send(status)
 	h.drain()
-	asked := 0
-	for _, p := range h.toVM {
-		if id := jdwp.PacketID(p); id == first || id == second {
-			asked++
-		}
-	}
+	asked := h.reachedVM(first, second)
 	require.Equal(t, 2, asked, "both asks of a thread that runs reach the VM")
 	want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, second, status, sizes8))
 	require.Equal(t, want, h.replyTo(second), "worker 2's status now")
