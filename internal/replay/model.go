@@ -41,8 +41,9 @@ type command struct {
 	packet  []byte
 	id      uint32
 	cmd     jdwp.Command
-	sent    time.Time // recorded
-	reply   []byte    // recorded reply, nil if none
+	key     scache.Key // its key (scache.KeyOf)
+	sent    time.Time  // recorded
+	reply   []byte     // recorded reply, nil if none
 	replied time.Time
 	dep     dependency
 	think   time.Duration // recorded time from the dependency's arrival to the send
@@ -113,7 +114,7 @@ func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 		switch {
 		case r.Direction == scache.Upstream && !h.IsReply():
 			key, _ := scache.KeyOf(r.Packet)
-			c := command{packet: r.Packet, id: h.ID, cmd: h.Cmd(), sent: r.Time, dep: last, epoch: epoch,
+			c := command{packet: r.Packet, id: h.ID, cmd: h.Cmd(), key: key, sent: r.Time, dep: last, epoch: epoch,
 				gen: gens.of(key, s.sizes), answer: -1}
 			if last.kind != depNone {
 				c.think = nonNegative(r.Time.Sub(lastAt) - debuggerRTT)
@@ -154,9 +155,8 @@ func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 				}
 			}
 			if scache.Keyable(c.cmd) {
-				key, _ := scache.KeyOf(c.packet)
-				c.answer = len(s.answers[key])
-				s.answers[key] = append(s.answers[key], answer{epoch: c.epoch, gen: c.gen, code: h.ErrorCode, data: jdwp.Data(r.Packet)})
+				c.answer = len(s.answers[c.key])
+				s.answers[c.key] = append(s.answers[c.key], answer{epoch: c.epoch, gen: c.gen, code: h.ErrorCode, data: jdwp.Data(r.Packet)})
 			}
 			last, lastAt = dependency{depReply, i}, r.Time
 		case r.Direction == scache.Downstream:

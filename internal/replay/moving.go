@@ -40,33 +40,23 @@ func (m *movingStates) accept(c *command, reply []byte) bool {
 	if !scache.MovingState(c.cmd) || c.answer < 0 {
 		return exact
 	}
-	key, ok := scache.KeyOf(c.packet)
-	if !ok {
-		return exact
-	}
-	seen, delivered := m.seen[key]
+	seen := m.seen[c.key] // 0 before the first: every recorded state is ahead
 	if exact {
-		if !delivered || c.answer > seen {
-			m.seen[key] = c.answer
-		}
+		m.seen[c.key] = max(seen, c.answer)
 		return true
 	}
 	h, err := jdwp.ParseHeader(reply)
 	if err != nil {
 		return false
 	}
-	answers := m.s.answers[key]
-	from := 0
-	if delivered {
-		from = seen
-	}
-	for j := from; j < len(answers); j++ {
+	answers := m.s.answers[c.key]
+	for j := seen; j < len(answers); j++ {
 		a := answers[j]
 		if a.epoch.epoch != c.epoch.epoch || a.gen != c.gen {
 			continue
 		}
 		if a.code == h.ErrorCode && bytes.Equal(a.data, jdwp.Data(reply)) {
-			m.seen[key] = j
+			m.seen[c.key] = j
 			return true
 		}
 	}

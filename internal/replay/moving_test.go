@@ -44,7 +44,7 @@ func TestMovingStatesAcceptsRecordedStatesInOrder(t *testing.T) {
 		{epoch: era{2, 2}, data: jdwp.Data(reply(4))}, // WAIT, at the next stop
 	}}}
 	ask := func(answer int, epoch era) *command {
-		return &command{packet: status(7), cmd: jdwp.CmdThreadReferenceStatus, epoch: epoch, answer: answer,
+		return &command{packet: status(7), cmd: jdwp.CmdThreadReferenceStatus, key: key, epoch: epoch, answer: answer,
 			reply: reply(binary.BigEndian.Uint32(s.answers[key][answer].data))}
 	}
 
@@ -80,8 +80,7 @@ func moveSecondStatusAsk(t *testing.T, tr Trace) Trace {
 		if c.cmd != jdwp.CmdThreadReferenceStatus || c.answer < 1 {
 			continue
 		}
-		key, _ := scache.KeyOf(c.packet)
-		prev := s.answers[key][c.answer-1]
+		prev := s.answers[c.key][c.answer-1]
 		if prev.epoch == c.epoch && jdwp.ThreadStatus(binary.BigEndian.Uint32(prev.data)) != jdwp.ThreadStatusRunning {
 			target = c.reply
 			break
