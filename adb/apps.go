@@ -313,12 +313,14 @@ func (c *Client) TrackApps(ctx context.Context, sel Selector) (<-chan []App, err
 	go func() {
 		defer close(out)
 		known := map[int]App{} // pid → what AppName learned
+		// needsName reports whether a's name is AppName's to learn.
+		needsName := func(a App) bool { return a.Debuggable && !(named && a.Name != "") }
 		for apps := range updates {
 			current := map[int]bool{}
 			var unnamed []int
 			for _, a := range apps {
 				current[a.PID] = true
-				if _, ok := known[a.PID]; !ok && !(named && a.Name != "") && a.Debuggable {
+				if _, ok := known[a.PID]; !ok && needsName(a) {
 					unnamed = append(unnamed, a.PID)
 				}
 			}
@@ -331,7 +333,7 @@ func (c *Client) TrackApps(ctx context.Context, sel Selector) (<-chan []App, err
 			}
 			for i := range apps {
 				a := &apps[i]
-				if named && a.Name != "" || !a.Debuggable {
+				if !needsName(*a) {
 					continue
 				}
 				k := known[a.PID]
