@@ -280,14 +280,18 @@ func (s *session) check() {
 // every policy that caches, with belay off, a small cache, no bound on
 // commands in flight, one command in flight, and answering ahead.
 var propertyModes = map[string][]scache.Option{
-	"default":      nil,
-	"classic":      {scache.Classic()},
-	"tiny cache":   {scache.WithCacheBytes(600)},
-	"no belay":     {scache.WithBelay(false)},
-	"unbounded":    {scache.WithMaxInFlight(0), scache.WithMaxFrames(2)},
-	"one at once":  {scache.WithMaxInFlight(1)},
-	"ahead":        {scache.WithAnswerAhead(true)},
-	"linearizable": {scache.WithConsistency(scache.Linearizable)},
+	"default":    nil,
+	"classic":    {scache.Classic()},
+	"tiny cache": {scache.WithCacheBytes(600)},
+	"no belay":   {scache.WithBelay(false)},
+	// Belay off with no state speculated: the debugger's own asks are in
+	// flight across its writes, and only invalidation keeps their replies
+	// out of the cache (a thread renamed while its Name was in flight).
+	"no belay, metadata only": {scache.WithBelay(false), scache.WithFamilies(scache.FamilyClass)},
+	"unbounded":               {scache.WithMaxInFlight(0), scache.WithMaxFrames(2)},
+	"one at once":             {scache.WithMaxInFlight(1)},
+	"ahead":                   {scache.WithAnswerAhead(true)},
+	"linearizable":            {scache.WithConsistency(scache.Linearizable)},
 	// A clock that makes the VM look slow (each reading a millisecond
 	// later): the cost model weighs and bounds what is sent, which must
 	// never change what is answered.

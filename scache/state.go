@@ -325,9 +325,16 @@ func (s *Speculator) onThreadFieldsSet(object jdwp.ObjectID) {
 		if e, ok := s.cache.peek(key); ok && !e.moving {
 			s.cache.remove(key)
 		}
-		if p, ok := s.inflight.byKey[key]; ok && !p.moving {
-			p.poisoned = true
-			delete(s.inflight.byKey, key)
+		// Every command in flight of the key, not only the one belay
+		// indexes: with belay off, or behind a repeat, the others are
+		// cached too when their reply comes.
+		for _, p := range s.inflight.pending {
+			if p.key == key && !p.moving {
+				p.poisoned = true
+				if s.inflight.byKey[key] == p {
+					delete(s.inflight.byKey, key)
+				}
+			}
 		}
 	}
 }

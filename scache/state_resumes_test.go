@@ -1,6 +1,7 @@
 package scache_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -143,4 +144,66 @@ func TestAListAskedWhileThreadsRunGuessesTheNextStop(t *testing.T) {
 	ask(h, &jdwp.VMAllThreadsCommand{})
 	sent := h.stopEvent(1, jdwp.SuspendPolicyAll)
 	require.Equal(t, 3, sent[jdwp.CmdThreadReferenceName], "the listed threads' names go out with the first stop: %v", sent)
+}
+
+// TestARenameMakesANameInFlightUnservable: a thread's Name in flight
+// when the debugger renames the thread (the debugger's own ask, or the
+// stop's speculation of it) answers only what asked it before the write:
+// the debugger's next Name gets the new name, whether or not belay indexes
+// the commands in flight. The held-out property found it with
+// WithBelay(false), under either promise.
+func TestARenameMakesANameInFlightUnservable(t *testing.T) {
+	for _, belay := range []bool{true, false} {
+		for _, consistency := range []scache.Consistency{scache.Sequential, scache.Linearizable} {
+			opts := []scache.Option{scache.WithBelay(belay), scache.WithConsistency(consistency)}
+			t.Run(fmt.Sprintf("belay=%v/%v/the debugger's ask", belay, consistency), func(t *testing.T) {
+				h := threadsWorld(t, 2, false, append(opts, scache.WithFamilies(scache.FamilyClass))...)
+				ask(h, &jdwp.VMIDSizesCommand{})
+				ask(h, &jdwp.VMResumeCommand{})
+				h.stopEvent(1, jdwp.SuspendPolicyAll)
+				h.drain()
+				before := h.send(&jdwp.ThreadNameCommand{Thread: 2})
+				renameThread(h, 2, "renamed")
+				h.drain()
+				require.Equal(t, 1, h.reachedVM(before), "the first ask went to the VM")
+				got, want := ask(h, &jdwp.ThreadNameCommand{Thread: 2})
+				require.Equal(t, want, got, "the name after the rename")
+			})
+			t.Run(fmt.Sprintf("belay=%v/%v/the stop's speculation", belay, consistency), func(t *testing.T) {
+				h := threadsWorld(t, 2, false, append(opts, scache.WithFamilies(scache.FamilyThreads))...)
+				ask(h, &jdwp.VMIDSizesCommand{})
+				ask(h, &jdwp.VMResumeCommand{})
+				h.stopEvent(1, jdwp.SuspendPolicyAll)
+				h.drain()
+				ask(h, &jdwp.VMAllThreadsCommand{}) // the threads view: wanted at the next stop
+				for _, id := range []jdwp.ThreadID{1, 2} {
+					ask(h, &jdwp.ThreadStatusCommand{Thread: id})
+					ask(h, &jdwp.ThreadNameCommand{Thread: id})
+				}
+				ask(h, &jdwp.VMResumeCommand{})
+				sent := h.stopEvent(1, jdwp.SuspendPolicyAll) // the view goes out, unanswered yet
+				require.Equal(t, 2, sent[jdwp.CmdThreadReferenceName], "the names go out with the stop: %v", sent)
+				renameThread(h, 2, "renamed")
+				h.drain()
+				got, want := ask(h, &jdwp.ThreadNameCommand{Thread: 2})
+				require.Equal(t, want, got, "the name after the rename")
+			})
+		}
+	}
+}
+
+// renameThread sends the debugger's ObjectReference.SetValues of thread's
+// name field (jdb's "set t.name = ..."), with a string made for it.
+func renameThread(h *harness, thread jdwp.ObjectID, name string) {
+	s := h.vm.NewString(name)
+	id := h.nextID
+	h.nextID++
+	h.sendRaw(jdwp.AppendCommand(nil, id, jdwp.CmdObjectReferenceSetValues, func() []byte {
+		w := jdwp.NewWriter(sizes8)
+		w.ObjectID(thread)
+		w.Int32(1)
+		w.FieldID(scachetest.ThreadNameField)
+		w.ObjectID(s)
+		return w.Bytes()
+	}()))
 }
