@@ -265,6 +265,9 @@ func (s *splitRun) readTunnel() {
 		if err != nil {
 			switch {
 			case s.ending.Load():
+			case errors.Is(err, tunnel.ErrOversized): // the connection still works: say why
+				s.failOn(err)
+				s.drainTunnel()
 			case jdwp.IsCleanClose(err):
 				s.endFromTunnel("", fmt.Errorf("%w: the %s closed it without an end frame", ErrTunnelLost, s.otherHalf))
 			default:
@@ -284,9 +287,26 @@ func (s *splitRun) readTunnel() {
 			if !s.ending.Load() {
 				s.failOn(err)
 			}
+			s.drainTunnel()
 			return
 		}
 	}
+}
+
+// endLinger bounds how long a half that ended the session on its own
+// error keeps the tunnel open for its end frame to leave (behind what was
+// queued before it) and the other half to close its side.
+const endLinger = 10 * time.Second
+
+// drainTunnel reads and drops what the other half still sends, after this
+// half ended the session on its own error, until the other half closes the
+// tunnel (it has read the end frame) or endLinger passes. Closing a socket
+// with unread bytes in it resets the connection, and a reset can discard
+// the end frame before the other half reads it.
+func (s *splitRun) drainTunnel() {
+	t := time.AfterFunc(endLinger, func() { s.tunnel.Close() })
+	defer t.Stop()
+	_, _ = io.Copy(io.Discard, s.tunnel)
 }
 
 // keepAlive sends a heartbeat every third of the silence timeout, and ends

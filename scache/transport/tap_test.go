@@ -21,6 +21,8 @@ type tap struct {
 	mu    sync.Mutex
 	conns []net.Conn
 	sent  []byte // what the first client sent
+
+	wmu sync.Mutex // one write at a time on the link, the injected ones included
 }
 
 func startTap(t *testing.T, target string) *tap {
@@ -72,7 +74,10 @@ func (tp *tap) pipe(dst, src net.Conn, record bool) {
 			tp.mu.Unlock()
 		}
 		if n > 0 {
-			if _, werr := dst.Write(buf[:n]); werr != nil {
+			tp.wmu.Lock()
+			_, werr := dst.Write(buf[:n])
+			tp.wmu.Unlock()
+			if werr != nil {
 				return
 			}
 		}
@@ -91,4 +96,20 @@ func (tp *tap) recorded() []byte {
 	tp.mu.Lock()
 	defer tp.mu.Unlock()
 	return append([]byte(nil), tp.sent...)
+}
+
+// Inject writes b on the latest connection's link, between two of the
+// writes it carries: towards the target (toTarget), or towards the client.
+func (tp *tap) Inject(t *testing.T, toTarget bool, b []byte) {
+	tp.mu.Lock()
+	require.NotEmpty(t, tp.conns, "a connection through the tap")
+	c := tp.conns[len(tp.conns)-2] // the client's
+	if toTarget {
+		c = tp.conns[len(tp.conns)-1]
+	}
+	tp.mu.Unlock()
+	tp.wmu.Lock()
+	defer tp.wmu.Unlock()
+	_, err := c.Write(b)
+	require.NoError(t, err)
 }

@@ -111,6 +111,11 @@ const NotATunnelMessage = "use -split far: this is the near half of a split prox
 // frame.
 var ErrTunnel = errors.New("scache: tunnel")
 
+// ErrOversized marks a frame whose length field is over the reader's
+// bound: the peer broke the protocol on a connection that still works, so
+// the reader's half can still tell it why it ends. It wraps ErrTunnel.
+var ErrOversized = fmt.Errorf("%w: a frame over the bound", ErrTunnel)
+
 // Errorf returns an error about the tunnel: it wraps ErrTunnel.
 func Errorf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrTunnel}, args...)...)
@@ -382,7 +387,7 @@ func (fr *Reader) Read() ([]byte, error) {
 	}
 	n := binary.BigEndian.Uint32(h[1:])
 	if int64(n) > int64(fr.max) {
-		return nil, Errorf("a frame whose length field says %d: the bound is %d", n, fr.max)
+		return nil, fmt.Errorf("%w: a frame whose length field says %d: the bound is %d", ErrOversized, n, fr.max)
 	}
 	if cap(fr.buf) < HeaderSize+int(n) {
 		fr.buf = make([]byte, HeaderSize+int(n))

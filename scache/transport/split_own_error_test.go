@@ -1,0 +1,208 @@
+package transport_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/internal/logtest"
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
+	"github.com/jdwpscache/scache/scache/transport"
+	"github.com/stretchr/testify/require"
+)
+
+// ownErrorTries is how many times each half is made to fail on a frame of
+// its peer's: the end frame must reach the peer every time, not most.
+const ownErrorTries = 50
+
+// A half that ends on its own protocol error (a frame of a type it does not
+// know, or one longer than its bound) writes its end frame, with the
+// reason, before its connections close: the other half reads it every
+// time, then the end of the stream.
+func TestAHalfsOwnErrorReachesTheOtherHalf(t *testing.T) {
+	bad := map[string][]byte{
+		"unknown type": tunnel.NewFrame(0x5a, []byte("junk")),
+		"too long":     {tunnel.Packet, 0x7f, 0xff, 0xff, 0xff},
+	}
+	reasons := map[string]string{"unknown type": "a frame of unknown type 0x5a", "too long": "a frame whose length field says"}
+	for name, frame := range bad {
+		t.Run("near half/"+name, func(t *testing.T) {
+			for range ownErrorTries {
+				far, done := startNearRelay(t)
+				_, err := far.Write(frame)
+				require.NoError(t, err)
+				requireEndFrame(t, far, reasons[name])
+				require.ErrorIs(t, <-done, tunnel.ErrTunnel)
+			}
+		})
+		t.Run("far half/"+name, func(t *testing.T) {
+			for range ownErrorTries {
+				near, done := startFarRelay(t)
+				_, err := near.Write(frame)
+				require.NoError(t, err)
+				requireEndFrame(t, near, reasons[name])
+				require.ErrorIs(t, <-done, tunnel.ErrTunnel)
+			}
+		})
+	}
+}
+
+// requireEndFrame reads frames from c until the end frame, which must carry
+// reason, then the end of the stream.
+func requireEndFrame(t *testing.T, c net.Conn, reason string) {
+	t.Helper()
+	require.NoError(t, c.SetReadDeadline(time.Now().Add(30*time.Second)))
+	fr := tunnel.NewReader(c, 0)
+	for {
+		b, err := fr.Read()
+		require.NoError(t, err, "the peer's end frame, before the end of the stream")
+		if b[0] == tunnel.End {
+			require.Contains(t, string(b[tunnel.HeaderSize:]), reason)
+			break
+		}
+	}
+	_, err := fr.Read()
+	require.True(t, errors.Is(err, io.EOF), "the end of the stream after the end frame, not %v", err)
+	c.Close()
+}
+
+// startNearRelay runs a near half's relay between a far half the test plays
+// (returned, past its hello) and a VM that only shakes hands.
+func startNearRelay(t *testing.T) (net.Conn, <-chan error) {
+	farSide, nearSide := tcpPair(t)
+	vmSide, vm := tcpPair(t)
+	go func() {
+		if jdwp.ReadHandshake(vm, "debugger") == nil {
+			_, _ = vm.Write(jdwp.HandshakeBytes)
+		}
+		_, _ = io.Copy(io.Discard, vm)
+		vm.Close()
+	}()
+	done := make(chan error, 1)
+	go func() {
+		done <- newRelay(t, transport.WithSplit(transport.NearHalf)).Run(context.Background(), nearSide, vmSide)
+	}()
+	_, err := farSide.Write(tunnel.FarOpening())
+	require.NoError(t, err)
+	require.NoError(t, tunnel.ReadNearHello(farSide))
+	return farSide, done
+}
+
+// startFarRelay runs a far half's relay between a debugger (past its
+// handshake, and then silent) and a near half the test plays (returned,
+// past its hello).
+func startFarRelay(t *testing.T) (net.Conn, <-chan error) {
+	dbg, farDown := tcpPair(t)
+	farUp, nearSide := tcpPair(t)
+	done := make(chan error, 1)
+	go func() {
+		done <- newRelay(t, transport.WithSplit(transport.FarHalf)).Run(context.Background(), farDown, farUp)
+	}()
+	_, err := dbg.Write(jdwp.HandshakeBytes)
+	require.NoError(t, err)
+	require.NoError(t, tunnel.ReadFarHello(nearSide))
+	_, err = nearSide.Write(tunnel.NearHello(tunnel.StatusOn, ""))
+	require.NoError(t, err)
+	require.NoError(t, jdwp.ReadHandshake(dbg, "proxy"))
+	t.Cleanup(func() { dbg.Close() })
+	return nearSide, done
+}
+
+// tcpPair returns the two ends of a loopback TCP connection.
+func tcpPair(t *testing.T) (net.Conn, net.Conn) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	a, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	b := <-accepted
+	require.NotNil(t, b)
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a, b
+}
+
+// The same through two real halves, with the bad frame put on the link
+// between them: the other half's log names the reason, every time.
+func TestAHalfsOwnErrorIsLoggedByTheOtherHalf(t *testing.T) {
+	vm := handshakeOnlyVM(t)
+	nearLog, farLog := &logtest.Buffer{}, &logtest.Buffer{}
+	near := serveHalf(t, nearLog, transport.NearHalf, vm)
+	link := startTap(t, near)
+	far := serveHalf(t, farLog, transport.FarHalf, link.addr)
+	for _, toNear := range []bool{false, true} {
+		log, culprit := farLog, "near"
+		if !toNear {
+			log, culprit = nearLog, "far"
+		}
+		for try := range ownErrorTries {
+			told := "the " + culprit + " half ended the session: scache: tunnel: a frame of unknown type 0x5a"
+			before := strings.Count(log.String(), told)
+			dbg, err := net.Dial("tcp", far)
+			require.NoError(t, err)
+			require.NoError(t, jdwp.DebuggerHandshake(dbg, 30*time.Second))
+			link.Inject(t, toNear, tunnel.NewFrame(0x5a, []byte("junk")))
+			_, err = io.Copy(io.Discard, dbg) // the session ends
+			require.NoError(t, err)
+			dbg.Close()
+			require.Eventually(t, func() bool {
+				return strings.Count(log.String(), told) > before
+			}, 30*time.Second, time.Millisecond, "try %d: the %s half's reason in the other's log:\n%s", try, culprit, log.String())
+		}
+	}
+}
+
+// handshakeOnlyVM listens for debuggers that it answers the JDWP handshake
+// and nothing more, and returns its address.
+func handshakeOnlyVM(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if jdwp.ReadHandshake(c, "debugger") == nil {
+					_, _ = c.Write(jdwp.HandshakeBytes)
+				}
+				_, _ = io.Copy(io.Discard, c)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// serveHalf serves one half of a split proxy towards target, logging to
+// log, until the test ends, and returns its address.
+func serveHalf(t *testing.T, log *logtest.Buffer, half transport.Half, target string, opts ...scache.Option) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", target)
+	}, append([]scache.Option{transport.WithSplit(half), scache.WithLogger(slog.New(slog.NewTextHandler(log, nil)))}, opts...)...)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	return ln.Addr().String()
+}
