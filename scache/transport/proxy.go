@@ -45,13 +45,15 @@ type Proxy struct {
 	active bool
 	wg     sync.WaitGroup
 
-	pending chan struct{} // a token per connection still in its handshake
-	junk    logLimiter    // the log lines about refused connections
+	gate      *handshakeGate // the connections still in their handshake
+	lingering chan struct{}  // a token per refusal at the door still being read out
+	junk      logLimiter     // the log lines about refused connections
 }
 
-// MaxPendingHandshakes bounds the connections a Proxy holds while they
-// send their handshake; more are closed at once (and logged as refused).
-const MaxPendingHandshakes = 32
+// MaxPendingHandshakes is the default bound on the connections a Proxy
+// holds while they send their handshake (DefaultHandshakeLimits.Full); past
+// it a new connection only takes the place of another.
+const MaxPendingHandshakes = 64
 
 // junkLogEvery is the least time between two log lines about connections
 // refused at their handshake: the others are counted in the next line.
@@ -76,8 +78,8 @@ func NewProxy(dialVM func(ctx context.Context) (net.Conn, error), opts ...scache
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Proxy{dialVM: dialVM, st: st, log: log, pending: make(chan struct{}, MaxPendingHandshakes),
-		junk: logLimiter{every: junkLogEvery, now: time.Now}}, nil
+	return &Proxy{dialVM: dialVM, st: st, log: log, gate: newHandshakeGate(st.handshakeLimits()),
+		lingering: make(chan struct{}, maxLingering), junk: logLimiter{every: junkLogEvery, now: time.Now}}, nil
 }
 
 // Serve accepts connections on ln until ctx is cancelled or ln fails, and
@@ -95,30 +97,68 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 			}
 			return fmt.Errorf("scache: accepting debuggers: %w", err)
 		}
-		select {
-		case p.pending <- struct{}{}:
-		default:
-			p.refused(log, conn, errors.New("too many connections still in their handshake"), "a connection")
-			conn.Close()
+		pc, err := p.gate.admit(conn, p.handshakeTimeout())
+		if err != nil {
+			p.refuseAtTheDoor(log, conn, err)
 			continue
 		}
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			p.serveConn(ctx, conn, log)
+			p.serveConn(ctx, pc, log)
 		}()
 	}
 }
 
+// handshakeTimeout bounds a connection's whole handshake.
+func (p *Proxy) handshakeTimeout() time.Duration {
+	if p.st.HandshakeTimeout > 0 {
+		return p.st.HandshakeTimeout
+	}
+	return jdwp.HandshakeTimeout
+}
+
+// refuseAtTheDoor closes a connection the handshake limits refused; a near
+// half first tells it why, in the tunnel's own answer.
+func (p *Proxy) refuseAtTheDoor(log *slog.Logger, conn net.Conn, why error) {
+	p.refused(log, conn, why, "scache: refusing a connection at the handshake limits (see HandshakeLimits)")
+	if p.st.half() != NearHalf {
+		conn.Close()
+		return
+	}
+	_ = conn.SetDeadline(time.Now().Add(doorLinger))
+	_, _ = conn.Write(tunnel.NearHello(tunnel.StatusBusy, "the near half refused the connection: "+why.Error()+"; try again"))
+	select {
+	case p.lingering <- struct{}{}:
+	default:
+		conn.Close() // too many refusals under way: no time for this one's
+		return
+	}
+	// Closing with the far half's hello unread in the socket would reset
+	// the connection, and a reset can discard the refusal before the far
+	// half reads it: end writing, read what it sent, then close.
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		defer func() { <-p.lingering }()
+		jdwp.CloseAfterDrain(conn)
+		_, _ = io.Copy(io.Discard, conn)
+		conn.Close()
+	}()
+}
+
+// doorLinger bounds how long a refusal at the door is written and the
+// refused peer's bytes read; maxLingering bounds how many at once.
+const (
+	doorLinger   = 200 * time.Millisecond
+	maxLingering = 64
+)
+
 // serveConn reads a connection's handshake and, if it is the first complete
 // one while no session runs, serves the session.
-func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) {
+func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger) {
+	var conn net.Conn = pc
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	timeout := p.st.HandshakeTimeout
-	if timeout <= 0 {
-		timeout = jdwp.HandshakeTimeout
-	}
-	_ = conn.SetDeadline(time.Now().Add(timeout))
 	var err error
 	st, hello, peer := p.st, jdwp.HandshakeBytes, "a JDWP debugger"
 	if key := p.st.tunnelKey(); p.st.half() == NearHalf {
@@ -148,13 +188,13 @@ func (p *Proxy) serveConn(ctx context.Context, conn net.Conn, log *slog.Logger) 
 		err = jdwp.ReadHandshake(conn, "debugger")
 	}
 	_ = conn.SetDeadline(time.Time{})
-	<-p.pending
+	p.gate.done(pc)
 	if !stop() {
 		conn.Close()
 		return // shutting down
 	}
 	if err != nil {
-		p.refused(log, conn, err, peer)
+		p.refused(log, conn, err, "scache: closing a connection that is not "+peer)
 		conn.Close()
 		return
 	}
@@ -215,7 +255,7 @@ const tlsHandshakeRecord = 0x16
 // refused logs a connection closed at its handshake, at most once per
 // junkLogEvery: a flood of junk connections writes a line a second, with
 // the count of those not logged.
-func (p *Proxy) refused(log *slog.Logger, conn net.Conn, err error, peer string) {
+func (p *Proxy) refused(log *slog.Logger, conn net.Conn, err error, msg string) {
 	ok, muted := p.junk.allow()
 	if !ok {
 		return
@@ -224,7 +264,7 @@ func (p *Proxy) refused(log *slog.Logger, conn net.Conn, err error, peer string)
 	if muted > 0 {
 		args = append(args, "also_refused_since_last_line", muted)
 	}
-	log.Info("scache: closing a connection that is not "+peer, args...)
+	log.Info(msg, args...)
 }
 
 // A logLimiter lets a line through at most once per every, and counts

@@ -100,21 +100,23 @@ func TestProxyGivesTheSessionToTheFirstCompleteHandshake(t *testing.T) {
 }
 
 // The connections still in their handshake are bounded: beyond
-// MaxPendingHandshakes idle ones, the next is closed at once, and the VM
-// is never dialled.
+// DefaultHandshakeLimits.PerSource from one address that speak and never
+// finish, the next from it is closed at once, and the VM is never
+// dialled (TestAFloodOfIdleConnectionsNeverLocksOutTheFarHalf floods from
+// many addresses).
 func TestPendingHandshakesAreBounded(t *testing.T) {
 	var dials atomic.Int32
 	addr := serveProxy(t, func(context.Context) (net.Conn, error) {
 		dials.Add(1)
 		return nil, io.EOF
-	}, transport.WithHandshakeTimeout(time.Minute))
+	}, transport.WithHandshakeTimeout(time.Minute), transport.WithHandshakeLimits(neverStale))
 	var idle []net.Conn
 	defer func() {
 		for _, c := range idle {
 			c.Close()
 		}
 	}()
-	for range transport.MaxPendingHandshakes {
+	for range transport.DefaultHandshakeLimits.PerSource {
 		c, err := net.Dial("tcp", addr)
 		require.NoError(t, err)
 		_, err = c.Write([]byte("JDWP")) // a handshake that never ends
@@ -135,3 +137,11 @@ func TestPendingHandshakesAreBounded(t *testing.T) {
 	}, 30*time.Second, 10*time.Millisecond)
 	require.Zero(t, dials.Load())
 }
+
+// neverStale are the default handshake limits but that no connection turns
+// stale within a test's time: what is pending stays.
+var neverStale = func() transport.HandshakeLimits {
+	l := transport.DefaultHandshakeLimits
+	l.StaleSilence, l.StaleAge = time.Hour, time.Hour
+	return l
+}()

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -13,6 +14,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"os"
@@ -21,6 +23,7 @@ import (
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/internal/option"
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
 )
 
 // A TunnelKey is the secret the two halves of a split proxy share: a key
@@ -166,21 +169,48 @@ func keyedFar(ctx context.Context, c net.Conn, key *TunnelKey, timeout time.Dura
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tc := key.Client(c)
+	first := &firstBytes{Conn: c}
+	tc := key.Client(first)
 	err := tc.HandshakeContext(ctx)
 	if err == nil {
 		return tc, nil
 	}
-	c.Close()
+	defer c.Close()
 	addr := peerName(c)
 	var rec tls.RecordHeaderError
 	switch {
+	case errors.As(err, &rec) && tunnel.IsNearHelloStart(rec.RecordHeader[:]):
+		// A refusal in the tunnel's own answer, sent before any TLS: the
+		// near half's handshake limits (a keyed near half answers nothing
+		// else in the clear). TLS read more than the record header.
+		var refusal *tunnel.RefusalError
+		if err := tunnel.ReadNearHello(io.MultiReader(bytes.NewReader(first.kept), c)); errors.As(err, &refusal) && refusal.Status != tunnel.StatusKey {
+			return nil, fmt.Errorf("scache: the near half at %s: %w", addr, refusal)
+		}
+		fallthrough
 	case errors.As(err, &rec):
 		return nil, fmt.Errorf("%w: the near half at %s answered in the clear: it has no tunnel key; give both halves -key FILE (this one: %s)", ErrWrongTunnelKey, addr, key.Fingerprint())
 	case errors.Is(err, ErrWrongTunnelKey):
 		return nil, fmt.Errorf("%w: the near half at %s holds another tunnel key than this one (%s): give both halves the same -key FILE", ErrWrongTunnelKey, addr, key.Fingerprint())
 	}
 	return nil, fmt.Errorf("scache: the keyed tunnel to the near half at %s: %w", addr, err)
+}
+
+// firstBytes is a connection that keeps the first bytes read from it (up
+// to maxKept): what a TLS handshake read of a refusal sent in the clear.
+type firstBytes struct {
+	net.Conn
+	kept []byte
+}
+
+const maxKept = 4096
+
+func (c *firstBytes) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if room := maxKept - len(c.kept); room > 0 {
+		c.kept = append(c.kept, b[:min(n, room)]...)
+	}
+	return n, err
 }
 
 // OnLoopback reports whether a listen address ("127.0.0.1:8701",

@@ -86,6 +86,7 @@ type Settings struct {
 	HandshakeTimeout time.Duration
 	SilenceTimeout   time.Duration // a split half's; 0: the tunnel's default
 	TunnelKey        any           // a *transport.TunnelKey
+	HandshakeLimits  any           // a transport.HandshakeLimits
 	SessionEnded     any           // a func(scache.Stats, error)
 	Speculator       any           // a *scache.Speculator
 	Split            uint8         // a transport.Half

@@ -222,6 +222,13 @@ func (e *VersionError) Error() string {
 
 func (e *VersionError) Unwrap() error { return ErrTunnel }
 
+// IsNearHelloStart reports whether b, the first bytes a peer sent, begin
+// a near half's answer.
+func IsNearHelloStart(b []byte) bool {
+	n := min(len(b), len(magic))
+	return n > 0 && string(b[:n]) == magic[:n]
+}
+
 // ReadNearHello reads the near half's answer; an error says why the
 // session is not on.
 func ReadNearHello(r io.Reader) error {
@@ -252,10 +259,23 @@ func ReadNearHello(r io.Reader) error {
 		return Errorf("the near half speaks tunnel version %d, this far half %d: run the same scache version on both sides", v, Version)
 	}
 	if status != 0 {
-		return Errorf("the near half refused the session: %s", msg)
+		return &RefusalError{Status: status, Message: string(msg)}
 	}
 	return nil
 }
+
+// A RefusalError is a near half's answer that refuses the session: its
+// status and why.
+type RefusalError struct {
+	Status  byte
+	Message string
+}
+
+func (e *RefusalError) Error() string {
+	return "scache: tunnel: the near half refused the session: " + e.Message
+}
+
+func (e *RefusalError) Unwrap() error { return ErrTunnel }
 
 // NewFrame returns a frame of type typ whose payload is the concatenation
 // of parts, in a buffer of its own.
