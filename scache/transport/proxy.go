@@ -243,7 +243,7 @@ func (p *Proxy) keyedNear(ctx context.Context, conn net.Conn, key *TunnelKey) (n
 	}
 	tc := key.Server(peeked)
 	if err := tc.HandshakeContext(ctx); err != nil {
-		return conn, fmt.Errorf("%w: %w", ErrWrongTunnelKey, err)
+		return conn, handshakeFailure(err)
 	}
 	return tc, nil
 }

@@ -18,6 +18,7 @@ import (
 	"math/big"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -104,9 +105,7 @@ func parseTunnelKey(data []byte) (*TunnelKey, error) {
 
 // Fingerprint names the key without revealing it: "SHA256:" and the
 // base64 of its certificate's SHA-256, as both halves log it.
-func (k *TunnelKey) Fingerprint() string {
-	return "SHA256:" + base64.RawStdEncoding.EncodeToString(k.fingerprint[:])
-}
+func (k *TunnelKey) Fingerprint() string { return fingerprintOf(k.fingerprint) }
 
 // ErrWrongTunnelKey: the other half does not hold the same tunnel key (or
 // none).
@@ -122,15 +121,31 @@ func (k *TunnelKey) config() *tls.Config {
 		InsecureSkipVerify: true, // no authority: the peer's certificate is pinned below
 		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
 			if len(raw) == 0 {
-				return ErrWrongTunnelKey
+				return fmt.Errorf("%w: the peer showed no certificate", ErrWrongTunnelKey)
 			}
 			sum := sha256.Sum256(raw[0])
 			if subtle.ConstantTimeCompare(sum[:], k.fingerprint[:]) != 1 {
-				return ErrWrongTunnelKey
+				return &foreignCertificate{got: sum, pinned: k.fingerprint}
 			}
 			return nil
 		},
 	}
+}
+
+// A foreignCertificate is a peer's certificate that is not the one the
+// tunnel key pins: another key's, or a man in the middle's.
+type foreignCertificate struct{ got, pinned [sha256.Size]byte }
+
+func (e *foreignCertificate) Error() string {
+	return fmt.Sprintf("scache: the peer's certificate (%s) is not the one this tunnel key pins (%s): another key, or a man in the middle",
+		fingerprintOf(e.got), fingerprintOf(e.pinned))
+}
+
+func (e *foreignCertificate) Unwrap() error { return ErrWrongTunnelKey }
+
+// fingerprintOf names a certificate by its SHA-256, as Fingerprint does.
+func fingerprintOf(sum [sha256.Size]byte) string {
+	return "SHA256:" + base64.RawStdEncoding.EncodeToString(sum[:])
 }
 
 // Server returns c as the near half's end of a keyed tunnel; its handshake
@@ -190,10 +205,27 @@ func keyedFar(ctx context.Context, c net.Conn, key *TunnelKey, timeout time.Dura
 		fallthrough
 	case errors.As(err, &rec):
 		return nil, fmt.Errorf("%w: the near half at %s answered in the clear: it has no tunnel key; give both halves -key FILE (this one: %s)", ErrWrongTunnelKey, addr, key.Fingerprint())
-	case errors.Is(err, ErrWrongTunnelKey):
-		return nil, fmt.Errorf("%w: the near half at %s holds another tunnel key than this one (%s): give both halves the same -key FILE", ErrWrongTunnelKey, addr, key.Fingerprint())
+	case errors.As(err, new(*foreignCertificate)):
+		return nil, fmt.Errorf("the near half at %s holds another tunnel key than this one: %w; give both halves the same -key FILE", addr, err)
 	}
 	return nil, fmt.Errorf("scache: the keyed tunnel to the near half at %s: %w", addr, err)
+}
+
+// handshakeFailure names why a TLS handshake of the tunnel failed, as the
+// near half sees it: a certificate that is not the pinned one, records
+// that do not decrypt (not a fresh handshake: a recording of another
+// session replayed, or bytes altered on the way), or another failure.
+// Each wraps ErrWrongTunnelKey once.
+func handshakeFailure(err error) error {
+	switch text := err.Error(); {
+	case errors.Is(err, ErrWrongTunnelKey):
+		return err
+	case strings.Contains(text, "bad record MAC"): // crypto/tls names its alerts so
+		return fmt.Errorf("%w: not a fresh TLS handshake: the peer's records were made for another session (a recording replayed) or altered on the way", ErrWrongTunnelKey)
+	case strings.Contains(text, "remote error: tls: bad certificate"):
+		return fmt.Errorf("%w: the peer refused this half's certificate: it pins another key", ErrWrongTunnelKey)
+	}
+	return fmt.Errorf("%w: %w", ErrWrongTunnelKey, err)
 }
 
 // firstBytes is a connection that keeps the first bytes read from it (up
