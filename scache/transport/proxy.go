@@ -43,7 +43,13 @@ type Proxy struct {
 
 	mu     sync.Mutex
 	active bool
-	wg     sync.WaitGroup
+	// starting, while the active session has not finished its handshake
+	// (the VM dialled and shaken hands with), is closed when it has, or has
+	// failed to start: a connection that comes meanwhile waits for which,
+	// and is told busy only if a session is really in progress.
+	starting chan struct{}
+	claims   uint64 // the sessions claimed so far: the active one's number
+	wg       sync.WaitGroup
 
 	gate      *handshakeGate // the connections still in their handshake
 	lingering chan struct{}  // a token per refusal at the door still being read out
@@ -198,11 +204,8 @@ func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger
 		conn.Close()
 		return
 	}
-	p.mu.Lock()
-	busy := p.active
-	p.active = true
-	p.mu.Unlock()
-	if busy {
+	claim, ok := p.claim(ctx)
+	if !ok {
 		who := "a second debugger"
 		if st.half() == NearHalf {
 			who = "a second far half"
@@ -215,12 +218,62 @@ func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger
 		return
 	}
 	// The relay passes the handshake on: it reads it again from here.
-	stats, err := p.session(ctx, st, &handshakeRead{Conn: conn, pending: hello}, log)
-	p.mu.Lock()
-	p.active = false // free before the callback: the next session may start from within it
-	p.mu.Unlock()
+	stats, err := p.session(ctx, st, &handshakeRead{Conn: conn, pending: hello}, log, claim)
+	p.release(claim) // free before the callback: the next session may start from within it
 	if ended := st.sessionEnded(); ended != nil {
 		ended(stats, err)
+	}
+}
+
+// claim makes the Proxy's one session this connection's, and reports
+// whether it could (with the claim's number): not while another session
+// is in progress. While another is still starting, it waits to see
+// whether that one starts.
+func (p *Proxy) claim(ctx context.Context) (uint64, bool) {
+	for {
+		p.mu.Lock()
+		if !p.active {
+			p.claims++
+			p.active, p.starting = true, make(chan struct{})
+			p.mu.Unlock()
+			return p.claims, true
+		}
+		starting := p.starting
+		p.mu.Unlock()
+		if starting == nil {
+			return 0, false // a session is in progress
+		}
+		select {
+		case <-starting:
+		case <-ctx.Done():
+			return 0, false
+		}
+	}
+}
+
+// started marks claim's session as in progress: its handshake is through.
+func (p *Proxy) started(claim uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.claims == claim && p.starting != nil {
+		close(p.starting)
+		p.starting = nil
+	}
+}
+
+// release frees the Proxy for the next session: claim's ended, or never
+// started. A session that cannot start releases it before its refusal is
+// written, so that the far half that reads it and opens again is served.
+func (p *Proxy) release(claim uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.active || p.claims != claim {
+		return
+	}
+	p.active = false
+	if p.starting != nil {
+		close(p.starting)
+		p.starting = nil
 	}
 }
 
@@ -320,7 +373,7 @@ func (c *handshakeRead) CloseWrite() error {
 // session serves one debugger (or far half) with the settings st, and
 // returns the session's stats and error. A session that cannot start
 // closes the connection and logs why.
-func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, log *slog.Logger) (scache.Stats, error) {
+func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, log *slog.Logger, claim uint64) (scache.Stats, error) {
 	start := time.Now()
 	vm, err := p.dialVM(ctx)
 	if err != nil {
@@ -333,6 +386,7 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 		}
 		err = fmt.Errorf("scache: cannot reach %s: %w", party, err)
 		if st.half() == NearHalf {
+			p.release(claim) // the far half that reads this and opens again is served, not told busy
 			_, _ = debugger.Write(tunnel.NearHello(tunnel.StatusVM, err.Error()))
 		}
 		return notStarted(debugger, log, err)
@@ -347,6 +401,7 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 		vm.Close()
 		return notStarted(debugger, log, fmt.Errorf("scache: cannot start a session: %w", err))
 	}
+	r.started = func() { p.started(claim) }
 	err = r.Run(ctx, debugger, vm)
 	stats := r.Stats()
 	level := slog.LevelInfo

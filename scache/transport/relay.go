@@ -36,6 +36,17 @@ type Relay struct {
 	endReason string
 
 	journalMu sync.Mutex
+
+	// started, if set, is called once the session's handshake is through
+	// (a Proxy's session is then really in progress).
+	started func()
+}
+
+// handshakeThrough calls the started hook, if any.
+func (r *Relay) handshakeThrough() {
+	if r.started != nil {
+		r.started()
+	}
 }
 
 // NewRelay returns a Relay for one session. Its options: those of a
@@ -154,6 +165,7 @@ func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error 
 		}
 		return err
 	}
+	r.handshakeThrough()
 
 	var (
 		upW   = &sideWriter{w: vm}

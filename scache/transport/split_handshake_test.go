@@ -6,7 +6,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -218,3 +221,59 @@ func TestAHelloFollowedBySilenceNeverDialsTheVM(t *testing.T) {
 	require.NoError(t, err, "the near half closed the connection (not our deadline)")
 	require.Zero(t, dials.Load())
 }
+
+// A near half that could not reach the VM is free again before its refusal
+// reaches the far half: a far half that reads it and opens again at once
+// is told the VM is unreachable again, not that the near half is busy
+// (here the first refusal's log line is held until the second is answered).
+func TestANearHalfIsFreeOnceItRefused(t *testing.T) {
+	log := &heldLog{on: "cannot reach the VM", release: make(chan struct{})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", "127.0.0.1:1") // nothing listens there
+	}, transport.WithSplit(transport.NearHalf), scache.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	defer func() {
+		log.free()
+		cancel()
+		require.NoError(t, <-done)
+	}()
+	open := func() error {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		require.NoError(t, err)
+		defer c.Close()
+		_, err = c.Write(tunnel.FarOpening())
+		require.NoError(t, err)
+		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		return tunnel.ReadNearHello(c)
+	}
+	for try := range 2 {
+		err := open()
+		var refusal *tunnel.RefusalError
+		require.ErrorAs(t, err, &refusal, "try %d", try)
+		require.Equal(t, tunnel.StatusVM, refusal.Status, "try %d: %v", try, err)
+	}
+}
+
+// A heldLog is a log sink whose first line containing on waits until free
+// is called (a slow terminal, say), holding the writer of the line.
+type heldLog struct {
+	on      string
+	release chan struct{}
+	once    sync.Once
+	held    atomic.Bool
+}
+
+func (l *heldLog) Write(b []byte) (int, error) {
+	if strings.Contains(string(b), l.on) && l.held.CompareAndSwap(false, true) {
+		<-l.release
+	}
+	return len(b), nil
+}
+
+func (l *heldLog) free() { l.once.Do(func() { close(l.release) }) }

@@ -85,6 +85,7 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 		}
 		return err
 	}
+	r.handshakeThrough()
 	s.downW = newQueueWriter(down, DefaultTunnelQueueBytes)
 	s.upW = newQueueWriter(up, DefaultTunnelQueueBytes)
 	if s.tunnelUp {
