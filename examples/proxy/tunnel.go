@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 )
@@ -20,11 +21,19 @@ type pipeConn struct {
 	w       io.WriteCloser
 	name    string
 	closeFn func() error
-	once    sync.Once
-	err     error
+	// readEnded, if set, says why reading ended: a -via command's end.
+	readEnded func(err error) error
+	once      sync.Once
+	err       error
 }
 
-func (c *pipeConn) Read(b []byte) (int, error)  { return c.r.Read(b) }
+func (c *pipeConn) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	if err != nil && c.readEnded != nil {
+		err = c.readEnded(err)
+	}
+	return n, err
+}
 func (c *pipeConn) Write(b []byte) (int, error) { return c.w.Write(b) }
 
 // CloseWrite ends what the other side reads, and keeps reading.
@@ -89,11 +98,14 @@ func (l *stdioListener) Addr() net.Addr { return pipeAddr("stdio") }
 
 // viaDialer returns a dial function that starts `sh -c command` for each
 // session and speaks the tunnel over its standard input and output; its
-// standard error goes to ours (ssh's messages, say).
+// standard error goes to ours (ssh's messages, say). When the command's
+// output ends, the read error names the command, how it ended and its last
+// line on standard error, so the far half says why the tunnel was lost.
 func viaDialer(command string) func(ctx context.Context) (net.Conn, error) {
 	return func(ctx context.Context) (net.Conn, error) {
 		cmd := exec.Command("sh", "-c", command)
-		cmd.Stderr = os.Stderr
+		last := &lastLine{w: os.Stderr}
+		cmd.Stderr = last
 		// Pipes of our own: Wait must not close our ends before we have
 		// read all the command wrote.
 		childIn, in, err := os.Pipe()
@@ -115,16 +127,92 @@ func viaDialer(command string) func(ctx context.Context) (net.Conn, error) {
 			out.Close()
 			return nil, fmt.Errorf("-via: starting %q: %w", command, err)
 		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		return &pipeConn{r: out, w: in, name: "via " + command, closeFn: func() error {
-			select { // the near half ends when its stdin does; else it is stopped
-			case err := <-done:
-				return err
-			case <-time.After(5 * time.Second):
-				_ = cmd.Process.Kill()
-				return <-done
-			}
-		}}, nil
+		p := &viaProcess{command: command, cmd: cmd, stderr: last, done: make(chan struct{})}
+		go p.wait()
+		return &pipeConn{r: out, w: in, name: "via " + command, readEnded: p.ended, closeFn: p.stop}, nil
 	}
+}
+
+// A viaProcess is a -via command running for one session.
+type viaProcess struct {
+	command string
+	cmd     *exec.Cmd
+	stderr  *lastLine
+	done    chan struct{} // closed once it has exited; then err is set
+	err     error
+}
+
+func (p *viaProcess) wait() {
+	p.err = p.cmd.Wait()
+	close(p.done)
+}
+
+// viaExitWait bounds how long, once the command's output ended, its exit
+// is waited for to name it.
+const viaExitWait = time.Second
+
+// ended turns the end of the command's output into an error that says
+// how the command ended, once it has (within viaExitWait).
+func (p *viaProcess) ended(err error) error {
+	select {
+	case <-p.done:
+	case <-time.After(viaExitWait):
+		return err // still running: it only closed its output
+	}
+	how := "exit status 0"
+	if p.err != nil {
+		how = p.err.Error() // "exit status 255", "signal: killed"
+	}
+	msg := fmt.Sprintf("the -via command %q ended (%s)", p.command, how)
+	if line := p.stderr.last(); line != "" {
+		msg += fmt.Sprintf("; its last line on standard error: %q", line)
+	}
+	return fmt.Errorf("%s: %w", msg, err)
+}
+
+// stop ends the command with the session: the near half ends when its
+// stdin does; else it is stopped.
+func (p *viaProcess) stop() error {
+	select {
+	case <-p.done:
+	case <-time.After(5 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+	return p.err
+}
+
+// A lastLine passes what is written on to w and keeps the last non-empty
+// line (at most 200 bytes of it).
+type lastLine struct {
+	w io.Writer
+
+	mu      sync.Mutex
+	partial []byte
+	line    string
+}
+
+func (l *lastLine) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	for _, c := range b {
+		if c == '\n' {
+			if t := strings.TrimSpace(string(l.partial)); t != "" {
+				l.line = t
+			}
+			l.partial = l.partial[:0]
+		} else if len(l.partial) < 200 {
+			l.partial = append(l.partial, c)
+		}
+	}
+	l.mu.Unlock()
+	return l.w.Write(b)
+}
+
+func (l *lastLine) last() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t := strings.TrimSpace(string(l.partial)); t != "" {
+		return t
+	}
+	return l.line
 }

@@ -2,11 +2,19 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/internal/logtest"
+	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 )
@@ -43,4 +51,39 @@ func TestAKeyedTunnelBetweenRealHalves(t *testing.T) {
 	far := startServe(t, config{vmAddr: near, mode: "scache", split: "far", key: key})
 	got, _ := jvmtest.RunDriver(t, far, opts)
 	require.Equal(t, direct, got)
+}
+
+// When the -via command dies in the middle of a session, the far half
+// names it: the command, how it ended (here killed by a signal) and its
+// last line on standard error.
+func TestAViaCommandThatDiesIsNamed(t *testing.T) {
+	log := logtest.CaptureDefault(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "scache-proxy")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	vm := jvmtest.Start(t, "Debuggee", "-1")
+	pidFile := filepath.Join(dir, "near.pid")
+	command := fmt.Sprintf("echo $$ > %s; echo 'stand-in: connected to the near host' >&2; exec %s -split near -stdio -vm %s 2>/dev/null", pidFile, bin, vm.Addr)
+	far := startServe(t, config{mode: "scache", split: "far", via: command})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dbg, err := jdwp.Dial(ctx, far)
+	require.NoError(t, err)
+	defer dbg.Close()
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMIDSizesCommand{}, nil), "the session runs")
+	b, err := os.ReadFile(pidFile)
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "signal: killed") }, 30*time.Second, time.Millisecond)
+	require.Contains(t, log.String(), `the -via command \"echo $$ > `)
+	require.Contains(t, log.String(), `its last line on standard error: \"stand-in: connected to the near host\"`)
+	require.NotContains(t, log.String(), "without an end frame")
+	for _, line := range strings.Split(log.String(), "\n") {
+		if strings.Contains(line, "signal: killed") {
+			t.Log(line)
+		}
+	}
 }
