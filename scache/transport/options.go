@@ -37,9 +37,10 @@ func WithHandshakeTimeout(d time.Duration) scache.Option {
 // WithSilenceTimeout sets how long a half of a split proxy waits without a
 // frame from the other half before it ends the session (default
 // scache.TunnelSilenceTimeout, 15 s; each half sends a heartbeat every
-// third of it). A stalled link or a silent peer is cut this long after its
-// last frame: the near half releases the VM as a debugger's disconnect
-// would and takes the next far half.
+// third of it). A stalled link or a silent peer is cut between this long
+// and a fifteenth more after its last frame (silence is checked 15 times
+// per timeout: 15 to 16 s at the default): the near half releases the VM
+// as a debugger's disconnect would and takes the next far half.
 func WithSilenceTimeout(d time.Duration) scache.Option {
 	return option.New(fmt.Sprintf("WithSilenceTimeout(%v)", d), option.Sessions, func(st *option.Settings) error {
 		if d <= 0 {
