@@ -227,9 +227,13 @@ func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger
 
 // claim makes the Proxy's one session this connection's, and reports
 // whether it could (with the claim's number): not while another session
-// is in progress. While another is still starting, it waits to see
-// whether that one starts.
+// is in progress. While another is still starting, it waits up to
+// startingWait to see whether that one starts (a VM that is not there is
+// known at once; one that takes its time to answer keeps the newcomer
+// waiting no longer than that).
 func (p *Proxy) claim(ctx context.Context) (uint64, bool) {
+	wait := time.NewTimer(startingWait)
+	defer wait.Stop()
 	for {
 		p.mu.Lock()
 		if !p.active {
@@ -245,11 +249,17 @@ func (p *Proxy) claim(ctx context.Context) (uint64, bool) {
 		}
 		select {
 		case <-starting:
+		case <-wait.C:
+			return 0, false // still starting: busy
 		case <-ctx.Done():
 			return 0, false
 		}
 	}
 }
+
+// startingWait bounds how long a connection waits for another session's
+// start to see whether it is busy.
+const startingWait = time.Second
 
 // started marks claim's session as in progress: its handshake is through.
 func (p *Proxy) started(claim uint64) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/internal/tunnel"
 	"github.com/jdwpscache/scache/scache/transport"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -149,6 +151,10 @@ func TestAHalfsOwnErrorIsLoggedByTheOtherHalf(t *testing.T) {
 		for try := range ownErrorTries {
 			told := "the " + culprit + " half ended the session: scache: tunnel: a frame of unknown type 0x5a"
 			before := strings.Count(log.String(), told)
+			ended := func() int {
+				return strings.Count(nearLog.String(), "scache: session ended") + strings.Count(farLog.String(), "scache: session ended")
+			}
+			endedBefore := ended()
 			dbg, err := net.Dial("tcp", far)
 			require.NoError(t, err)
 			require.NoError(t, jdwp.DebuggerHandshake(dbg, 30*time.Second))
@@ -158,7 +164,10 @@ func TestAHalfsOwnErrorIsLoggedByTheOtherHalf(t *testing.T) {
 			dbg.Close()
 			require.Eventually(t, func() bool {
 				return strings.Count(log.String(), told) > before
-			}, 30*time.Second, time.Millisecond, "try %d: the %s half's reason in the other's log:\n%s", try, culprit, log.String())
+			}, 30*time.Second, time.Millisecond, "try %d: the %s half's reason in the other's log", try, culprit)
+			// Both halves are done before the next try: else the near half
+			// is rightly busy.
+			require.Eventually(t, func() bool { return ended() == endedBefore+2 }, 30*time.Second, time.Millisecond)
 		}
 	}
 }
@@ -205,4 +214,144 @@ func serveHalf(t *testing.T, log *logtest.Buffer, half transport.Half, target st
 		require.NoError(t, <-done)
 	})
 	return ln.Addr().String()
+}
+
+// Every way a split session ends reaches the other half's log with its
+// reason, in every one of ownErrorTries tries: the VM's death, a shutdown
+// of either half, a debugger's reset (TestEveryEndCarriesItsReason does
+// each once with a real VM; a half's own error is above).
+func TestEveryEndReachesTheOtherHalfEveryTime(t *testing.T) {
+	cases := []struct {
+		name   string
+		end    func(t *testing.T, s *splitSession)
+		inFar  bool // the reason is in the far half's log (else the near's)
+		reason string
+	}{
+		{"the VM dies", func(t *testing.T, s *splitSession) { s.vm.killLast(t) }, true, "the near half ended the session: the VM"},
+		{"the near half shuts down", func(t *testing.T, s *splitSession) { s.cancelNear() }, true, "the near half ended the session: the near half is shutting down"},
+		{"the far half shuts down", func(t *testing.T, s *splitSession) { s.cancelFar() }, false, "the far half ended the session: the far half is shutting down"},
+		{"the debugger resets", func(t *testing.T, s *splitSession) {
+			require.NoError(t, s.dbg.(*net.TCPConn).SetLinger(0))
+			s.dbg.Close()
+		}, false, "the far half ended the session: the debugger"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			vm := startKillableVM(t)
+			for try := range ownErrorTries {
+				s := startSplitSession(t, vm)
+				c.end(t, s)
+				log := s.nearLog
+				if c.inFar {
+					log = s.farLog
+				}
+				if !assert.Eventually(t, func() bool { return strings.Contains(log.String(), c.reason) }, 20*time.Second, time.Millisecond) {
+					t.Fatalf("try %d: %q not in the log; far:\n%s\nnear:\n%s", try, c.reason, s.farLog.String(), s.nearLog.String())
+				}
+				s.stop()
+			}
+		})
+	}
+}
+
+// A splitSession is a debugger's session through two halves of their own,
+// each logging to a buffer, to a VM that only shakes hands.
+type splitSession struct {
+	vm                    *killableVM
+	dbg                   net.Conn
+	nearLog, farLog       *logtest.Buffer
+	cancelNear, cancelFar context.CancelFunc
+	stop                  func()
+}
+
+func startSplitSession(t *testing.T, vm *killableVM) *splitSession {
+	s := &splitSession{vm: vm, nearLog: &logtest.Buffer{}, farLog: &logtest.Buffer{}}
+	var stopNear, stopFar func()
+	var near, far string
+	near, s.cancelNear, stopNear = serveHalfUntil(t, s.nearLog, transport.NearHalf, vm.addr)
+	far, s.cancelFar, stopFar = serveHalfUntil(t, s.farLog, transport.FarHalf, near)
+	dbg, err := net.Dial("tcp", far)
+	require.NoError(t, err)
+	require.NoError(t, jdwp.DebuggerHandshake(dbg, 30*time.Second))
+	s.dbg = dbg
+	go func() { // as a debugger does, it closes its side once the proxy's ends
+		_, _ = io.Copy(io.Discard, dbg)
+		dbg.Close()
+	}()
+	s.stop = func() {
+		dbg.Close()
+		stopFar()
+		stopNear()
+	}
+	return s
+}
+
+// serveHalfUntil serves one half towards target, logging to log; it
+// returns its address, the cancel that shuts it down, and a function that
+// shuts it down and waits for it.
+func serveHalfUntil(t *testing.T, log *logtest.Buffer, half transport.Half, target string) (string, context.CancelFunc, func()) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", target)
+	}, transport.WithSplit(half), scache.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	return ln.Addr().String(), cancel, func() {
+		cancel()
+		require.NoError(t, <-done)
+	}
+}
+
+// A killableVM answers the JDWP handshake of each connection and then
+// reads; killLast closes the latest connection, as a VM that dies.
+type killableVM struct {
+	addr  string
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func startKillableVM(t *testing.T) *killableVM {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	vm := &killableVM{addr: ln.Addr().String()}
+	t.Cleanup(func() {
+		ln.Close()
+		vm.mu.Lock()
+		for _, c := range vm.conns {
+			c.Close()
+		}
+		vm.mu.Unlock()
+	})
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if jdwp.ReadHandshake(c, "debugger") != nil {
+				c.Close()
+				continue
+			}
+			vm.mu.Lock()
+			vm.conns = append(vm.conns, c) // before the debugger's session can start
+			vm.mu.Unlock()
+			_, _ = c.Write(jdwp.HandshakeBytes)
+			go func() {
+				_, _ = io.Copy(io.Discard, c)
+				c.Close() // as a VM closes its side when the debugger's ends
+			}()
+		}
+	}()
+	return vm
+}
+
+func (vm *killableVM) killLast(t *testing.T) {
+	vm.mu.Lock()
+	defer vm.mu.Unlock()
+	require.NotEmpty(t, vm.conns)
+	vm.conns[len(vm.conns)-1].Close()
 }

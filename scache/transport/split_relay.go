@@ -69,13 +69,32 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 	r.endReason = ""
 	r.endMu.Unlock()
 	// During the handshake a shutdown closes both sides; once the session
-	// runs, it ends it with a reason (below).
-	stopHandshake := context.AfterFunc(ctx, s.closeBoth)
+	// is committed (its last handshake write, after which the other side
+	// takes the session as on), a shutdown ends it with a reason (below).
+	var commitMu sync.Mutex
+	committed, aborted := false, false
+	stopHandshake := context.AfterFunc(ctx, func() {
+		commitMu.Lock()
+		defer commitMu.Unlock()
+		if !committed {
+			aborted = true
+			s.closeBoth()
+		}
+	})
+	commit := func() error {
+		commitMu.Lock()
+		defer commitMu.Unlock()
+		if aborted {
+			return ctx.Err()
+		}
+		committed = true
+		return nil
+	}
 	var err error
 	if s.tunnelUp {
-		err = r.farHandshake(down, up)
+		err = r.farHandshake(down, up, commit)
 	} else {
-		err = r.nearHandshake(down, up)
+		err = r.nearHandshake(down, up, commit)
 	}
 	stopHandshake()
 	if err != nil {
@@ -382,8 +401,9 @@ func (s *splitRun) present(b []byte, up bool) error {
 }
 
 // farHandshake takes the debugger's JDWP handshake, opens the tunnel with
-// the near half (which reaches the VM) and answers the debugger.
-func (r *Relay) farHandshake(debugger, tun io.ReadWriter) error {
+// the near half (which reaches the VM) and answers the debugger, once
+// commit lets the session on.
+func (r *Relay) farHandshake(debugger, tun io.ReadWriter, commit func() error) error {
 	defer r.handshakeDeadline(debugger, tun)()
 	if err := jdwp.ReadHandshake(debugger, "debugger"); err != nil {
 		return err
@@ -397,6 +417,9 @@ func (r *Relay) farHandshake(debugger, tun io.ReadWriter) error {
 		}
 		return err
 	}
+	if err := commit(); err != nil {
+		return err
+	}
 	if _, err := debugger.Write(jdwp.HandshakeBytes); err != nil {
 		return fmt.Errorf("scache: answering the debugger's handshake: %w", err)
 	}
@@ -404,8 +427,8 @@ func (r *Relay) farHandshake(debugger, tun io.ReadWriter) error {
 }
 
 // nearHandshake takes the far half's hello, does the JDWP handshake with
-// the VM and answers the far half.
-func (r *Relay) nearHandshake(tun, vm io.ReadWriter) error {
+// the VM and answers the far half, once commit lets the session on.
+func (r *Relay) nearHandshake(tun, vm io.ReadWriter, commit func() error) error {
 	defer r.handshakeDeadline(tun, vm)()
 	if err := tunnel.ReadFarHello(tun); err != nil {
 		refuseFar(tun, err)
@@ -419,6 +442,9 @@ func (r *Relay) nearHandshake(tun, vm io.ReadWriter) error {
 	if err := jdwp.ReadHandshake(vm, "VM"); err != nil {
 		err = fmt.Errorf("scache: the VM at %s: %w", peerName(vm), err)
 		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVM, err.Error()))
+		return err
+	}
+	if err := commit(); err != nil {
 		return err
 	}
 	if _, err := tun.Write(tunnel.NearHello(tunnel.StatusOn, "")); err != nil {
