@@ -19,6 +19,7 @@ import (
 	"github.com/jdwpscache/scache/internal/replay"
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/stoplog"
 	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 )
@@ -40,10 +41,10 @@ func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.D
 }
 
 // workloadStops is workloadSession, with the stops as the debugger lived
-// them (a StopLog on the journal of the proxy next to it; none direct),
+// them (a stoplog.Log on the journal of the proxy next to it; none direct),
 // and a VM that serves one command per service (latency.WithService; 0:
 // HotSpot as it is).
-func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) (time.Duration, string, scache.Stats, []scache.StopRecord) {
+func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) (time.Duration, string, scache.Stats, []stoplog.Record) {
 	vm := jvmtest.Start(b, "Debuggee", o.DebuggeeArgs(o.Stops)...)
 	vmAddr := vm.Addr
 	if service > 0 {
@@ -52,7 +53,7 @@ func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jv
 		defer slow.Close()
 		vmAddr = slow.Addr
 	}
-	stops := &scache.StopLog{}
+	stops := &stoplog.Log{}
 	record := func(e scache.JournalEntry) {
 		stops.Add(e)
 		if journal != nil {

@@ -40,3 +40,24 @@ func buildTraits() map[jdwp.Command]traits {
 	}
 	return t
 }
+
+// ChangesDebuggee reports whether a debugger command changes the debuggee
+// (its values, code or stacks) rather than inspecting it: the SetValues
+// commands, VirtualMachine.RedefineClasses, StackFrame.PopFrames and
+// ThreadReference.ForceEarlyReturn, Stop and Interrupt. Invokes run code
+// but are how debuggers read much of what they show (toString, a getter):
+// they count as inspection.
+func ChangesDebuggee(cmd jdwp.Command) bool {
+	switch cmd {
+	case jdwp.CmdVirtualMachineRedefineClasses, jdwp.CmdStackFramePopFrames,
+		jdwp.CmdThreadReferenceForceEarlyReturn, jdwp.CmdThreadReferenceStop, jdwp.CmdThreadReferenceInterrupt:
+		return true
+	}
+	return ChangesValues(cmd)
+}
+
+// Invokes reports whether cmd is an invocation: it runs a method in a
+// suspended thread and suspends it again before it replies
+// (ObjectReference.InvokeMethod, ClassType.InvokeMethod and NewInstance,
+// InterfaceType.InvokeMethod).
+func Invokes(cmd jdwp.Command) bool { return invokes[cmd] }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jdwpscache/scache/internal/journal"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/stoplog"
 	"github.com/jdwpscache/scache/scache/transport"
 )
 
@@ -31,7 +32,7 @@ type Sessions struct {
 	log     *slog.Logger
 	journal journal.Sink
 	tl      *timeline
-	stops   *scache.StopLog
+	stops   *stoplog.Log
 }
 
 // Open creates the journal file, if any, and returns what gathers the
@@ -52,7 +53,7 @@ func Open(cfg Config) (*Sessions, error) {
 		s.tl = &timeline{}
 	}
 	if cfg.StatsFile != "" || cfg.Verbose {
-		s.stops = &scache.StopLog{}
+		s.stops = &stoplog.Log{}
 		if cfg.Verbose {
 			s.stops.Done = s.logStop
 		}
@@ -86,7 +87,7 @@ func (s *Sessions) Options() []scache.Option {
 
 // sessionEnded writes what a session leaves: its stats and its timeline.
 func (s *Sessions) sessionEnded(st scache.Stats, _ error) {
-	var recs []scache.StopRecord
+	var recs []stoplog.Record
 	if s.stops != nil {
 		recs = s.stops.Stops()
 		s.stops.Reset()
@@ -104,7 +105,7 @@ func (s *Sessions) sessionEnded(st scache.Stats, _ error) {
 }
 
 // logStop is the -v line of a stop.
-func (s *Sessions) logStop(r scache.StopRecord) {
+func (s *Sessions) logStop(r stoplog.Record) {
 	s.log.Info("stop", "at", r.Where, "thread", r.ThreadName, "thread_id", fmt.Sprintf("%#x", r.Thread), "step", r.Step,
 		"lasted", r.End.Sub(r.Start).Round(time.Millisecond), "waited", r.Wait.Round(time.Millisecond),
 		"asked", r.Asked, "answered", r.Answered,

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/stoplog"
 )
 
 // SessionStats is the JSON form of a session's counters (-stats).
@@ -66,7 +67,7 @@ type StopStats struct {
 }
 
 // WriteStats writes a session's stats and stops to path as JSON.
-func WriteStats(path string, st scache.Stats, stops []scache.StopRecord) error {
+func WriteStats(path string, st scache.Stats, stops []stoplog.Record) error {
 	out := SessionStats{PacketsUp: st.PacketsUp, PacketsDown: st.PacketsDown,
 		Synthetic: st.Synthetic, Hits: st.Hits, Belayed: st.Belayed, Misses: st.Misses, Wasted: st.Wasted,
 		CacheBytesAtEnd: st.CacheBytes, CachePeakBytes: st.CachePeakBytes, Used: st.SyntheticUsed, Stops: []StopStats{},

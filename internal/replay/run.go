@@ -48,7 +48,7 @@ type Result struct {
 	// StopRoundTrips is, for each stop (a breakpoint or step event, until the
 	// debugger resumes), the debugger's waiting time for its inspection
 	// commands (all but event requests and those that change the debuggee:
-	// scache.StopRecord's InspectionRoundTrips) in RTTs at RTT: the round
+	// stoplog.Record's InspectionRoundTrips) in RTTs at RTT: the round
 	// trips on its critical path. SteadyStopRoundTrips is their median over the later
 	// half of the session, once classes have been seen.
 	StopRoundTrips       []float64

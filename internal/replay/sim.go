@@ -170,7 +170,7 @@ func (sim *simulation) run() outcome {
 			sim.out.waitBy[sim.s.cmds[i].cmd] = cw
 		}
 	}
-	// At stops, the debugger's inspection, as scache.StopRecord counts it:
+	// At stops, the debugger's inspection, as stoplog.Record counts it:
 	// its event requests (clearing the last step, asking for the next) and
 	// the commands that change the debuggee (a SetValues) are round trips no
 	// speculation can save, and the resume ends the stop.

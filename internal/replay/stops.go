@@ -5,6 +5,7 @@ import (
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/stoplog"
 )
 
 // A Stop is one stop of a replayed session (a breakpoint or step event, until
@@ -22,13 +23,13 @@ type Stop struct {
 }
 
 // nameStops names every stop event of t, in the order the debugger
-// received them, as a proxy's StopLog names the stops of a live session.
+// received them, as a proxy's stoplog.Log names the stops of a live session.
 // A stop the trace never saw end (the session stopped there) is named at
 // the end of the trace.
 func nameStops(t Trace) []Stop {
 	var out []Stop
-	var log scache.StopLog
-	log.Done = func(r scache.StopRecord) {
+	var log stoplog.Log
+	log.Done = func(r stoplog.Record) {
 		out = append(out, Stop{Where: r.Where, Thread: r.ThreadName, Step: r.Step})
 	}
 	var last time.Time

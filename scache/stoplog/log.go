@@ -1,21 +1,22 @@
-package scache
+package stoplog
 
 import (
 	"sort"
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
 )
 
-// A StopRecord is one stop as the debugger lived it: from the event that
+// A Record is one stop as the debugger lived it: from the event that
 // stopped a thread at a location (with a suspend policy) to the debugger's
 // resume (or Dispose, or Exit).
-type StopRecord struct {
+type Record struct {
 	Thread   jdwp.ThreadID
 	Location jdwp.Location
 	// Where names Location in source terms, Class.method:line
 	// (com.example.Loop.step:6), and ThreadName the thread, from what the
-	// debugger asked during the session (stoplog_names.go); ids stand in for
+	// debugger asked during the session (names.go); ids stand in for
 	// what it never asked, and ThreadName is empty.
 	Where      string
 	ThreadName string
@@ -33,7 +34,7 @@ type StopRecord struct {
 	Wait       time.Duration
 	RoundTrips float64
 	// ChangeWait is the part of Wait during which only commands that change
-	// the debuggee (ChangesDebuggee: setting a value, a hot swap, popping
+	// the debuggee (scache.ChangesDebuggee: setting a value, a hot swap, popping
 	// frames) were awaited: their replies must come from the VM once it has
 	// made the change, so no speculation can save them. InspectionRoundTrips
 	// is the rest of Wait, the inspection, in round trips.
@@ -51,21 +52,6 @@ type StopRecord struct {
 	BeyondInvocationsRoundTrips float64
 }
 
-// ChangesDebuggee reports whether a debugger command changes the debuggee
-// (its values, code or stacks) rather than inspecting it: the SetValues
-// commands, VirtualMachine.RedefineClasses, StackFrame.PopFrames and
-// ThreadReference.ForceEarlyReturn, Stop and Interrupt. Invokes run code
-// but are how debuggers read much of what they show (toString, a getter):
-// they count as inspection.
-func ChangesDebuggee(cmd jdwp.Command) bool {
-	switch cmd {
-	case jdwp.CmdVirtualMachineRedefineClasses, jdwp.CmdStackFramePopFrames,
-		jdwp.CmdThreadReferenceForceEarlyReturn, jdwp.CmdThreadReferenceStop, jdwp.CmdThreadReferenceInterrupt:
-		return true
-	}
-	return ChangesValues(cmd)
-}
-
 // waitSpan is the time a stop's command awaited its reply.
 type waitSpan struct {
 	from, to time.Time
@@ -73,17 +59,17 @@ type waitSpan struct {
 	invoke   bool // the command is an invocation
 }
 
-// A StopLog turns a session's journal into StopRecords: give it every journal
+// A Log turns a session's journal into Records: give it every journal
 // entry in order (as a Relay's or Proxy's WithJournal function does). Done,
 // if set, is called with each stop as it ends. It is not safe for concurrent
 // use: a Relay calls its journal one entry at a time.
-type StopLog struct {
-	Done func(StopRecord)
+type Log struct {
+	Done func(Record)
 
 	sizes   jdwp.IDSizes
 	idSizes uint32 // the id of the debugger's IDSizes command, to learn the sizes
-	stops   []StopRecord
-	cur     *StopRecord
+	stops   []Record
+	cur     *Record
 	asked   map[uint32]waitSpan // the current stop's commands awaiting a reply, by id
 	spans   []waitSpan
 	// forwarded holds the commands forwarded to the VM awaiting a reply,
@@ -95,11 +81,11 @@ type StopLog struct {
 	names     sourceNames // what the debugger learned of classes, methods, lines and threads
 }
 
-// maxTimed bounds the forwarded commands a StopLog times at once.
+// maxTimed bounds the forwarded commands a Log times at once.
 const maxTimed = 256
 
 // Add takes the next journal entry; its packet is not kept.
-func (l *StopLog) Add(e JournalEntry) {
+func (l *Log) Add(e scache.JournalEntry) {
 	h, err := jdwp.ParseHeader(e.Packet)
 	if err != nil || e.Synthetic {
 		return
@@ -108,16 +94,16 @@ func (l *StopLog) Add(e JournalEntry) {
 		l.sizes = jdwp.DefaultIDSizes
 	}
 	switch {
-	case e.Direction == Upstream && !h.IsReply():
+	case e.Direction == scache.Upstream && !h.IsReply():
 		l.command(e, h)
-	case e.Direction == Downstream && h.IsReply():
+	case e.Direction == scache.Downstream && h.IsReply():
 		l.reply(e, h)
-	case e.Direction == Downstream && h.Cmd() == jdwp.CmdEventComposite:
+	case e.Direction == scache.Downstream && h.Cmd() == jdwp.CmdEventComposite:
 		l.event(e)
 	}
 }
 
-func (l *StopLog) command(e JournalEntry, h jdwp.Header) {
+func (l *Log) command(e scache.JournalEntry, h jdwp.Header) {
 	if h.Cmd() == jdwp.CmdVirtualMachineIDSizes {
 		l.idSizes = h.ID
 	}
@@ -146,17 +132,17 @@ func (l *StopLog) command(e JournalEntry, h jdwp.Header) {
 	if l.asked == nil {
 		l.asked = make(map[uint32]waitSpan)
 	}
-	invoke := invokes[h.Cmd()]
+	invoke := scache.Invokes(h.Cmd())
 	if invoke {
 		l.cur.Invocations++
 	}
-	l.asked[h.ID] = waitSpan{from: e.Time, change: ChangesDebuggee(h.Cmd()), invoke: invoke}
+	l.asked[h.ID] = waitSpan{from: e.Time, change: scache.ChangesDebuggee(h.Cmd()), invoke: invoke}
 	if e.Hit || e.Held {
 		l.cur.Answered++
 	}
 }
 
-func (l *StopLog) reply(e JournalEntry, h jdwp.Header) {
+func (l *Log) reply(e scache.JournalEntry, h jdwp.Header) {
 	if h.ID == l.idSizes && h.ErrorCode == jdwp.ErrNone {
 		var m jdwp.VMIDSizesReply
 		if jdwp.Unmarshal(jdwp.Data(e.Packet), jdwp.DefaultIDSizes, &m) == nil && m.Sizes.Validate() == nil {
@@ -179,7 +165,7 @@ func (l *StopLog) reply(e JournalEntry, h jdwp.Header) {
 	l.spans = append(l.spans, span)
 }
 
-func (l *StopLog) event(e JournalEntry) {
+func (l *Log) event(e scache.JournalEntry) {
 	var c jdwp.Composite
 	if jdwp.Unmarshal(jdwp.Data(e.Packet), l.sizes, &c) != nil {
 		return
@@ -199,14 +185,14 @@ func (l *StopLog) event(e JournalEntry) {
 			if l.cur != nil {
 				l.end(e.Time) // an event while stopped: the previous stop ends
 			}
-			l.cur = &StopRecord{Thread: t, Location: loc, Step: ev.Kind() == jdwp.EventSingleStep, Start: e.Time}
+			l.cur = &Record{Thread: t, Location: loc, Step: ev.Kind() == jdwp.EventSingleStep, Start: e.Time}
 			return
 		}
 	}
 }
 
 // end closes the current stop at t.
-func (l *StopLog) end(t time.Time) {
+func (l *Log) end(t time.Time) {
 	st := l.cur
 	l.cur = nil
 	st.End = t
@@ -254,7 +240,7 @@ func covered(spans []waitSpan, end time.Time, count func(waitSpan) bool) time.Du
 }
 
 // Stops returns the stops that ended so far.
-func (l *StopLog) Stops() []StopRecord { return append([]StopRecord(nil), l.stops...) }
+func (l *Log) Stops() []Record { return append([]Record(nil), l.stops...) }
 
 // Reset forgets everything, for the next session.
-func (l *StopLog) Reset() { *l = StopLog{Done: l.Done} }
+func (l *Log) Reset() { *l = Log{Done: l.Done} }

@@ -1,4 +1,4 @@
-package scache
+package stoplog
 
 import (
 	"fmt"
@@ -10,11 +10,11 @@ import (
 // Stops in source terms. A debugger names what it shows: at a stop it asks
 // the class's signature, its methods and the method's line table (JDI
 // resolves every Location to a line; jdb prints "Loop.step(), line=6"), and
-// the thread's name. A StopLog reads those replies as they pass and names
+// the thread's name. A Log reads those replies as they pass and names
 // each stop as Class.method:line in its thread, as the user knows it, with
 // no command of its own.
 
-// maxNamed bounds each table of names a StopLog keeps: a session that loads
+// maxNamed bounds each table of names a Log keeps: a session that loads
 // more classes than that names the first ones it met.
 const maxNamed = 4096
 

@@ -1,4 +1,4 @@
-package scache_test
+package stoplog_test
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/stoplog"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,7 +30,7 @@ func TestStopsAreNamedInSourceTerms(t *testing.T) {
 		return scache.JournalEntry{Time: at(ms), Direction: scache.Downstream, Packet: jdwp.AppendReplyPacket(nil, id, m, sizes8), Hit: hit}
 	}
 	resume := func(ms int, id uint32) scache.JournalEntry { return up(ms, id, &jdwp.VMResumeCommand{}, false) }
-	log := &scache.StopLog{}
+	log := &stoplog.Log{}
 	for _, e := range []scache.JournalEntry{
 		// A first stop where the debugger asks no names.
 		{Time: at(0), Direction: scache.Downstream, Packet: stopAt(5)},
@@ -68,6 +69,6 @@ func TestClassName(t *testing.T) {
 		"Lcom/example/Loop;": "com.example.Loop", "LLoop;": "Loop", "[I": "int[]",
 		"[[Ljava/lang/String;": "java.lang.String[][]", "Z": "boolean", "": "", "Q": "Q",
 	} {
-		require.Equal(t, want, scache.ClassName(sig), sig)
+		require.Equal(t, want, stoplog.ClassName(sig), sig)
 	}
 }

@@ -1,4 +1,4 @@
-package scache_test
+package stoplog_test
 
 import (
 	"testing"
@@ -6,12 +6,16 @@ import (
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/stoplog"
 	"github.com/stretchr/testify/require"
 )
 
+// sizes8 are the id sizes of the tests' packets.
+var sizes8 = jdwp.DefaultIDSizes
+
 // A stop from its event to the resume: what the debugger asked, what
 // speculation answered, how long it waited, in round trips.
-func TestStopLogRecordsEachStop(t *testing.T) {
+func TestLogRecordsEachStop(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	loc := jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: 0x100, Method: 0x1001, Index: 7}
@@ -19,8 +23,8 @@ func TestStopLogRecordsEachStop(t *testing.T) {
 		&jdwp.LocationEvent{EventKind: jdwp.EventBreakpoint, RequestID: 3, Thread: 1, Location: loc}}}, sizes8)
 	cmd := func(id uint32, c jdwp.Command) []byte { return jdwp.AppendCommand(nil, id, c, nil) }
 	reply := func(id uint32) []byte { return jdwp.AppendReply(nil, id, jdwp.ErrNone, nil) }
-	var done []scache.StopRecord
-	log := &scache.StopLog{Done: func(s scache.StopRecord) { done = append(done, s) }}
+	var done []stoplog.Record
+	log := &stoplog.Log{Done: func(s stoplog.Record) { done = append(done, s) }}
 	for _, e := range []scache.JournalEntry{
 		{Time: at(0), Direction: scache.Downstream, Packet: event},
 		{Time: at(1), Direction: scache.Upstream, Packet: cmd(1, jdwp.CmdThreadReferenceFrames)},
@@ -49,12 +53,12 @@ func TestStopLogRecordsEachStop(t *testing.T) {
 	require.Equal(t, at(40), st.End)
 }
 
-// TestStopLogTellsChangesFromInspection: the waiting on a SetValues, which
+// TestLogTellsChangesFromInspection: the waiting on a SetValues, which
 // must reach the VM, is reported apart; where it overlaps an inspection
 // command's, it counts as inspection.
-func TestStopLogTellsChangesFromInspection(t *testing.T) {
+func TestLogTellsChangesFromInspection(t *testing.T) {
 	at, event, cmd, reply := stopLogPackets()
-	log := &scache.StopLog{}
+	log := &stoplog.Log{}
 	for _, e := range []scache.JournalEntry{
 		{Time: at(0), Direction: scache.Downstream, Packet: event},
 		{Time: at(1), Direction: scache.Upstream, Packet: cmd(1, jdwp.CmdThreadReferenceFrames)},
@@ -76,11 +80,11 @@ func TestStopLogTellsChangesFromInspection(t *testing.T) {
 	require.InDelta(t, 2.0, st.InspectionRoundTrips, 1e-9)
 }
 
-// TestStopLogTimesTheRoundTripBetweenStops: when speculation answers every
+// TestLogTimesTheRoundTripBetweenStops: when speculation answers every
 // command of every stop, the round trip still comes from what was forwarded
 // between them (here the resume), so a stop's waiting on replies still in
 // flight counts in round trips.
-func TestStopLogTimesTheRoundTripBetweenStops(t *testing.T) {
+func TestLogTimesTheRoundTripBetweenStops(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	loc := jdwp.Location{TypeTag: jdwp.TypeTagClass, Class: 0x100, Method: 0x1001, Index: 7}
@@ -90,7 +94,7 @@ func TestStopLogTimesTheRoundTripBetweenStops(t *testing.T) {
 	}
 	cmd := func(id uint32, c jdwp.Command) []byte { return jdwp.AppendCommand(nil, id, c, nil) }
 	reply := func(id uint32) []byte { return jdwp.AppendReply(nil, id, jdwp.ErrNone, nil) }
-	log := &scache.StopLog{}
+	log := &stoplog.Log{}
 	for _, e := range []scache.JournalEntry{
 		{Time: at(0), Direction: scache.Downstream, Packet: event(9)},
 		{Time: at(1), Direction: scache.Upstream, Packet: cmd(1, jdwp.CmdThreadReferenceFrames), Held: true},
@@ -113,12 +117,12 @@ func TestStopLogTimesTheRoundTripBetweenStops(t *testing.T) {
 	require.InDelta(t, 0.5, stops[1].RoundTrips, 1e-9, "10 ms at the resume's 20 ms round trip")
 }
 
-// TestStopLogCountsInvocationsApart: a renderer's invocations are counted,
+// TestLogCountsInvocationsApart: a renderer's invocations are counted,
 // and the time only they were awaited is reported apart from the rest of
 // the inspection, which a proxy could still save.
-func TestStopLogCountsInvocationsApart(t *testing.T) {
+func TestLogCountsInvocationsApart(t *testing.T) {
 	at, event, cmd, reply := stopLogPackets()
-	log := &scache.StopLog{}
+	log := &stoplog.Log{}
 	for _, e := range []scache.JournalEntry{
 		{Time: at(0), Direction: scache.Downstream, Packet: event},
 		{Time: at(1), Direction: scache.Upstream, Packet: cmd(1, jdwp.CmdThreadReferenceFrames)},
@@ -143,7 +147,7 @@ func TestStopLogCountsInvocationsApart(t *testing.T) {
 	require.InDelta(t, 1.0, st.BeyondInvocationsRoundTrips, 1e-9, "the frames only")
 }
 
-// stopLogPackets returns what the StopLog tests build a session of: the
+// stopLogPackets returns what the Log tests build a session of: the
 // time ms after the start, a breakpoint event of thread 1, and a command
 // and its empty successful reply by id.
 func stopLogPackets() (at func(ms int) time.Time, event []byte, cmd func(uint32, jdwp.Command) []byte, reply func(uint32) []byte) {
