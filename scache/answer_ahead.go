@@ -46,10 +46,7 @@ func (s *Speculator) clearAnswerable(cmd jdwp.Command, packet []byte) bool {
 // once with a success reply carrying data (a Clear's: none; a Set's: the
 // request id); the VM's own reply will be absorbed by absorbLateReply.
 func (s *Speculator) forwardAndAnswer(r *Response, h jdwp.Header, packet, data []byte) {
-	if s.inflight.ahead == nil {
-		s.inflight.ahead = make(map[uint32]int)
-	}
-	s.inflight.ahead[h.ID]++
+	s.inflight.answeredAhead(h.ID)
 	s.stats.AnsweredAhead++
 	reply := jdwp.AppendReply(s.scratch.up.buf(jdwp.HeaderSize+len(data)), h.ID, jdwp.ErrNone, data)
 	s.scratch.up.keep(reply)
@@ -65,14 +62,8 @@ func (s *Speculator) forwardAndAnswer(r *Response, h jdwp.Header, packet, data [
 // answers one connection's commands in order, so with an id used again the
 // first reply is the earlier command's.
 func (s *Speculator) absorbLateReply(r *Response, h jdwp.Header, packet []byte) bool {
-	n := s.inflight.ahead[h.ID]
-	if n == 0 {
+	if !s.inflight.lateReply(h.ID) {
 		return false
-	}
-	if n == 1 {
-		delete(s.inflight.ahead, h.ID)
-	} else {
-		s.inflight.ahead[h.ID] = n - 1
 	}
 	if h.ErrorCode != jdwp.ErrNone {
 		s.stats.AheadContradicted++

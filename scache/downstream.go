@@ -117,14 +117,8 @@ func (s *Speculator) matchReply(r *Response, d *downPacket) bool {
 		s.forwardDown(r, d.packet)
 		return true
 	}
-	delete(s.inflight.pending, d.h.ID)
+	s.inflight.answered(p)
 	s.cost.answered(p, d.at, d.prev)
-	if s.inflight.byKey[p.key] == p {
-		delete(s.inflight.byKey, p.key)
-		if next := s.nextRepeat(p); next != nil {
-			s.inflight.byKey[p.key] = next
-		}
-	}
 	d.p = p
 	return false
 }
@@ -138,7 +132,7 @@ func (s *Speculator) matchReply(r *Response, d *downPacket) bool {
 func (s *Speculator) deliver(r *Response, d *downPacket) bool {
 	p := d.p
 	if p.synthetic {
-		s.inflight.synthetic--
+		s.inflight.syntheticAnswered()
 		s.stats.BytesSpeculated += int64(len(d.packet))
 		r.Outcome = Absorbed
 		r.Journal.Downstream = append(r.Journal.Downstream, d.packet)
@@ -149,7 +143,7 @@ func (s *Speculator) deliver(r *Response, d *downPacket) bool {
 		s.forwardDown(r, d.packet)
 	}
 	if d.h.ErrorCode != jdwp.ErrNone && namesObject(p.cmd) {
-		p.poisoned = true
+		p.poison()
 		s.releaseWaiters(r, p)
 	}
 	s.answerWaiters(r, p, d.packet)
@@ -168,7 +162,7 @@ func (s *Speculator) deliver(r *Response, d *downPacket) bool {
 func (s *Speculator) keepReply(d *downPacket) bool {
 	p := d.p
 	if s.onThreadNotSuspended(p, d.h.ErrorCode) {
-		p.poisoned = true
+		p.poison()
 	}
 	cached := false
 	if p.key != "" && !p.poisoned && (p.synthetic || s.cfg.cacheOrganic) {
@@ -218,10 +212,9 @@ func (s *Speculator) answerWaiters(r *Response, p *inFlight, reply []byte) {
 		return
 	}
 	for _, hc := range p.waiters {
-		if hc.answered {
+		if !hc.answer() {
 			continue
 		}
-		hc.answered = true
 		if s.pins(p) {
 			s.delivered(s.pos.arrived)
 		}
@@ -230,40 +223,24 @@ func (s *Speculator) answerWaiters(r *Response, p *inFlight, reply []byte) {
 		r.Edict.Downstream = append(r.Edict.Downstream, b)
 		r.Journal.Downstream = append(r.Journal.Downstream, b)
 	}
-	s.compactHeld()
+	s.inflight.compactHeld()
 }
 
 // releaseWaiters sends upstream, in the order they arrived, the debugger
 // commands held on p: its reply will not answer them.
 func (s *Speculator) releaseWaiters(r *Response, p *inFlight) {
-	s.sendHeldUp(r, p.waiters)
-	p.waiters = nil
-	s.compactHeld()
+	s.sendHeldUp(r, p.takeWaiters())
+	s.inflight.compactHeld()
 }
 
 // sendHeldUp sends upstream in r the held commands not answered yet.
 func (s *Speculator) sendHeldUp(r *Response, held []*heldCommand) {
 	for _, hc := range held {
-		if hc.answered {
+		if !hc.answer() {
 			continue
 		}
-		hc.answered = true
 		// Already in the journal since it was held: only the edict sends it now.
 		s.cost.sent(hc.packet)
 		r.Edict.Upstream = append(r.Edict.Upstream, hc.packet)
 	}
-}
-
-// compactHeld drops answered commands from the held list.
-func (s *Speculator) compactHeld() {
-	kept := s.inflight.held[:0]
-	for _, h := range s.inflight.held {
-		if !h.answered {
-			kept = append(kept, h)
-		}
-	}
-	for i := len(kept); i < len(s.inflight.held); i++ {
-		s.inflight.held[i] = nil
-	}
-	s.inflight.held = kept
 }

@@ -62,15 +62,16 @@ func (s *Speculator) register(packet []byte, poisoned bool) error {
 		if spec.life == lifetimeSuspension {
 			var cacheable bool
 			cacheable, p.moving = s.suspensionCacheable(spec, m)
-			p.poisoned = p.poisoned || !cacheable
+			if !cacheable {
+				p.poison()
+			}
 		}
 		p.writes = s.pos.writesSent
 	}
-	s.inflight.pending[h.ID] = p
-	s.inflight.synthetic++
+	s.inflight.addSynthetic(p)
 	s.stats.Synthetic++
 	if p.key != "" && !p.poisoned && s.cfg.belay {
-		s.belayOn(p)
+		s.inflight.belayOn(p)
 	}
 	return nil
 }

@@ -77,14 +77,7 @@ func (s *Speculator) onDisposeObjects(data []byte) error {
 // forget keeps the replies in flight that match out of the cache (they still
 // answer held commands) and drops the queued speculation that matches.
 func (s *Speculator) forget(match func(subject) bool) {
-	for _, p := range s.inflight.pending {
-		if p.key != "" && match(p.subject) {
-			p.poisoned = true
-			if s.inflight.byKey[p.key] == p {
-				delete(s.inflight.byKey, p.key)
-			}
-		}
-	}
+	s.inflight.poisonWhere(func(p *inFlight) bool { return p.key != "" && match(p.subject) })
 	drop := func(q queued) bool { return match(q.subject) }
 	s.queue.waiting = s.dropQueued(s.queue.waiting, drop)
 	s.queue.urgent = s.dropQueued(s.queue.urgent, drop)

@@ -138,9 +138,8 @@ func (s *Speculator) send(r *Response, sc *responseBuffers, list []queued) []que
 		p := &inFlight{id: id, cmd: q.key.Command(), key: q.key, subject: q.subject, epoch: s.susp.epoch, synthetic: true,
 			writes: s.pos.writesSent}
 		s.cost.sending(p)
-		s.inflight.pending[id] = p
-		s.belayOn(p)
-		s.inflight.synthetic++
+		s.inflight.addSynthetic(p)
+		s.inflight.belayOn(p)
 		s.stats.Synthetic++
 		s.learnSent(q)
 		packet := q.key.AppendCommand(sc.buf(jdwp.HeaderSize+len(q.key)), id)

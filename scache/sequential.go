@@ -154,35 +154,6 @@ func (s *Speculator) enqueueInOrder(m jdwp.CommandMessage) {
 	s.enqueueKeyRepeat(s.newKey(m), m, sub, false, true)
 }
 
-// belayOn makes p, just sent or adopted, the command in flight the
-// debugger's asks of its key wait on; a moving repeat of one already in
-// flight goes behind the last repeat, the first's answering the first ask.
-func (s *Speculator) belayOn(p *inFlight) {
-	first, ok := s.inflight.byKey[p.key]
-	if !ok {
-		s.inflight.byKey[p.key] = p
-		return
-	}
-	if !p.moving {
-		return
-	}
-	for first.repeat != nil {
-		first = first.repeat
-	}
-	first.repeat = p
-}
-
-// nextRepeat returns the repeat behind p still to be answered, if any,
-// for the debugger's asks to wait on once p's reply arrived.
-func (s *Speculator) nextRepeat(p *inFlight) *inFlight {
-	for q := p.repeat; q != nil; q = q.repeat {
-		if !q.poisoned && s.inflight.pending[q.id] == q {
-			return q
-		}
-	}
-	return nil
-}
-
 // maxRepeats bounds the older replies kept of a moving command.
 const maxRepeats = 2
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache/internal/option"
@@ -74,23 +73,6 @@ type Speculator struct {
 	finalEntries, finalBytes int64
 }
 
-// inflightState holds the commands sent upstream and not answered.
-type inflightState struct {
-	// pending holds the commands sent upstream whose reply matters: every
-	// synthetic command, and the debugger's commands whose reply is cached or
-	// triggers something.
-	pending map[uint32]*inFlight
-	// byKey indexes the keyable commands of pending whose reply may still be
-	// cached, for belay and to avoid speculating twice.
-	byKey map[Key]*inFlight
-	// ahead counts, by id, the debugger's commands answered ahead whose
-	// reply from the VM is still to absorb (answer_ahead.go).
-	ahead map[uint32]int
-	// held lists the belayed debugger commands, in arrival order.
-	held      []*heldCommand
-	synthetic int // synthetic commands in flight
-}
-
 // stopMemory is what the Speculator knows of the current stop.
 type stopMemory struct {
 	top topFrame
@@ -114,29 +96,6 @@ type scratchState struct {
 	keyWriter jdwp.Writer                          // of newKey
 	params    map[jdwp.Command]jdwp.CommandMessage // of decodeParams
 	up, down  responseBuffers                      // each direction's Response
-}
-
-// inFlight is a command awaiting its reply.
-type inFlight struct {
-	id  uint32
-	cmd jdwp.Command
-	key Key // "" when not keyable
-	subject
-	epoch     uint64 // the suspension epoch it was sent in
-	synthetic bool
-	poisoned  bool      // invalidated while in flight: the reply answers waiters but is not cached
-	writes    uint64    // the state-changing commands the debugger had sent when it was sent (sequential.go)
-	repeat    *inFlight // the next repeat of the same moving command, sent while this one was in flight (sequential.go)
-	sentAt    time.Time // when it went to the VM, with a clock (cost.go)
-	alone     bool      // nothing else was outstanding at the VM then
-	waiters   []*heldCommand
-}
-
-// heldCommand is a debugger command waiting on a reply in flight.
-type heldCommand struct {
-	id       uint32
-	packet   []byte // a copy, sent upstream if the Speculator is disabled meanwhile
-	answered bool
 }
 
 // responseBuffers holds the reused slices of one direction's Responses.
@@ -239,7 +198,7 @@ func (s *Speculator) Stats() Stats {
 		st.CacheEntries, st.CacheBytes = s.finalEntries, s.finalBytes
 	}
 	st.InFlight = int64(s.inflight.synthetic)
-	st.Held = int64(s.countHeld())
+	st.Held = int64(s.inflight.unansweredHeld())
 	if s.cost.roundTrip.n > 0 {
 		st.RoundTrip = max(0, s.cost.roundTrip.least()-s.cost.service.estimate())
 	}
@@ -255,15 +214,12 @@ func (s *Speculator) Stats() Stats {
 func (s *Speculator) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := s.countHeld()
+	n := s.inflight.unansweredHeld()
 	if !s.closed {
 		s.finalEntries, s.finalBytes = int64(s.cache.len()), int64(s.cache.bytes)
 	}
 	s.clearAll()
-	s.inflight.pending = make(map[uint32]*inFlight)
-	s.inflight.ahead = nil
-	s.inflight.held = nil
-	s.inflight.synthetic = 0
+	s.inflight.closeOut()
 	s.closed = true
 	if n > 0 {
 		return fmt.Errorf("%w: %d unanswered", ErrHeldCommands, n)
@@ -271,27 +227,14 @@ func (s *Speculator) Close() error {
 	return nil
 }
 
-func (s *Speculator) countHeld() int {
-	n := 0
-	for _, h := range s.inflight.held {
-		if !h.answered {
-			n++
-		}
-	}
-	return n
-}
-
 // track records a command sent upstream whose reply matters.
 func (s *Speculator) track(p *inFlight) {
-	if len(s.inflight.pending) >= s.cfg.maxOrganicIDs+s.inflight.synthetic {
+	if !s.inflight.roomFor(s.cfg.maxOrganicIDs) {
 		// A VM that never answers: stop tracking rather than grow without bound.
 		return
 	}
 	s.cost.sending(p)
-	s.inflight.pending[p.id] = p
-	if p.key != "" && s.cfg.belay {
-		s.inflight.byKey[p.key] = p
-	}
+	s.inflight.add(p, s.cfg.belay)
 }
 
 // retag returns a copy of reply carrying id, in a buffer of the direction's scratch.
@@ -312,14 +255,7 @@ func (s *Speculator) disable(r *Response, why error) {
 	s.disabledFor = why
 	s.log.Warn("scache: speculation disabled; passing every packet through", "reason", why)
 	s.sendHeldUp(r, s.inflight.held)
-	s.inflight.held = nil
-	for id, p := range s.inflight.pending {
-		p.waiters = nil
-		if !p.synthetic {
-			delete(s.inflight.pending, id)
-		}
-	}
-	s.inflight.byKey = make(map[Key]*inFlight)
+	s.inflight.keepSyntheticOnly()
 	s.queue.waiting, s.queue.urgent = nil, nil
 	s.queue.keys = make(map[Key]struct{})
 	s.cache.purge()

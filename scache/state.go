@@ -328,14 +328,7 @@ func (s *Speculator) onThreadFieldsSet(object jdwp.ObjectID) {
 		// Every command in flight of the key, not only the one belay
 		// indexes: with belay off, or behind a repeat, the others are
 		// cached too when their reply comes.
-		for _, p := range s.inflight.pending {
-			if p.key == key && !p.moving {
-				p.poisoned = true
-				if s.inflight.byKey[key] == p {
-					delete(s.inflight.byKey, key)
-				}
-			}
-		}
+		s.inflight.poisonWhere(func(p *inFlight) bool { return p.key == key && !p.moving })
 	}
 }
 

@@ -286,9 +286,7 @@ func (s *Speculator) answerHit(r *Response, cmd, reply []byte) {
 // hold belays a debugger command on a command in flight.
 func (s *Speculator) hold(r *Response, p *inFlight, id uint32, packet []byte) {
 	r.Outcome = Held
-	hc := &heldCommand{id: id, packet: append([]byte(nil), packet...)}
-	p.waiters = append(p.waiters, hc)
-	s.inflight.held = append(s.inflight.held, hc)
+	s.inflight.hold(p, &heldCommand{id: id, packet: append([]byte(nil), packet...)})
 	r.Journal.Upstream = append(r.Journal.Upstream, packet)
 }
 
