@@ -3,7 +3,6 @@ package transport_test
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net"
 	"strings"
 	"testing"
@@ -183,21 +182,9 @@ func TestEveryEndCarriesItsReason(t *testing.T) {
 	start := func(t *testing.T) *halves {
 		h := &halves{nearLog: &logtest.Buffer{}, farLog: &logtest.Buffer{}, vm: jvmtest.Start(t, "Debuggee", "1")}
 		serve := func(log *logtest.Buffer, half transport.Half, target string) (string, context.CancelFunc) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
-				var d net.Dialer
-				return d.DialContext(ctx, "tcp", target)
-			}, transport.WithSplit(half), scache.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
-			require.NoError(t, err)
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- p.Serve(ctx, ln) }()
-			t.Cleanup(func() {
-				cancel()
-				require.NoError(t, <-done)
-			})
-			return ln.Addr().String(), cancel
+			addr, cancel, stop := serveHalfUntil(t, log, half, target)
+			t.Cleanup(stop)
+			return addr, cancel
 		}
 		var near string
 		near, h.cancelNear = serve(h.nearLog, transport.NearHalf, h.vm.Addr)

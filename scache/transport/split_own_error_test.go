@@ -199,21 +199,9 @@ func handshakeOnlyVM(t *testing.T) string {
 // serveHalf serves one half of a split proxy towards target, logging to
 // log, until the test ends, and returns its address.
 func serveHalf(t *testing.T, log *logtest.Buffer, half transport.Half, target string, opts ...scache.Option) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "tcp", target)
-	}, append([]scache.Option{transport.WithSplit(half), scache.WithLogger(slog.New(slog.NewTextHandler(log, nil)))}, opts...)...)
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
-	})
-	return ln.Addr().String()
+	addr, _, stop := serveHalfUntil(t, log, half, target, opts...)
+	t.Cleanup(stop)
+	return addr
 }
 
 // Every way a split session ends reaches the other half's log with its
@@ -288,21 +276,24 @@ func startSplitSession(t *testing.T, vm *killableVM) *splitSession {
 
 // serveHalfUntil serves one half towards target, logging to log; it
 // returns its address, the cancel that shuts it down, and a function that
-// shuts it down and waits for it.
-func serveHalfUntil(t *testing.T, log *logtest.Buffer, half transport.Half, target string) (string, context.CancelFunc, func()) {
+// shuts it down and waits for it (once; the test must call it).
+func serveHalfUntil(t testing.TB, log *logtest.Buffer, half transport.Half, target string, opts ...scache.Option) (string, context.CancelFunc, func()) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", target)
-	}, transport.WithSplit(half), scache.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+	}, append([]scache.Option{transport.WithSplit(half), scache.WithLogger(slog.New(slog.NewTextHandler(log, nil)))}, opts...)...)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(ctx, ln) }()
+	var once sync.Once
 	return ln.Addr().String(), cancel, func() {
-		cancel()
-		require.NoError(t, <-done)
+		once.Do(func() {
+			cancel()
+			require.NoError(t, <-done)
+		})
 	}
 }
 
