@@ -29,7 +29,7 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.PacketsDown++
-	s.pos.arrived++
+	s.pos.arrive()
 	r := s.scratch.down.reset()
 	d := downPacket{packet: packet}
 	switch {
@@ -70,7 +70,7 @@ func (s *Speculator) event(r *Response, d *downPacket) bool {
 	if d.h.IsReply() {
 		return false
 	}
-	s.delivered(s.pos.arrived) // an event tells the debugger the VM's state now
+	s.pos.deliver(s.pos.arrived) // an event tells the debugger the VM's state now
 	if s.enabled && d.h.Cmd() == jdwp.CmdEventComposite {
 		if err := s.onEvents(d.packet); err != nil {
 			s.disable(r, err)
@@ -90,7 +90,7 @@ func (s *Speculator) event(r *Response, d *downPacket) bool {
 // (redefine.go). The reply goes on.
 func (s *Speculator) settleReply(r *Response, d *downPacket) bool {
 	s.onSettle(d.h.ID)
-	s.onWriteAnswered(d.h.ID)
+	s.pos.answered(d.h.ID)
 	if s.onRedefined(d.h.ID) {
 		s.pump(r, &s.scratch.down)
 	}
@@ -113,7 +113,7 @@ func (s *Speculator) requestReply(r *Response, d *downPacket) bool {
 func (s *Speculator) matchReply(r *Response, d *downPacket) bool {
 	p, ok := s.inflight.pending[d.h.ID]
 	if !ok {
-		s.delivered(s.pos.arrived)
+		s.pos.deliver(s.pos.arrived)
 		s.forwardDown(r, d.packet)
 		return true
 	}
@@ -138,7 +138,7 @@ func (s *Speculator) deliver(r *Response, d *downPacket) bool {
 		r.Journal.Downstream = append(r.Journal.Downstream, d.packet)
 	} else {
 		if s.pins(p) {
-			s.delivered(s.pos.arrived)
+			s.pos.deliver(s.pos.arrived)
 		}
 		s.forwardDown(r, d.packet)
 	}
@@ -216,7 +216,7 @@ func (s *Speculator) answerWaiters(r *Response, p *inFlight, reply []byte) {
 			continue
 		}
 		if s.pins(p) {
-			s.delivered(s.pos.arrived)
+			s.pos.deliver(s.pos.arrived)
 		}
 		b := s.retag(&s.scratch.down, reply, hc.id)
 		s.stats.Belayed++

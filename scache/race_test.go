@@ -641,7 +641,7 @@ func TestNeverStaleUnderRaces(t *testing.T) {
 // the debugger watches an object a running thread works on before its
 // view, asks the view in the other order now and then, and sets a local
 // with a running thread's status and name asked right behind. With either
-// rule taken out of Speculator.servable it fails, though only after some
+// rule taken out of positions.servable it fails, though only after some
 // hundreds of sessions: run it with -rapid.checks=2000 to see it
 // (2026-11-25, three runs each: without (a) 2 or 3 of the 4 sequential
 // modes failed in every run, after 839 to 1808 sessions; without (b) 2 or
@@ -684,7 +684,7 @@ func newRunningThreadsSession(t *rapid.T, opts []scache.Option) *raceSession {
 // running thread works on refreshed between each thread's lines, sets a
 // local with a running thread's status and name asked right behind, and
 // resumes its thread; the threads always run, over several stops. With
-// either rule taken out of Speculator.servable it fails within the
+// either rule taken out of positions.servable it fails within the
 // package's 500 sessions per mode (2026-11-25, seven runs each: every run
 // failed, without (a) after 51 to 481 sessions in 1 to 3 of the 4 modes,
 // without (b) after 8 to 369 sessions in 3 or 4).

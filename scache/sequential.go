@@ -59,18 +59,6 @@ func (c Consistency) String() string {
 	return fmt.Sprintf("Consistency(%d)", int(c))
 }
 
-// positions are the Speculator's counts of the VM's stream, for moving
-// entries.
-type positions struct {
-	arrived   uint64 // packets from the VM so far
-	delivered uint64 // the position of the newest state delivered to the debugger
-	// writes holds the ids of the debugger's state-changing commands not
-	// yet answered; writeAnswered, the position of the last one's reply.
-	writes        map[uint32]struct{}
-	writeAnswered uint64
-	writesSent    uint64 // state-changing commands sent, ever
-}
-
 // suspensionCacheable reports whether the reply to m, a suspension
 // command, may be cached now, and whether as a moving entry: about state
 // that may change while the debugger looks, cached under Sequential only.
@@ -82,36 +70,6 @@ func (s *Speculator) suspensionCacheable(spec keySpec, m jdwp.CommandMessage) (c
 	return moving, moving
 }
 
-// servable reports whether a moving entry may answer the debugger now:
-// rules (a) and (b).
-func (s *Speculator) servable(e *entry) bool {
-	return e.arrived >= s.pos.delivered && len(s.pos.writes) == 0 && e.arrived > s.pos.writeAnswered
-}
-
-// onWrite notes a debugger command that changes state, sent with id.
-func (s *Speculator) onWrite(id uint32) error {
-	if len(s.pos.writes) >= s.cfg.maxOrganicIDs {
-		return fmt.Errorf("%d commands that change state are unanswered", len(s.pos.writes))
-	}
-	if s.pos.writes == nil {
-		s.pos.writes = make(map[uint32]struct{})
-	}
-	s.pos.writes[id] = struct{}{}
-	s.pos.writesSent++
-	return nil
-}
-
-// onWriteAnswered notes the reply with id, if it answers a write.
-func (s *Speculator) onWriteAnswered(id uint32) {
-	if _, ok := s.pos.writes[id]; ok {
-		delete(s.pos.writes, id)
-		s.pos.writeAnswered = s.pos.arrived
-	}
-}
-
-// delivered notes that the debugger received state of the VM's position at.
-func (s *Speculator) delivered(at uint64) { s.pos.delivered = max(s.pos.delivered, at) }
-
 // holds reports whether the cache holds a reply for key that may still
 // answer the debugger. A moving entry past the rules is dropped: a fresh
 // one may be asked in its place.
@@ -120,7 +78,7 @@ func (s *Speculator) holds(key Key) bool {
 	if !ok {
 		return false
 	}
-	if e.moving && !s.servable(e) {
+	if e.moving && !s.pos.servable(e.arrived) {
 		s.cache.remove(key)
 		return false
 	}
@@ -178,7 +136,7 @@ func (s *Speculator) olderReplies(key Key) *entry {
 func (s *Speculator) servableReply(e *entry) (*entry, bool) {
 	var found *entry
 	for x := e; x != nil; x = x.older {
-		if s.servable(x) {
+		if s.pos.servable(x.arrived) {
 			found = x
 		}
 	}

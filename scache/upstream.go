@@ -137,7 +137,7 @@ func (s *Speculator) suspensionCommand(r *Response, c *upCommand) bool {
 	c.tr = commandTraits[c.cmd]
 	var err error
 	if c.tr.endsEpoch || c.tr.changesValues {
-		err = s.onWrite(c.h.ID)
+		err = s.pos.write(c.h.ID, s.cfg.maxOrganicIDs)
 	}
 	track, stateErr := s.onStateCommand(c.cmd, c.tr, c.h.ID, jdwp.Data(c.packet))
 	err = cmp.Or(err, stateErr)
@@ -197,7 +197,7 @@ func (s *Speculator) answerFromCache(r *Response, c *upCommand) bool {
 		return false
 	}
 	if e.moving {
-		s.delivered(e.arrived)
+		s.pos.deliver(e.arrived)
 	}
 	s.stats.Hits++
 	s.use(r, c.key, e)
