@@ -114,6 +114,8 @@ func newHandshakeGate(l HandshakeLimits) *handshakeGate {
 
 // A pendingConn is a connection in its handshake: it notes when its bytes
 // arrive, and gives the handshake its whole timeout once the first has.
+// Once the handshake is done (settled) it is the connection as it is: the
+// session's reads pay nothing for it.
 type pendingConn struct {
 	net.Conn
 	source     string
@@ -121,10 +123,15 @@ type pendingConn struct {
 	handshake  time.Time    // the handshake's deadline
 	heard      atomic.Int64 // Unix ns of the last read that brought bytes; 0: none yet
 	evictedFor atomic.Pointer[string]
+	settled    atomic.Bool // the handshake is done: nothing more to note
 }
 
-// Read reads from the connection and notes that bytes arrived.
+// Read reads from the connection and, during the handshake, notes that
+// bytes arrived.
 func (c *pendingConn) Read(b []byte) (int, error) {
+	if c.settled.Load() {
+		return c.Conn.Read(b)
+	}
 	n, err := c.Conn.Read(b)
 	if n > 0 && c.heard.Swap(time.Now().UnixNano()) == 0 {
 		_ = c.Conn.SetReadDeadline(c.handshake) // the first byte came: the whole handshake's time
@@ -138,8 +145,11 @@ func (c *pendingConn) Read(b []byte) (int, error) {
 }
 
 // CloseWrite half-closes the connection when it can (see jdwp.CloseAfterDrain).
-func (c *pendingConn) CloseWrite() error {
-	if hc, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+func (c *pendingConn) CloseWrite() error { return closeWrite(c.Conn) }
+
+// closeWrite half-closes c when it can.
+func closeWrite(c net.Conn) error {
+	if hc, ok := c.(interface{ CloseWrite() error }); ok {
 		return hc.CloseWrite()
 	}
 	return errors.ErrUnsupported
@@ -169,7 +179,7 @@ func (g *handshakeGate) admit(conn net.Conn, timeout time.Duration) (*pendingCon
 			if n < g.limits.Full {
 				return nil, fmt.Errorf("%d connections are still in their handshake, none of them stale: the near half is crowded", n)
 			}
-			g.evictAtRandom(now, fmt.Sprintf("%d connections in their handshake, all of them speaking", n))
+			g.evictAtRandom(fmt.Sprintf("%d connections in their handshake, all of them speaking", n))
 		}
 	}
 	c := &pendingConn{Conn: conn, source: source, accepted: now, handshake: now.Add(timeout)}
@@ -188,12 +198,16 @@ func (g *handshakeGate) evict(now time.Time, source, crowd string) bool {
 	if victim == nil {
 		return false
 	}
-	why := fmt.Sprintf("closed for a newer connection after %v in its handshake, silent for %v (%s)",
-		now.Sub(victim.accepted).Round(time.Millisecond), now.Sub(victim.lastHeard()).Round(time.Millisecond), crowd)
-	victim.evictedFor.Store(&why)
-	g.forget(victim)
-	victim.Conn.Close()
+	g.close(victim, fmt.Sprintf("closed for a newer connection after %v in its handshake, silent for %v (%s)",
+		now.Sub(victim.accepted).Round(time.Millisecond), now.Sub(victim.lastHeard()).Round(time.Millisecond), crowd))
 	return true
+}
+
+// close closes c for a newcomer, and says why to its reader.
+func (g *handshakeGate) close(c *pendingConn, why string) {
+	c.evictedFor.Store(&why)
+	g.forget(c)
+	c.Conn.Close()
 }
 
 // dropChance is the chance that a new connection is refused (or takes a
@@ -217,14 +231,11 @@ const muteGrace = 250 * time.Millisecond
 // any of them. A flood of connections that speak can then never keep a far
 // half out for good: it needs only finish its handshake before as many
 // newcomers as the table holds have come.
-func (g *handshakeGate) evictAtRandom(now time.Time, crowd string) {
+func (g *handshakeGate) evictAtRandom(crowd string) {
 	k := int(g.chance() * float64(len(g.pending)))
 	for c := range g.pending {
 		if k--; k < 0 {
-			why := fmt.Sprintf("closed for a newer connection, drawn at random (%s)", crowd)
-			c.evictedFor.Store(&why)
-			g.forget(c)
-			c.Conn.Close()
+			g.close(c, fmt.Sprintf("closed for a newer connection, drawn at random (%s)", crowd))
 			return
 		}
 	}
@@ -258,8 +269,10 @@ func (g *handshakeGate) victim(now time.Time, source string) *pendingConn {
 	return stale
 }
 
-// done ends c's handshake: it no longer counts against the limits.
+// done ends c's handshake: it no longer counts against the limits, and
+// its reads are the connection's own.
 func (g *handshakeGate) done(c *pendingConn) {
+	c.settled.Store(true)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.forget(c)

@@ -147,7 +147,7 @@ func (p *Proxy) refuseAtTheDoor(log *slog.Logger, conn net.Conn, why error) {
 	go func() {
 		defer p.wg.Done()
 		defer func() { <-p.lingering }()
-		jdwp.CloseAfterDrain(conn)
+		_ = closeWrite(conn) // the deadline above bounds the read
 		_, _ = io.Copy(io.Discard, conn)
 		conn.Close()
 	}()
@@ -373,12 +373,7 @@ func (c *handshakeRead) Read(b []byte) (int, error) {
 }
 
 // CloseWrite half-closes the connection when it can (see jdwp.CloseAfterDrain).
-func (c *handshakeRead) CloseWrite() error {
-	if hc, ok := c.Conn.(interface{ CloseWrite() error }); ok {
-		return hc.CloseWrite()
-	}
-	return errors.ErrUnsupported
-}
+func (c *handshakeRead) CloseWrite() error { return closeWrite(c.Conn) }
 
 // session serves one debugger (or far half) with the settings st, and
 // returns the session's stats and error. A session that cannot start

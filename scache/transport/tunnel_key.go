@@ -188,6 +188,7 @@ func keyedFar(ctx context.Context, c net.Conn, key *TunnelKey, timeout time.Dura
 	tc := key.Client(first)
 	err := tc.HandshakeContext(ctx)
 	if err == nil {
+		first.kept, first.done = nil, true // the session's reads keep nothing
 		return tc, nil
 	}
 	defer c.Close()
@@ -229,17 +230,19 @@ func handshakeFailure(err error) error {
 }
 
 // firstBytes is a connection that keeps the first bytes read from it (up
-// to maxKept): what a TLS handshake read of a refusal sent in the clear.
+// to maxKept) until done: what a TLS handshake read of a refusal sent in
+// the clear.
 type firstBytes struct {
 	net.Conn
 	kept []byte
+	done bool // set once the handshake succeeded, before the session reads
 }
 
 const maxKept = 4096
 
 func (c *firstBytes) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
-	if room := maxKept - len(c.kept); room > 0 {
+	if room := maxKept - len(c.kept); !c.done && room > 0 {
 		c.kept = append(c.kept, b[:min(n, room)]...)
 	}
 	return n, err
