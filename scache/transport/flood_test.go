@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -43,9 +42,7 @@ func TestAFloodOfIdleConnectionsNeverLocksOutTheFarHalf(t *testing.T) {
 	opts := jvmtest.DriverOptions{Stops: 2, Jdb: true}
 	vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
 	direct, _ := jvmtest.RunJdb(t, vm.Addr, opts)
-	keyFile := filepath.Join(t.TempDir(), "tunnel.key")
-	key, err := transport.GenerateTunnelKey(keyFile)
-	require.NoError(t, err)
+	key := newKey(t)
 	for _, keyed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("keyed=%v", keyed), func(t *testing.T) {
 			var keyOpts []scache.Option
@@ -211,9 +208,7 @@ func floodMain(spec string) int {
 // address already in its handshake, and speaking) is told why, plain and
 // keyed, and logs it: not that the near half looks like a JDWP VM.
 func TestAFarHalfRefusedAtTheDoorIsToldWhy(t *testing.T) {
-	keyFile := filepath.Join(t.TempDir(), "tunnel.key")
-	key, err := transport.GenerateTunnelKey(keyFile)
-	require.NoError(t, err)
+	key := newKey(t)
 	limits := transport.DefaultHandshakeLimits
 	limits.PerSource = 1
 	for _, keyed := range []bool{false, true} {

@@ -99,15 +99,7 @@ func TestNearHalfRefusalsCarryAStatusAndWhy(t *testing.T) {
 		var d net.Dialer
 		return d.DialContext(ctx, "tcp", deadAddr)
 	}, transport.WithSplit(transport.NearHalf))
-	hello := func() error {
-		c, err := net.Dial("tcp", addr)
-		require.NoError(t, err)
-		defer c.Close()
-		_, err = c.Write(tunnel.FarOpening())
-		require.NoError(t, err)
-		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
-		return tunnel.ReadNearHello(c)
-	}
+	hello := func() error { return openTunnel(t, addr) }
 	busyDone := make(chan error, 1)
 	go func() { busyDone <- hello() }()
 	<-held
@@ -243,17 +235,8 @@ func TestANearHalfIsFreeOnceItRefused(t *testing.T) {
 		cancel()
 		require.NoError(t, <-done)
 	}()
-	open := func() error {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		require.NoError(t, err)
-		defer c.Close()
-		_, err = c.Write(tunnel.FarOpening())
-		require.NoError(t, err)
-		_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
-		return tunnel.ReadNearHello(c)
-	}
 	for try := range 2 {
-		err := open()
+		err := openTunnel(t, ln.Addr().String())
 		var refusal *tunnel.RefusalError
 		require.ErrorAs(t, err, &refusal, "try %d", try)
 		require.Equal(t, tunnel.StatusVM, refusal.Status, "try %d: %v", try, err)
@@ -277,3 +260,16 @@ func (l *heldLog) Write(b []byte) (int, error) {
 }
 
 func (l *heldLog) free() { l.once.Do(func() { close(l.release) }) }
+
+// openTunnel opens a tunnel to the near half at addr as a far half does
+// (its hello and a heartbeat) and returns the near half's answer: nil, or
+// why it refused.
+func openTunnel(t *testing.T, addr string) error {
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Write(tunnel.FarOpening())
+	require.NoError(t, err)
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+	return tunnel.ReadNearHello(c)
+}

@@ -10,12 +10,12 @@ import (
 	"io"
 	"math/big"
 	"net"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jdwpscache/scache/internal/logtest"
+	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache/transport"
 	"github.com/stretchr/testify/require"
 )
@@ -25,7 +25,7 @@ import (
 // far half with another key, or a man in the middle with its own
 // certificate, shows a certificate that is not the pinned one.
 func TestAKeyedNearHalfNamesWhatItRefused(t *testing.T) {
-	key := newKeyAt(t)
+	key := newKey(t)
 	vm := handshakeOnlyVM(t)
 	refusal := func(t *testing.T, log *logtest.Buffer) string {
 		t.Helper()
@@ -46,7 +46,7 @@ func TestAKeyedNearHalfNamesWhatItRefused(t *testing.T) {
 		far := serveHalf(t, &logtest.Buffer{}, transport.FarHalf, tap.addr, transport.WithTunnelKey(key))
 		dbg, err := net.Dial("tcp", far)
 		require.NoError(t, err)
-		require.NoError(t, jdwpHandshake(dbg))
+		require.NoError(t, jdwp.DebuggerHandshake(dbg, 30*time.Second))
 		dbg.Close()
 		replayTo := serveHalf(t, log, transport.NearHalf, vm, transport.WithTunnelKey(key))
 		c, err := net.Dial("tcp", replayTo)
@@ -60,7 +60,7 @@ func TestAKeyedNearHalfNamesWhatItRefused(t *testing.T) {
 	t.Run("a man in the middle", func(t *testing.T) {
 		log := &logtest.Buffer{}
 		near := serveHalf(t, log, transport.NearHalf, vm, transport.WithTunnelKey(key))
-		mitm := newKeyAt(t) // its own key and certificate, TLS 1.3 as a far half speaks it
+		mitm := newKey(t) // its own key and certificate, TLS 1.3 as a far half speaks it
 		c, err := net.Dial("tcp", near)
 		require.NoError(t, err)
 		defer c.Close()
@@ -91,11 +91,11 @@ func TestAKeyedNearHalfNamesWhatItRefused(t *testing.T) {
 	t.Run("a far half with another key", func(t *testing.T) {
 		near := serveHalf(t, &logtest.Buffer{}, transport.NearHalf, vm, transport.WithTunnelKey(key))
 		farLog := &logtest.Buffer{}
-		far := serveHalf(t, farLog, transport.FarHalf, near, transport.WithTunnelKey(newKeyAt(t)))
+		far := serveHalf(t, farLog, transport.FarHalf, near, transport.WithTunnelKey(newKey(t)))
 		dbg, err := net.Dial("tcp", far)
 		require.NoError(t, err)
 		defer dbg.Close()
-		_ = jdwpHandshake(dbg)
+		_ = jdwp.DebuggerHandshake(dbg, 30*time.Second)
 		require.Eventually(t, func() bool { return strings.Contains(farLog.String(), "holds another tunnel key") },
 			30*time.Second, time.Millisecond)
 		for _, line := range strings.Split(farLog.String(), "\n") {
@@ -120,25 +120,6 @@ func requireSaidOnce(t *testing.T, line string) {
 		require.False(t, seen[part], "%q twice in %s", part, line)
 		seen[part] = true
 	}
-}
-
-// newKeyAt makes a tunnel key in the test's temp dir.
-func newKeyAt(t *testing.T) *transport.TunnelKey {
-	k, err := transport.GenerateTunnelKey(filepath.Join(t.TempDir(), "tunnel.key"))
-	require.NoError(t, err)
-	return k
-}
-
-// jdwpHandshake does a debugger's JDWP handshake on c.
-func jdwpHandshake(c net.Conn) error {
-	if _, err := c.Write([]byte("JDWP-Handshake")); err != nil {
-		return err
-	}
-	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
-	b := make([]byte, 14)
-	_, err := io.ReadFull(c, b)
-	_ = c.SetReadDeadline(time.Time{})
-	return err
 }
 
 // selfSigned makes a certificate of a new Ed25519 key, as a man in the
