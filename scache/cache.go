@@ -224,3 +224,49 @@ func (c *replyCache) classes() []jdwp.ReferenceTypeID {
 func (c *replyCache) purge() { c.lru.Purge() }
 
 func (c *replyCache) len() int { return c.lru.Len() }
+
+// Moving entries (sequential.go) keep their older replies in a chain,
+// newest first; the rules of positions say which may answer now.
+
+// holds reports whether the cache holds a reply for key that may still
+// answer the debugger. A moving entry past the rules is dropped: a fresh
+// one may be asked in its place.
+func (c *replyCache) holds(key Key, pos *positions) bool {
+	e, ok := c.peek(key)
+	if !ok {
+		return false
+	}
+	if e.moving && !pos.servable(e.arrived) {
+		c.remove(key)
+		return false
+	}
+	return true
+}
+
+// olderReplies returns the replies of the moving command key still
+// cached, newest first, for the next one to keep behind it.
+func (c *replyCache) olderReplies(key Key) *entry {
+	e, ok := c.peek(key)
+	if !ok || !e.moving {
+		return nil
+	}
+	for n, x := 1, e; x != nil; n, x = n+1, x.older {
+		if n == maxRepeats {
+			c.drop(x.older)
+			x.older = nil
+		}
+	}
+	return e
+}
+
+// servableReply returns the oldest reply of a moving command's chain
+// (newest first, from e) that the rules let answer the debugger now.
+func (c *replyCache) servableReply(e *entry, pos *positions) (*entry, bool) {
+	var found *entry
+	for x := e; x != nil; x = x.older {
+		if pos.servable(x.arrived) {
+			found = x
+		}
+	}
+	return found, found != nil
+}

@@ -166,22 +166,6 @@ func (c *costModel) inFlightBound(max int) int {
 	return n
 }
 
-// odds returns the chance that the debugger uses the speculated command
-// m: what the learner counted of its kind in this session; high for a
-// command the debugger asked itself at its recent stops (asked), even for
-// what is not learned (an object's type).
-func (s *Speculator) odds(m jdwp.CommandMessage, spec keySpec, asked bool) float64 {
-	switch {
-	case asked:
-		return 0.9
-	case spec.life == lifetimeSuspension:
-		return s.learn.odds(m)
-	case spec.life == lifetimeClass:
-		return s.learn.classOdds(m.Command())
-	}
-	return 0.5
-}
-
 // measuredRoundTrip returns the least round trip to the VM of the last
 // commands sent alone, service included, once known (a far half tells it
 // to the near half).

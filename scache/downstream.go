@@ -168,7 +168,7 @@ func (s *Speculator) keepReply(d *downPacket) bool {
 	if p.key != "" && !p.poisoned && (p.synthetic || s.cfg.cacheOrganic) {
 		var older *entry
 		if p.moving {
-			older = s.olderReplies(p.key)
+			older = s.cache.olderReplies(p.key)
 		}
 		s.cache.add(p.key, &entry{older: older, reply: append([]byte(nil), d.packet...), class: p.class, object: p.object, values: p.values,
 			life:  p.life,

@@ -256,7 +256,7 @@ func (s *Speculator) dispatchReply(p *inFlight, data []byte) error {
 		if handle == nil || !s.familyOn(f) {
 			continue
 		}
-		if f.life == lifetimeSuspension && StateCommand(p.cmd) && !s.stillTrue(p) {
+		if f.life == lifetimeSuspension && StateCommand(p.cmd) && !s.susp.current(p) {
 			continue
 		}
 		if err := handle(s, p, &reply); err != nil {
@@ -264,12 +264,6 @@ func (s *Speculator) dispatchReply(p *inFlight, data []byte) error {
 		}
 	}
 	return nil
-}
-
-// stillTrue reports whether the reply to a state command p is true now: it
-// was cacheable when sent, was not invalidated, and its epoch goes on.
-func (s *Speculator) stillTrue(p *inFlight) bool {
-	return p.key != "" && !p.poisoned && p.epoch == s.susp.epoch
 }
 
 func errNoTypedReply(cmd jdwp.Command) error {

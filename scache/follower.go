@@ -61,7 +61,7 @@ func (s *Speculator) register(packet []byte, poisoned bool) error {
 		p.key, p.subject = keyOf(h, packet), subjectOf(spec, m)
 		if spec.life == lifetimeSuspension {
 			var cacheable bool
-			cacheable, p.moving = s.suspensionCacheable(spec, m)
+			cacheable, p.moving = s.susp.cacheable(spec, m, s.cfg.consistency)
 			if !cacheable {
 				p.poison()
 			}

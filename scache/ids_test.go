@@ -9,22 +9,22 @@ import (
 
 func TestSyntheticIDsStartAtTheRangeAndWrapSkippingInFlight(t *testing.T) {
 	s := newSpeculator(defaultConfig())
-	require.Equal(t, uint32(0xA0000000), s.newSyntheticID())
-	require.Equal(t, uint32(0xA0000001), s.newSyntheticID())
+	require.Equal(t, uint32(0xA0000000), s.queue.syntheticID(s.inflight.busy))
+	require.Equal(t, uint32(0xA0000001), s.queue.syntheticID(s.inflight.busy))
 
 	s.queue.nextID = LastSyntheticID - 1
 	s.inflight.pending[LastSyntheticID] = &inFlight{synthetic: true}
 	s.inflight.pending[FirstSyntheticID] = &inFlight{synthetic: true}
-	require.Equal(t, LastSyntheticID-1, s.newSyntheticID())
+	require.Equal(t, LastSyntheticID-1, s.queue.syntheticID(s.inflight.busy))
 	// LastSyntheticID and FirstSyntheticID are in flight: skipped.
-	require.Equal(t, FirstSyntheticID+1, s.newSyntheticID())
+	require.Equal(t, FirstSyntheticID+1, s.queue.syntheticID(s.inflight.busy))
 }
 
 func TestSyntheticIDsNeverLeaveTheRange(t *testing.T) {
 	s := newSpeculator(defaultConfig())
 	s.queue.nextID = LastSyntheticID - 3
 	for i := 0; i < 10; i++ {
-		id := s.newSyntheticID()
+		id := s.queue.syntheticID(s.inflight.busy)
 		require.True(t, IsSyntheticID(id), "%#x", id)
 	}
 	require.False(t, IsSyntheticID(0x9FFFFFFF))

@@ -79,6 +79,18 @@ func (t *inflightState) roomFor(organic int) bool {
 	return len(t.pending) < organic+t.synthetic
 }
 
+// hasKey reports whether a command with key is in flight.
+func (t *inflightState) hasKey(key Key) bool {
+	_, ok := t.byKey[key]
+	return ok
+}
+
+// busy reports whether a command with id is in flight.
+func (t *inflightState) busy(id uint32) bool {
+	_, ok := t.pending[id]
+	return ok
+}
+
 // add tracks a debugger's command sent upstream; with belay, a keyed one
 // is what the next asks of its key wait on.
 func (t *inflightState) add(p *inFlight, belay bool) {

@@ -27,13 +27,11 @@ func (s *Speculator) unloadSignature(sig string) {
 			ids = append(ids, p.class)
 		}
 	}
-	for _, list := range [][]queued{s.queue.urgent, s.queue.waiting} {
-		for _, q := range list {
-			if unknown(q.subject) {
-				ids = append(ids, q.class)
-			}
+	s.queue.each(func(q queued) {
+		if unknown(q.subject) {
+			ids = append(ids, q.class)
 		}
-	}
+	})
 	s.invalidate(ids)
 }
 
@@ -78,7 +76,5 @@ func (s *Speculator) onDisposeObjects(data []byte) error {
 // answer held commands) and drops the queued speculation that matches.
 func (s *Speculator) forget(match func(subject) bool) {
 	s.inflight.poisonWhere(func(p *inFlight) bool { return p.key != "" && match(p.subject) })
-	drop := func(q queued) bool { return match(q.subject) }
-	s.queue.waiting = s.dropQueued(s.queue.waiting, drop)
-	s.queue.urgent = s.dropQueued(s.queue.urgent, drop)
+	s.queue.dropWhere(func(q queued) bool { return match(q.subject) })
 }

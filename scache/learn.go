@@ -228,6 +228,22 @@ func (l *learner) classOdds(cmd jdwp.Command) float64 {
 	return ratioOdds(u.hits, u.sent)
 }
 
+// odds returns the chance that the debugger uses the speculated command
+// m: what the learner counted of its kind in this session; high for a
+// command the debugger asked itself at its recent stops (asked), even for
+// what is not learned (an object's type).
+func (l *learner) oddsOf(m jdwp.CommandMessage, spec keySpec, asked bool) float64 {
+	switch {
+	case asked:
+		return 0.9
+	case spec.life == lifetimeSuspension:
+		return l.odds(m)
+	case spec.life == lifetimeClass:
+		return l.classOdds(m.Command())
+	}
+	return 0.5
+}
+
 // ratioOdds is (hits+1)/(sent+2), at most 1.
 func ratioOdds(hits, sent int) float64 {
 	return min(1, float64(hits+1)/float64(sent+2))

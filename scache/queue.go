@@ -5,18 +5,16 @@ import "github.com/jdwpscache/scache/jdwp"
 // The queue of speculation. A family's handler asks for a command with
 // enqueue (a typed message: the queue finds its key and what it is about)
 // or, for a command it kept by key, enqueueKey; admit is the one gate that
-// decides whether it may be queued now. pump sends what is queued, urgent
-// first, while the in-flight bound allows: synthetic commands get ids from
-// FirstSyntheticID, and each is announced in the Response's speculated
-// list (for a split proxy's near half).
-
-// queueState holds the speculation waiting to go out.
-type queueState struct {
-	urgent  []queued // state commands of the stop, sent first
-	waiting []queued // the others, sent as in-flight slots free up
-	keys    map[Key]struct{}
-	nextID  uint32 // the next synthetic id to try
-}
+// decides whether it may be queued now, by asking four owners: the queue
+// (is it open), the suspension (may the reply be cached, is it moving), the
+// learner (does the debugger use it) and the cost model (does it pay).
+// pump sends what is queued, urgent first, while the in-flight bound
+// allows: synthetic commands get ids from FirstSyntheticID, and each is
+// announced in the Response's speculated list (for a split proxy's near
+// half).
+//
+// queueState owns the queued commands and the next synthetic id; only its
+// methods (queue_state.go) change them.
 
 // enqueueClass queues a class metadata command about class, or about one of
 // its methods when method is not 0.
@@ -36,15 +34,16 @@ func (s *Speculator) enqueue(m jdwp.CommandMessage, urgent bool) {
 }
 
 // admit is the gate of the queue: it reports whether the command m may be
-// queued now, and what it is about. Nothing is queued while the queue is
-// closed, a command the policy does not cache is never sent, and a state
-// command goes out only while the suspension lets its reply be cached and
-// the learner has not paused its site. A command the debugger asked itself
-// at its recent stops (asked: FamilyAgain's) is not the learner's to pause:
-// FamilyAgain forgets it once the debugger stops asking.
+// queued now, and what it is about. It asks the queue whether it is open
+// (checked first: a full queue costs nothing), the policy whether it caches
+// the reply, the suspension whether the reply may be cached now (and is
+// moving), the learner whether the debugger uses it, and the cost model
+// whether it pays. A command the debugger asked itself at its recent stops
+// (asked: FamilyAgain's) is not the learner's to pause: FamilyAgain forgets
+// it once the debugger stops asking.
 func (s *Speculator) admit(m jdwp.CommandMessage, asked bool) (subject, bool) {
-	if s.queueClosed() {
-		return subject{}, false // checked before anything else: a full queue costs nothing
+	if s.queue.closed() {
+		return subject{}, false
 	}
 	spec, ok := s.keySpecOf(m.Command())
 	if !ok {
@@ -53,21 +52,15 @@ func (s *Speculator) admit(m jdwp.CommandMessage, asked bool) (subject, bool) {
 	sub := subjectOf(spec, m)
 	if spec.life == lifetimeSuspension {
 		var cacheable bool
-		cacheable, sub.moving = s.suspensionCacheable(spec, m)
+		cacheable, sub.moving = s.susp.cacheable(spec, m, s.cfg.consistency)
 		if !cacheable || !asked && !s.learn.allows(m) {
 			return subject{}, false
 		}
 	}
-	if s.cost.slow() && !s.cost.pays(s.odds(m, spec, asked)) {
+	if s.cost.slow() && !s.cost.pays(s.learn.oddsOf(m, spec, asked)) {
 		return subject{}, false
 	}
 	return sub, true
-}
-
-// queueClosed reports whether nothing may be queued now: the session is
-// ending, the Speculator follows another (a far half), or the queue is full.
-func (s *Speculator) queueClosed() bool {
-	return s.over || s.cfg.follower || len(s.queue.waiting)+len(s.queue.urgent) >= s.cfg.maxQueued
 }
 
 // enqueueKey is enqueue for a command given by its key and its message m
@@ -81,27 +74,18 @@ func (s *Speculator) enqueueKey(key Key, m jdwp.CommandMessage, sub subject, urg
 // enqueueKeyRepeat is enqueueKey; with repeat, a moving command goes out
 // again even if it is queued or in flight (sequential.go: enqueueInOrder).
 func (s *Speculator) enqueueKeyRepeat(key Key, m jdwp.CommandMessage, sub subject, urgent, repeat bool) {
-	if s.queueClosed() {
+	if s.queue.closed() {
 		return
 	}
 	if !repeat || !sub.moving {
-		if s.holds(key) && !sub.moving {
+		if s.cache.holds(key, &s.pos) && !sub.moving {
 			return // a moving entry is asked again: the debugger's next view wants a reply newer than what it was shown since
 		}
-		if _, ok := s.inflight.byKey[key]; ok {
-			return
-		}
-		if _, ok := s.queue.keys[key]; ok {
+		if s.inflight.hasKey(key) || s.queue.has(key) {
 			return
 		}
 	}
-	s.queue.keys[key] = struct{}{}
-	q := queued{key: key, msg: m, subject: sub}
-	if urgent {
-		s.queue.urgent = append(s.queue.urgent, q)
-	} else {
-		s.queue.waiting = append(s.queue.waiting, q)
-	}
+	s.queue.push(queued{key: key, msg: m, subject: sub}, urgent)
 }
 
 // newKey returns the key of a command the Speculator composes.
@@ -109,83 +93,37 @@ func (s *Speculator) newKey(m jdwp.CommandMessage) Key {
 	return appendKey(&s.scratch.keyWriter, m, s.sizes)
 }
 
-// pump sends queued speculation, urgent first, while the in-flight bound allows.
-// sc holds the buffers of the Response's direction.
+// pump sends queued speculation, urgent first, while the in-flight bound
+// allows. sc holds the buffers of the Response's direction.
 func (s *Speculator) pump(r *Response, sc *responseBuffers) {
 	if !s.enabled || s.over {
 		return
 	}
-	s.queue.urgent = s.send(r, sc, s.queue.urgent)
-	s.queue.waiting = s.send(r, sc, s.queue.waiting)
-}
-
-// send sends commands from the front of list while the bound allows and
-// returns what is left.
-func (s *Speculator) send(r *Response, sc *responseBuffers, list []queued) []queued {
-	sent := 0
 	bound := s.cost.inFlightBound(s.cfg.maxInFlight)
-	for len(list) > sent && (bound == 0 || s.inflight.synthetic < bound) {
-		q := list[sent]
-		sent++
-		delete(s.queue.keys, q.key)
-		if s.holds(q.key) && !q.subject.moving {
-			continue
-		}
-		if _, ok := s.inflight.byKey[q.key]; ok && !q.subject.moving {
-			continue
-		}
-		id := s.newSyntheticID()
-		p := &inFlight{id: id, cmd: q.key.Command(), key: q.key, subject: q.subject, epoch: s.susp.epoch, synthetic: true,
-			writes: s.pos.writesSent}
-		s.cost.sending(p)
-		s.inflight.addSynthetic(p)
-		s.inflight.belayOn(p)
-		s.stats.Synthetic++
-		s.learnSent(q)
-		packet := q.key.AppendCommand(sc.buf(jdwp.HeaderSize+len(q.key)), id)
-		sc.keep(packet)
-		s.cost.sent(packet)
-		r.Edict.Upstream = append(r.Edict.Upstream, packet)
-		r.Journal.Upstream = append(r.Journal.Upstream, packet)
-		r.speculated = append(r.speculated, packet)
-	}
-	n := copy(list, list[sent:])
-	for i := n; i < len(list); i++ {
-		list[i] = queued{}
-	}
-	return list[:n]
+	room := func() bool { return bound == 0 || s.inflight.synthetic < bound }
+	s.queue.drain(room, func(q queued) { s.send(r, sc, q) })
 }
 
-// dropQueued removes the queued commands for which drop is true.
-func (s *Speculator) dropQueued(list []queued, drop func(queued) bool) []queued {
-	kept := list[:0]
-	for _, q := range list {
-		if drop(q) {
-			delete(s.queue.keys, q.key)
-			continue
-		}
-		kept = append(kept, q)
+// send sends the queued command q, unless a reply to it that is not moving
+// is cached or in flight since it was queued.
+func (s *Speculator) send(r *Response, sc *responseBuffers, q queued) {
+	if s.cache.holds(q.key, &s.pos) && !q.subject.moving || s.inflight.hasKey(q.key) && !q.subject.moving {
+		return
 	}
-	for i := len(kept); i < len(list); i++ {
-		list[i] = queued{}
-	}
-	return kept
-}
-
-// newSyntheticID returns the next id of the synthetic range that is not in
-// flight, wrapping at the end of the range.
-func (s *Speculator) newSyntheticID() uint32 {
-	for {
-		id := s.queue.nextID
-		if s.queue.nextID == LastSyntheticID {
-			s.queue.nextID = FirstSyntheticID
-		} else {
-			s.queue.nextID++
-		}
-		if _, busy := s.inflight.pending[id]; !busy {
-			return id
-		}
-	}
+	id := s.queue.syntheticID(s.inflight.busy)
+	p := &inFlight{id: id, cmd: q.key.Command(), key: q.key, subject: q.subject, epoch: s.susp.epoch, synthetic: true,
+		writes: s.pos.writesSent}
+	s.cost.sending(p)
+	s.inflight.addSynthetic(p)
+	s.inflight.belayOn(p)
+	s.stats.Synthetic++
+	s.learnSent(q)
+	packet := q.key.AppendCommand(sc.buf(jdwp.HeaderSize+len(q.key)), id)
+	sc.keep(packet)
+	s.cost.sent(packet)
+	r.Edict.Upstream = append(r.Edict.Upstream, packet)
+	r.Journal.Upstream = append(r.Journal.Upstream, packet)
+	r.speculated = append(r.speculated, packet)
 }
 
 // queued is a speculated command not yet sent.

@@ -102,7 +102,7 @@ func (q *requestIDs) debuggerID(vm int32) int32 {
 // request that the agent accepts whatever the VM does meanwhile, of a
 // thread known suspended.
 func (s *Speculator) stepAheadable(m *jdwp.EventRequestSetCommand) bool {
-	if m.EventKind != jdwp.EventSingleStep || !s.settled() {
+	if m.EventKind != jdwp.EventSingleStep || !s.susp.settled() {
 		return false
 	}
 	steps := 0

@@ -59,32 +59,6 @@ func (c Consistency) String() string {
 	return fmt.Sprintf("Consistency(%d)", int(c))
 }
 
-// suspensionCacheable reports whether the reply to m, a suspension
-// command, may be cached now, and whether as a moving entry: about state
-// that may change while the debugger looks, cached under Sequential only.
-func (s *Speculator) suspensionCacheable(spec keySpec, m jdwp.CommandMessage) (cacheable, moving bool) {
-	if s.stateCacheable(spec, m) {
-		return true, false
-	}
-	moving = s.cfg.consistency == Sequential && spec.moving && s.settled() && s.susp.kind != running
-	return moving, moving
-}
-
-// holds reports whether the cache holds a reply for key that may still
-// answer the debugger. A moving entry past the rules is dropped: a fresh
-// one may be asked in its place.
-func (s *Speculator) holds(key Key) bool {
-	e, ok := s.cache.peek(key)
-	if !ok {
-		return false
-	}
-	if e.moving && !s.pos.servable(e.arrived) {
-		s.cache.remove(key)
-		return false
-	}
-	return true
-}
-
 // pins reports whether a reply to the command p, delivered to the
 // debugger now, tells it a state of the VM at its position (PinsState).
 // A reply cached as true for its whole epoch (a suspended thread's frames
@@ -92,7 +66,7 @@ func (s *Speculator) holds(key Key) bool {
 // state of the epoch: it pins none, and what was speculated about the
 // running threads earlier in the epoch may still follow it.
 func (s *Speculator) pins(p *inFlight) bool {
-	stable := p.key != "" && !p.moving && !p.poisoned && p.epoch == s.susp.epoch
+	stable := s.susp.current(p) && !p.moving
 	return PinsState(p.cmd) && !stable
 }
 
@@ -114,31 +88,3 @@ func (s *Speculator) enqueueInOrder(m jdwp.CommandMessage) {
 
 // maxRepeats bounds the older replies kept of a moving command.
 const maxRepeats = 2
-
-// olderReplies returns the replies of the moving command key still
-// cached, newest first, for the next one to keep behind it.
-func (s *Speculator) olderReplies(key Key) *entry {
-	e, ok := s.cache.peek(key)
-	if !ok || !e.moving {
-		return nil
-	}
-	for n, x := 1, e; x != nil; n, x = n+1, x.older {
-		if n == maxRepeats {
-			s.cache.drop(x.older)
-			x.older = nil
-		}
-	}
-	return e
-}
-
-// servableReply returns the oldest reply of a moving command's chain
-// (newest first, from e) that the rules let answer the debugger now.
-func (s *Speculator) servableReply(e *entry) (*entry, bool) {
-	var found *entry
-	for x := e; x != nil; x = x.older {
-		if s.pos.servable(x.arrived) {
-			found = x
-		}
-	}
-	return found, found != nil
-}

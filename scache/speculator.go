@@ -163,7 +163,7 @@ func newSpeculator(cfg config) *Speculator {
 			pending: make(map[uint32]*inFlight),
 			byKey:   make(map[Key]*inFlight),
 		},
-		queue:    queueState{keys: make(map[Key]struct{}), nextID: FirstSyntheticID},
+		queue:    newQueue(cfg.maxQueued, cfg.follower),
 		scratch:  scratchState{params: make(map[jdwp.Command]jdwp.CommandMessage)},
 		triggers: make(map[jdwp.Command]bool),
 		cost:     costModel{now: cfg.clock},
@@ -256,8 +256,7 @@ func (s *Speculator) disable(r *Response, why error) {
 	s.log.Warn("scache: speculation disabled; passing every packet through", "reason", why)
 	s.sendHeldUp(r, s.inflight.held)
 	s.inflight.keepSyntheticOnly()
-	s.queue.waiting, s.queue.urgent = nil, nil
-	s.queue.keys = make(map[Key]struct{})
+	s.queue.empty()
 	s.cache.purge()
 }
 
@@ -274,9 +273,7 @@ func (s *Speculator) clearAll() {
 	s.cache.purge()
 	s.classes.reset()
 	s.forget(func(subject) bool { return true })
-	// Unanswered commands that let threads run stay unsettled: their
-	// replies are still to come.
-	s.susp = suspension{epoch: s.susp.epoch + 1, unsettled: s.susp.unsettled}
+	s.susp.reset()
 	s.stop.top = topFrame{}
 	s.stop.predictor = framePredictor{}
 	s.stop.threads, s.stop.viewed = nil, nil
@@ -291,8 +288,7 @@ func (s *Speculator) clearAll() {
 // queued. Replies to synthetic commands in flight are still absorbed.
 func (s *Speculator) end() {
 	s.over = true
-	s.queue.waiting, s.queue.urgent = nil, nil
-	clear(s.queue.keys)
+	s.queue.shutDown()
 }
 
 func (s *Speculator) debug(what string, id uint32, cmd jdwp.Command) {

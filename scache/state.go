@@ -1,61 +1,17 @@
 package scache
 
 import (
-	"fmt"
-
 	"github.com/jdwpscache/scache/jdwp"
 )
 
-// Suspension tracking. Replies about threads, frames and objects are true
+// The epoch's mechanics. Replies about threads, frames and objects are true
 // only while the threads they depend on stay suspended. The Speculator counts
 // suspension epochs: an epoch ends whenever a thread may run or state may
 // change (a resume, an invoke, a SetValues, an event, a hot swap), and every
-// entry of the ended epoch is dropped at once, frame ids with them.
-//
-// What is suspended follows the order in which the VM processes commands,
-// not the order in which packets reach the Speculator: see "Races" in the
-// package documentation. While a debugger command that may let threads run
-// is sent and not answered (it is unsettled), nothing establishes a trusted
-// suspension: not an event, not the reply to VirtualMachine.Suspend.
-
-// suspendKind says which threads are known to be suspended.
-type suspendKind uint8
-
-const (
-	running         suspendKind = iota // nothing is known to be suspended: no state is cached
-	allSuspended                       // every thread (suspend policy ALL, VirtualMachine.Suspend)
-	threadSuspended                    // one thread (suspend policy EVENT_THREAD); the others run
-)
-
-type suspension struct {
-	epoch  uint64
-	kind   suspendKind
-	thread jdwp.ObjectID // with threadSuspended
-	// stopped is the thread whose event established the suspension, while
-	// nothing may have let it run since: alive and suspended (0: none).
-	stopped jdwp.ObjectID
-	// unsettled holds the debugger's commands that may let threads run
-	// (letRun) and whose replies have not arrived, by id: the VM may have
-	// sent what arrives meanwhile before or after processing them.
-	unsettled map[uint32]unsettled
-}
-
-// unsettled is a command that may let threads run, sent and not answered.
-type unsettled struct {
-	resume bool // VirtualMachine.Resume or ThreadReference.Resume
-	// resumed is the thread a ThreadReference.Resume resumes (0: another
-	// command).
-	resumed jdwp.ObjectID
-	// elsewhere: a resume of another thread than the one a stop event that
-	// arrived after it suspended (othersResumed); processed before or after
-	// that event, it does not touch the suspension, and its reply changes
-	// nothing in it. It still decides the next event.
-	elsewhere bool
-	kind      suspendKind   // what was known suspended when it was sent
-	thread    jdwp.ObjectID // with threadSuspended
-	// call is the invocation this command is, if it is one.
-	call invocation
-}
+// entry of the ended epoch is dropped at once, frame ids with them. This
+// file turns the debugger's commands and the VM's replies and events into
+// the suspension's verbs (suspension.go) and ends epochs; the stop's owner
+// (stop.go) and the families (the table's hooks) hear of it.
 
 // An invocation is an invocation command as the Speculator keeps it until
 // its reply: where its thread stood when it was sent (back.thread 0: not
@@ -122,7 +78,7 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		return false, nil
 	}
 	known := s.susp.kind
-	if !s.settled() {
+	if !s.susp.settled() {
 		known = running
 	}
 	u := unsettled{kind: known, thread: s.susp.thread,
@@ -143,14 +99,9 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 	}
 	s.endEpoch()
 	if tr.letRun {
-		s.susp.stopped = 0
-		if s.susp.unsettled == nil {
-			s.susp.unsettled = make(map[uint32]unsettled)
+		if err := s.susp.unsettle(id, u, s.cfg.maxOrganicIDs); err != nil {
+			return false, err
 		}
-		if len(s.susp.unsettled) >= s.cfg.maxOrganicIDs {
-			return false, fmt.Errorf("%d commands that let threads run are unanswered", len(s.susp.unsettled))
-		}
-		s.susp.unsettled[id] = u
 	}
 	switch cmd {
 	case jdwp.CmdVirtualMachineResume:
@@ -167,56 +118,6 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 	return false, nil
 }
 
-// settled reports whether no command that may let threads run is unanswered.
-func (s *Speculator) settled() bool {
-	for _, u := range s.susp.unsettled {
-		if !u.elsewhere {
-			return false
-		}
-	}
-	return true
-}
-
-// pending reports whether any command that may let threads run is
-// unanswered, elsewhere or not: an event that arrives now may have been
-// sent before the VM processed it.
-func (s *Speculator) pending() bool { return len(s.susp.unsettled) > 0 }
-
-// afterTheResume reports whether an event of thread t that arrives now was
-// certainly generated after the VM processed the unanswered commands: the
-// one unanswered command is a resume, and t was known suspended when it was
-// sent, so t could not run, and stop, before the VM processed it. (HotSpot
-// often sends the stop that ends a step or a resume before the resume's
-// reply: the thread runs as soon as the resume is processed.)
-func (s *Speculator) afterTheResume(t jdwp.ObjectID) bool {
-	if len(s.susp.unsettled) != 1 {
-		return false
-	}
-	for _, u := range s.susp.unsettled {
-		return u.resume && (u.kind == allSuspended || u.kind == threadSuspended && u.thread == t)
-	}
-	return false
-}
-
-// othersResumed reports whether a stop of thread t that suspends only t
-// (policy) holds whenever the VM processes the unanswered commands: each
-// is a ThreadReference.Resume of another thread. Before or after the
-// event, resuming another thread leaves t where its event suspended it.
-// (Under SUSPEND_ALL the event suspends the resumed thread too, which a
-// resume processed after it lets run again: not so.) A debugger that lets
-// each worker go at its breakpoint while another stops sends exactly that.
-func (s *Speculator) othersResumed(t jdwp.ObjectID, policy jdwp.SuspendPolicy) bool {
-	if policy != jdwp.SuspendPolicyEventThread {
-		return false
-	}
-	for _, u := range s.susp.unsettled {
-		if u.resumed == 0 || u.resumed == t {
-			return false
-		}
-	}
-	return true
-}
-
 // onSettle takes note of the reply to an unsettled command, if reply is one.
 // What was read before it may have changed (an invoke ran code), so the
 // epoch ends.
@@ -230,25 +131,15 @@ func (s *Speculator) othersResumed(t jdwp.ObjectID, policy jdwp.SuspendPolicy) b
 // the new epoch, and the invoking thread is the stopped thread again if it
 // was (FamilyInvoke speculates on it: s.stop.invoked).
 func (s *Speculator) onSettle(id uint32) {
-	u, ok := s.susp.unsettled[id]
-	if !ok {
-		return
-	}
-	delete(s.susp.unsettled, id)
-	if u.elsewhere {
+	u, ok := s.susp.settle(id)
+	if !ok || u.elsewhere {
 		return
 	}
 	s.endEpoch()
 	s.stop.invoked = invocation{}
-	t := u.call.back.thread
-	if t == 0 || !s.settled() || u.kind == running || s.susp.kind != u.kind ||
-		s.susp.kind == threadSuspended && s.susp.thread != t {
-		return
+	if s.susp.invoked(u) {
+		s.stop.invoked = u.call
 	}
-	if u.call.stopped {
-		s.susp.stopped = t
-	}
-	s.stop.invoked = u.call
 }
 
 // invocation returns the debugger's command cmd, with data, as an
@@ -284,9 +175,7 @@ var invokes = map[jdwp.Command]bool{
 func (s *Speculator) onStateReply(cmd jdwp.Command, code jdwp.ErrorCode) {
 	if cmd == jdwp.CmdVirtualMachineSuspend && code == jdwp.ErrNone {
 		s.endEpoch()
-		if !s.pending() {
-			s.susp.kind = allSuspended
-		}
+		s.susp.suspendAnswered()
 	}
 }
 
@@ -308,7 +197,7 @@ func (s *Speculator) onThreadNotSuspended(p *inFlight, code jdwp.ErrorCode) bool
 		}
 	}
 	s.endEpoch()
-	s.susp.kind, s.susp.stopped = running, 0
+	s.susp.run()
 	return true
 }
 
@@ -337,7 +226,6 @@ func (s *Speculator) onThreadFieldsSet(object jdwp.ObjectID) {
 // stopped one at a location, and whether that was a step.
 func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool) {
 	s.endEpoch()
-	s.susp.stopped = 0
 	for _, e := range c.Events {
 		if loc, ok := jdwp.EventLocation(e); ok {
 			if t, ok := jdwp.EventThread(e); ok {
@@ -346,52 +234,10 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool
 			}
 		}
 	}
-	if !s.settled() && c.SuspendPolicy == jdwp.SuspendPolicyNone {
-		// The VM suspended nothing for these events (a class an invoked
-		// toString loads, a thread it starts): the threads that run under
-		// the unanswered command ran, as known, and are where that
-		// command leaves them once it is answered.
+	if !s.susp.stops(c.SuspendPolicy, stop.thread, found) {
 		return stopEvent{}, false
 	}
-	if s.pending() {
-		switch {
-		case found && s.afterTheResume(stop.thread):
-			// The VM has processed the resume: its reply changes nothing.
-			clear(s.susp.unsettled)
-		case found && s.othersResumed(stop.thread, c.SuspendPolicy):
-			// What the VM has not processed cannot change this stop.
-			for id, u := range s.susp.unsettled {
-				u.elsewhere = true
-				s.susp.unsettled[id] = u
-			}
-		default:
-			// The VM may have sent the event before it processed a command
-			// that lets threads run (race 1 of the package documentation).
-			for id, u := range s.susp.unsettled {
-				u.elsewhere = false
-				s.susp.unsettled[id] = u
-			}
-			s.susp.kind = running
-			return stopEvent{}, false
-		}
-	}
-	switch c.SuspendPolicy {
-	case jdwp.SuspendPolicyAll:
-		s.susp.kind = allSuspended
-	case jdwp.SuspendPolicyEventThread:
-		if !found {
-			s.susp.kind = running
-			return stopEvent{}, false
-		}
-		s.susp.kind, s.susp.thread = threadSuspended, stop.thread
-	default:
-		s.susp.kind = running
-		return stopEvent{}, false
-	}
-	if found {
-		s.susp.stopped = stop.thread
-	}
-	return stop, found
+	return stop, true
 }
 
 // endEpoch drops every suspension entry, keeps replies in flight about the
@@ -417,20 +263,4 @@ func (s *Speculator) endValues() {
 		s.stop.top.valuesDone = false
 		s.advanceTop()
 	}
-}
-
-// stateCacheable reports whether a suspension entry for the command m is
-// true until the epoch ends.
-func (s *Speculator) stateCacheable(spec keySpec, m jdwp.CommandMessage) bool {
-	if !s.settled() {
-		return false
-	}
-	switch s.susp.kind {
-	case allSuspended:
-		return true
-	case threadSuspended:
-		t, ok := threadOf(m)
-		return spec.threadLocal && ok && t == s.susp.thread
-	}
-	return false
 }

@@ -170,7 +170,7 @@ func (s *Speculator) lookUp(r *Response, c *upCommand) bool {
 		}
 		c.spec, c.params = spec, m
 		if spec.life == lifetimeSuspension {
-			ok, c.moving = s.suspensionCacheable(spec, m)
+			ok, c.moving = s.susp.cacheable(spec, m, s.cfg.consistency)
 		}
 	}
 	if !ok {
@@ -191,7 +191,7 @@ func (s *Speculator) lookUp(r *Response, c *upCommand) bool {
 func (s *Speculator) answerFromCache(r *Response, c *upCommand) bool {
 	e, ok := s.cache.get(c.key)
 	if ok && e.moving {
-		e, ok = s.servableReply(e)
+		e, ok = s.cache.servableReply(e, &s.pos)
 	}
 	if !ok || e.moving != c.moving {
 		return false
