@@ -47,7 +47,7 @@ func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
 		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
 			return err
 		}
-		s.stop.threads = append(s.stop.threads[:0], m.IDs...)
+		s.stop.setThreads(m.IDs)
 	}
 	return s.dispatchReply(p, data)
 }

@@ -106,6 +106,12 @@ type family struct {
 	// life is the lifetime of what the family caches. A family whose
 	// entries live for a suspension epoch runs only with the state cache on.
 	life lifetime
+	// classic, when set, is the entry that runs in this one's place under
+	// Classic: the original jdwp-scache's speculation.
+	classic *family
+
+	// What the family speculates on; each runs only while the family is on.
+
 	// onStop runs at a trusted stop of a thread at a location, in table order.
 	onStop func(s *Speculator, stop stopEvent)
 	// onPrepare runs at a ClassPrepare event that suspends, for its class.
@@ -115,6 +121,35 @@ type family struct {
 	// whose reply is state of a suspension fires only for a reply that is
 	// still true: cached under its key, not invalidated, of the current epoch.
 	onReply map[jdwp.Command]func(s *Speculator, p *inFlight, reply *replyData) error
+	// onInvoked runs at the successful reply to an invocation, after the
+	// onReply handlers of every family; s.stop.invoked says whether its
+	// thread is back where it stood.
+	onInvoked func(s *Speculator, id uint32)
+	// onAsked runs when the debugger asks a state command the policy
+	// caches, whatever answers it; onMissed when nothing answered a
+	// cacheable command and it goes to the VM.
+	onAsked  func(s *Speculator, key Key, m jdwp.CommandMessage)
+	onMissed func(s *Speculator, m jdwp.CommandMessage, life lifetime)
+
+	// The life of the stop, for what the family keeps of it; each runs
+	// whether the family is on or not, so that what it keeps stays true.
+
+	// onEndStop runs when a suspension epoch ends, before the stop's
+	// owner closes the stop (s.stop still tells it).
+	onEndStop func(s *Speculator)
+	// onValuesChanged runs when the debugger changed values, once the
+	// values cached are dropped.
+	onValuesChanged func(s *Speculator)
+	// onResumed runs when the debugger sends a command that lets thread
+	// run (0: every thread), and with others the other threads too.
+	onResumed func(s *Speculator, thread jdwp.ThreadID, others bool)
+	// onInvoking runs when the debugger sends the invocation id, before
+	// the epoch ends.
+	onInvoking func(s *Speculator, id uint32)
+	// onReset runs when the Speculator forgets everything (VM death,
+	// Dispose, new id sizes, Close): the ids it kept may mean nothing.
+	onReset func(s *Speculator)
+
 	// sends lists the commands the family sends, each keyable (cached for
 	// its own lifetime: a state family may send class metadata it needs).
 	sends []jdwp.Command
@@ -131,8 +166,17 @@ var families = []*family{
 			jdwp.CmdClassTypeSuperclass:     (*Speculator).onSupertypes,
 			jdwp.CmdReferenceTypeInterfaces: (*Speculator).onSupertypes,
 		},
+		onMissed: (*Speculator).noteSupertypeAsk,
+		onReset:  func(s *Speculator) { s.walk = hierarchyWalk{} },
 		sends: append([]jdwp.Command{jdwp.CmdReferenceTypeSignatureWithGeneric, jdwp.CmdReferenceTypeFieldsWithGeneric},
 			defaultFrameSet...),
+		classic: &family{
+			flag: FamilyClass, life: lifetimeClass,
+			onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
+				jdwp.CmdThreadReferenceFrames: (*Speculator).speculateClassicFrames,
+			},
+			sends: classicFrameSet,
+		},
 	},
 	{
 		flag: FamilyStop, life: lifetimeSuspension,
@@ -147,6 +191,9 @@ var families = []*family{
 			jdwp.CmdReferenceTypeMethodsWithGeneric: (*Speculator).onTopMetadata,
 			jdwp.CmdMethodVariableTableWithGeneric:  (*Speculator).onTopMetadata,
 		},
+		onValuesChanged: (*Speculator).askTopValuesAgain,
+		onResumed:       func(s *Speculator, t jdwp.ThreadID, others bool) { s.predictor.resumed(t, others) },
+		onReset:         func(s *Speculator) { s.predictor = framePredictor{} },
 		sends: []jdwp.Command{jdwp.CmdStackFrameThisObject, jdwp.CmdStackFrameGetValues,
 			jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdMethodVariableTableWithGeneric},
 	},
@@ -166,12 +213,18 @@ var families = []*family{
 		flag: FamilyAgain, life: lifetimeSuspension,
 		onStop: (*Speculator).askAgain,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
+			jdwp.CmdThreadReferenceFrames:        (*Speculator).sawFrames,
 			jdwp.CmdStackFrameThisObject:         (*Speculator).askThisFields,
 			jdwp.CmdObjectReferenceReferenceType: (*Speculator).onThisType,
 			jdwp.CmdObjectReferenceGetValues:     (*Speculator).onThisValues,
 			jdwp.CmdStackFrameGetValues:          (*Speculator).observeLocals,
 		},
-		sends: againCommands(),
+		onInvoked:  (*Speculator).askAgainAfterInvocation,
+		onAsked:    (*Speculator).noteAsked,
+		onEndStop:  func(s *Speculator) { s.again.endStop() },
+		onInvoking: func(s *Speculator, id uint32) { s.again.invoking(id) },
+		onReset:    func(s *Speculator) { s.again.reset(); s.guesses = idGuesses{} },
+		sends:      againCommands(),
 	},
 	{
 		flag: FamilyThreads, life: lifetimeSuspension,
@@ -181,6 +234,7 @@ var families = []*family{
 			jdwp.CmdVirtualMachineTopLevelThreadGroups: (*Speculator).onThreadGroups,
 			jdwp.CmdThreadGroupReferenceChildren:       (*Speculator).onGroupChildren,
 		},
+		onReset: func(s *Speculator) { s.view = threadsView{} },
 		sends: []jdwp.Command{jdwp.CmdVirtualMachineAllThreads, jdwp.CmdThreadReferenceStatus,
 			jdwp.CmdThreadReferenceFrameCount, jdwp.CmdThreadReferenceName, jdwp.CmdThreadReferenceFrames,
 			jdwp.CmdThreadGroupReferenceChildren, jdwp.CmdThreadGroupReferenceName},
@@ -198,7 +252,8 @@ var families = []*family{
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdReferenceTypeMethodsWithGeneric: (*Speculator).onPreparedMethods,
 		},
-		sends: append(append([]jdwp.Command(nil), prepareSet...), jdwp.CmdMethodLineTable),
+		onReset: func(s *Speculator) { clear(s.prepared) },
+		sends:   append(append([]jdwp.Command(nil), prepareSet...), jdwp.CmdMethodLineTable),
 	},
 	{
 		flag: FamilyInvoke, life: lifetimeSuspension,
@@ -214,12 +269,17 @@ var families = []*family{
 	},
 }
 
-// A stopEvent is a trusted stop of a thread at a location.
-type stopEvent struct {
-	thread  jdwp.ThreadID
-	loc     jdwp.Location // 0: unknown (after an invocation whose thread's top frame was not asked)
-	step    bool          // the stop ends a single step
-	invoked bool          // the thread is back from an invocation (FamilyInvoke)
+// tableFor returns the table's entries as the configuration runs them:
+// under Classic, an entry's classic variant in its place.
+func tableFor(cfg config) []*family {
+	table := make([]*family, len(families))
+	for i, f := range families {
+		table[i] = f
+		if cfg.classic && f.classic != nil {
+			table[i] = f.classic
+		}
+	}
+	return table
 }
 
 // familyOn reports whether a family runs under the configuration.
@@ -227,11 +287,30 @@ func (s *Speculator) familyOn(f *family) bool {
 	return s.cfg.families&f.flag != 0 && (f.life != lifetimeSuspension || s.cfg.cacheState)
 }
 
-// dispatchStop runs the stop handlers of the families that are on.
+// on reports whether the family flag runs under the configuration.
+func (s *Speculator) on(flag Family) bool {
+	for _, f := range s.table {
+		if f.flag == flag {
+			return s.familyOn(f)
+		}
+	}
+	return false
+}
+
+// eachFamily calls hook with every entry of the table, in order, on or
+// not: the stop's life (onEndStop, onReset, ...), which keeps what each
+// family holds true.
+func (s *Speculator) eachFamily(hook func(f *family)) {
+	for _, f := range s.table {
+		hook(f)
+	}
+}
+
+// dispatchStop begins the stop and runs the stop handlers of the families
+// that are on.
 func (s *Speculator) dispatchStop(stop stopEvent) {
-	s.learn.beginStop(stop.step, stop.thread)
-	s.guesses.sawID(jdwp.ObjectID(stop.loc.Class))
-	for _, f := range families {
+	s.stop.begin(stop)
+	for _, f := range s.table {
 		if f.onStop != nil && s.familyOn(f) {
 			f.onStop(s, stop)
 		}
@@ -240,7 +319,7 @@ func (s *Speculator) dispatchStop(stop stopEvent) {
 
 // dispatchPrepare runs the prepare handlers of the families that are on.
 func (s *Speculator) dispatchPrepare(class jdwp.ReferenceTypeID) {
-	for _, f := range families {
+	for _, f := range s.table {
 		if f.onPrepare != nil && s.familyOn(f) {
 			f.onPrepare(s, class)
 		}
@@ -248,10 +327,10 @@ func (s *Speculator) dispatchPrepare(class jdwp.ReferenceTypeID) {
 }
 
 // dispatchReply runs the reply handlers of the families that are on for the
-// successful reply to p.
+// successful reply to p, then, for an invocation's, their onInvoked.
 func (s *Speculator) dispatchReply(p *inFlight, data []byte) error {
 	reply := replyData{cmd: p.cmd, data: data}
-	for _, f := range families {
+	for _, f := range s.table {
 		handle := f.onReply[p.cmd]
 		if handle == nil || !s.familyOn(f) {
 			continue
@@ -263,7 +342,34 @@ func (s *Speculator) dispatchReply(p *inFlight, data []byte) error {
 			return err
 		}
 	}
+	if invokes[p.cmd] {
+		for _, f := range s.table {
+			if f.onInvoked != nil && s.familyOn(f) {
+				f.onInvoked(s, p.id)
+			}
+		}
+	}
 	return nil
+}
+
+// dispatchAsked runs the families' onAsked for a state command the
+// debugger asked, with key and parameters m.
+func (s *Speculator) dispatchAsked(key Key, m jdwp.CommandMessage) {
+	for _, f := range s.table {
+		if f.onAsked != nil {
+			f.onAsked(s, key, m)
+		}
+	}
+}
+
+// dispatchMissed runs the onMissed of the families that are on for a
+// cacheable command m of lifetime life nothing answered.
+func (s *Speculator) dispatchMissed(m jdwp.CommandMessage, life lifetime) {
+	for _, f := range s.table {
+		if f.onMissed != nil && s.familyOn(f) {
+			f.onMissed(s, m, life)
+		}
+	}
 }
 
 func errNoTypedReply(cmd jdwp.Command) error {

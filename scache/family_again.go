@@ -42,13 +42,16 @@ const (
 type againLog struct {
 	kinds   [2]againKind
 	invoked map[invokedSite]*againKind
-	// current is the kind being recorded: the stop's, or after an
-	// invocation the invoked method's, while inStop.
-	current *againKind
-	// step is the kind of the current stop, while inStop; thread, the
-	// thread it stopped.
-	step, inStop bool
-	thread       jdwp.ThreadID
+	// stop is the current stop (stop.go), read only: its thread, class
+	// and kind stay the stop's through the invocations made in it.
+	stop *stopState
+	// recording: what the debugger asks is recorded, in current: the
+	// stop's kind, or after an invocation the invoked method's.
+	recording bool
+	current   *againKind
+	// calls holds, by the id of an invocation sent while recording, what
+	// the log knew of the stop: the recording goes on at its reply.
+	calls map[uint32]callContext
 	// thisFields holds, by the class of a stop's location, the type of its
 	// this and the kind of stop, the fields of this the debugger asked at
 	// its recent such stops.
@@ -58,14 +61,9 @@ type againLog struct {
 	// objects of the current stop whose path from this a reply showed.
 	chains map[chainKind]*thisFields
 	held   map[jdwp.ObjectID]string
-	// stops counts the stops, for each object the guesses note to be noted
-	// once per stop (idHistory).
-	stops int
-	// class is the class of the current stop's location; this, the top
-	// frame's this once a ThisObject reply of the stop told it (0: not yet)
-	// and thisType its type once known; fieldsAsked, the object whose
-	// fields were asked at the stop.
-	class       jdwp.ReferenceTypeID
+	// this is the top frame's this once a ThisObject reply of the stop
+	// told it (0: not yet) and thisType its type once known; fieldsAsked,
+	// the object whose fields were asked at the stop.
 	this        jdwp.ObjectID
 	thisType    jdwp.ReferenceTypeID
 	fieldsAsked jdwp.ObjectID
@@ -80,21 +78,33 @@ type invokedSite struct {
 // maxInvoked bounds the methods whose follow-ups are remembered.
 const maxInvoked = 64
 
-// againContext is what the log knows of the current stop, kept across an
-// invocation: the thread stands where it stood once the invocation returns.
-type againContext struct {
-	step     bool
-	thread   jdwp.ThreadID
-	class    jdwp.ReferenceTypeID
+// callContext is what the log knew of the stop when the debugger sent an
+// invocation while recording: the thread stands where it stood once the
+// invocation returns, and this is the same object.
+type callContext struct {
 	this     jdwp.ObjectID
 	thisType jdwp.ReferenceTypeID
-	recorded bool // the stop was being recorded
 }
 
-// context returns what the log knows of the current stop.
-func (l *againLog) context() againContext {
-	return againContext{step: l.step, thread: l.thread, class: l.class, this: l.this, thisType: l.thisType, recorded: l.inStop}
+// invoking keeps what the log knows of the stop for the reply to the
+// invocation id, if it records the stop.
+func (l *againLog) invoking(id uint32) {
+	if !l.recording {
+		return
+	}
+	if len(l.calls) >= maxInvoked {
+		clear(l.calls) // replies that never came (failed invocations)
+	}
+	if l.calls == nil {
+		l.calls = make(map[uint32]callContext)
+	}
+	l.calls[id] = callContext{this: l.this, thisType: l.thisType}
 }
+
+// class and step are those of the current stop: the class of its location
+// and whether it ended a step.
+func (l *againLog) class() jdwp.ReferenceTypeID { return l.stop.event.loc.Class }
+func (l *againLog) step() bool                  { return l.stop.event.step }
 
 // thisKind is the class of a stop's location, the type of its this and
 // the kind of stop: jdb dumps this at breakpoints, not at steps.
@@ -105,7 +115,7 @@ type thisKind struct {
 
 // thisKindOf returns the kind of the current stop with this of type typ.
 func (l *againLog) thisKindOf(typ jdwp.ReferenceTypeID) thisKind {
-	return thisKind{l.class, typ, l.step}
+	return thisKind{l.class(), typ, l.step()}
 }
 
 // thisFields are the fields of this the debugger asks at stops in a class
@@ -214,8 +224,8 @@ func againCommands() []jdwp.Command {
 // recent stops of the same kind, oldest first, where the suspension lets
 // their replies be cached.
 func (s *Speculator) askAgain(stop stopEvent) {
-	s.again.beginStop(stop.step, stop.thread)
-	s.again.class = stop.loc.Class
+	s.guesses.sawID(jdwp.ObjectID(stop.loc.Class))
+	s.again.beginStop()
 	s.enqueueAgain(s.again.current, stop.thread)
 	s.guessThis(stop)
 }
@@ -235,19 +245,36 @@ func (s *Speculator) enqueueAgain(k *againKind, t jdwp.ThreadID) {
 	}
 }
 
-// askAgainAfterInvocation queues, at the reply to an invocation of method
-// at a stop whose context was ctx, what the debugger asked after invoking
-// that method at its recent stops of the same kind (an IDE's threads view
-// behind its renderers), and the fields of this it asks at such stops
-// (toString may have changed them); then it records what the debugger asks
-// now as that method's follow-ups.
-func (s *Speculator) askAgainAfterInvocation(method jdwp.MethodID, ctx againContext) {
+// askAgainAfterInvocation queues, at the reply to the invocation id of a
+// method at a stop the log recorded, once its thread is back where it
+// stood, what the debugger asked after invoking that method at its recent
+// stops of the same kind (an IDE's threads view behind its renderers), and
+// the fields of this it asks at such stops (toString may have changed
+// them); then it records what the debugger asks now as that method's
+// follow-ups.
+func (s *Speculator) askAgainAfterInvocation(id uint32) {
 	l := &s.again
-	if !ctx.recorded || !l.beginInvoked(method, ctx) {
+	ctx, recorded := l.calls[id]
+	delete(l.calls, id)
+	call := s.stop.invoked
+	if !recorded || call.back.thread == 0 || !l.beginInvoked(call.method, ctx) {
 		return
 	}
-	s.enqueueAgain(l.current, ctx.thread)
+	s.enqueueAgain(l.current, s.stop.event.thread)
 	s.askFieldsOf(l.this)
+}
+
+// sawFrames notes the classes of a Frames reply's frames as ids seen at
+// the stop (guessed.go).
+func (s *Speculator) sawFrames(_ *inFlight, reply *replyData) error {
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
+	}
+	for _, f := range m.(*jdwp.ThreadFramesReply).Frames {
+		s.guesses.sawID(jdwp.ObjectID(f.Location.Class))
+	}
+	return nil
 }
 
 // askThisFields notes, when a ThisObject reply tells the top frame's this
@@ -256,7 +283,7 @@ func (s *Speculator) askAgainAfterInvocation(method jdwp.MethodID, ctx againCont
 // (once its type is known).
 func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
 	l := &s.again
-	if !l.inStop || !s.stop.top.set {
+	if !l.recording || !s.stop.top.set {
 		return nil
 	}
 	m, err := reply.typed(s)
@@ -270,7 +297,7 @@ func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
 		return nil
 	}
 	l.this = this
-	s.guesses.observeThis(this, thisSite{l.class, l.step}, l.stops)
+	s.guesses.observeThis(this, thisSite{l.class(), l.step()}, s.stop.stops())
 	s.askFieldsOf(this)
 	return nil
 }
@@ -280,7 +307,7 @@ func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
 // the fields of the stop's this apart, by its class.
 func (s *Speculator) noteAsked(key Key, m jdwp.CommandMessage) {
 	l := &s.again
-	if m, ok := m.(*jdwp.ObjectRefGetValuesCommand); ok && l.inStop && l.this != 0 {
+	if m, ok := m.(*jdwp.ObjectRefGetValuesCommand); ok && l.recording && l.this != 0 {
 		if m.Object == l.this {
 			if typ, ok := s.objectType(m.Object); ok {
 				l.thisType = typ
@@ -296,13 +323,13 @@ func (s *Speculator) noteAsked(key Key, m jdwp.CommandMessage) {
 	if t, ok := key.thread(s.sizes); ok && t == stoppedThread {
 		return // thread 0 is no thread: kept as a stop's own it would mean another
 	}
-	l.noteKey(key.ofStoppedThread(l.thread, s.sizes))
+	l.noteKey(key.ofStoppedThread(l.stop.event.thread, s.sizes))
 }
 
 // noteThisFields records the fields of an ObjectReference.GetValues the
 // debugger asked of the current stop's this, whose type is known.
 func (l *againLog) noteThisFields(m *jdwp.ObjectRefGetValuesCommand) {
-	if l.class == 0 {
+	if l.class() == 0 {
 		return
 	}
 	if e := boundedEntry(&l.thisFields, l.thisKindOf(l.thisType), maxThis); e != nil {
@@ -327,7 +354,7 @@ func (e *thisFields) note(fields []jdwp.FieldID) {
 // noteKey records the key of a state command the debugger asked during the
 // current stop, unless it names a frame.
 func (l *againLog) noteKey(key Key) {
-	if !l.inStop || key.Command().Set == jdwp.SetStackFrame {
+	if !l.recording || key.Command().Set == jdwp.SetStackFrame {
 		return
 	}
 	k := l.current
@@ -345,47 +372,46 @@ func (l *againLog) noteKey(key Key) {
 	k.keys = append(k.keys, againEntry{key: key, recency: recency{asked: true}})
 }
 
-// beginStop starts recording a stop of the given kind of thread.
-func (l *againLog) beginStop(step bool, thread jdwp.ThreadID) {
+// beginStop starts recording the current stop.
+func (l *againLog) beginStop() {
 	l.endStop()
-	l.inStop, l.step, l.thread = true, step, thread
-	l.current = &l.kinds[boolIndex(step)]
-	l.stops++
+	l.recording = true
+	l.current = &l.kinds[boolIndex(l.step())]
 }
 
 // beginInvoked starts recording what the debugger asks after an
 // invocation of method at the stop of ctx, and reports whether it did (the
 // methods remembered are bounded).
-func (l *againLog) beginInvoked(method jdwp.MethodID, ctx againContext) bool {
+func (l *againLog) beginInvoked(method jdwp.MethodID, ctx callContext) bool {
 	l.endStop()
-	k := boundedEntry(&l.invoked, invokedSite{method, ctx.step}, maxInvoked)
+	k := boundedEntry(&l.invoked, invokedSite{method, l.step()}, maxInvoked)
 	if k == nil {
 		return false
 	}
-	l.inStop, l.step, l.thread, l.current = true, ctx.step, ctx.thread, k
-	l.class, l.this, l.thisType = ctx.class, ctx.this, ctx.thisType
+	l.recording, l.current = true, k
+	l.this, l.thisType = ctx.this, ctx.thisType
 	return true
 }
 
 // endStop closes the current stop, if any: what its debugger did not ask
 // ages, and what went idle too long is forgotten.
 func (l *againLog) endStop() {
-	if !l.inStop {
+	if !l.recording {
 		return
 	}
-	l.inStop = false
+	l.recording = false
 	// Only the fields of this's type could have been asked at the stop.
 	// They age once a stop: what the debugger asked of this after an
 	// invocation counts for the stop it was asked at.
 	kind := l.thisKindOf(l.thisType)
-	if l.current == &l.kinds[boolIndex(l.step)] {
+	if l.current == &l.kinds[boolIndex(l.step())] {
 		if e := l.thisFields[kind]; e != nil && !e.age() {
 			delete(l.thisFields, kind)
 		}
 		l.ageChains(kind)
 	}
 	clear(l.held)
-	l.class, l.this, l.thisType, l.fieldsAsked, l.thread = 0, 0, 0, 0, 0
+	l.this, l.thisType, l.fieldsAsked = 0, 0, 0
 	k := l.current
 	k.keys = aged(k.keys, func(e *againEntry) bool { return e.age() })
 	clear(k.index)
@@ -395,4 +421,4 @@ func (l *againLog) endStop() {
 }
 
 // reset forgets everything: the ids in the keys may mean nothing any more.
-func (l *againLog) reset() { *l = againLog{} }
+func (l *againLog) reset() { *l = againLog{stop: l.stop} }

@@ -41,7 +41,7 @@ func pathThrough(path string, field jdwp.FieldID) string {
 // noteChainFields records the fields of an ObjectReference.GetValues the
 // debugger asked of an object held by the current stop's this at path.
 func (l *againLog) noteChainFields(path string, m *jdwp.ObjectRefGetValuesCommand) {
-	if l.class == 0 || l.thisType == 0 {
+	if l.class() == 0 || l.thisType == 0 {
 		return
 	}
 	if e := boundedEntry(&l.chains, chainKind{l.thisKindOf(l.thisType), path}, maxChains); e != nil {
@@ -51,7 +51,7 @@ func (l *againLog) noteChainFields(path string, m *jdwp.ObjectRefGetValuesComman
 
 // pathOf returns the path from the current stop's this to obj, if known.
 func (l *againLog) pathOf(obj jdwp.ObjectID) (string, bool) {
-	if !l.inStop || obj == 0 {
+	if !l.recording || obj == 0 {
 		return "", false
 	}
 	if obj == l.this {

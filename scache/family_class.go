@@ -15,10 +15,32 @@ func (s *Speculator) speculateFrames(_ *inFlight, reply *replyData) error {
 		return err
 	}
 	frames := m.(*jdwp.ThreadFramesReply).Frames
-	set := defaultFrameSet
-	if s.cfg.classic {
-		set = classicFrameSet
+	s.enqueueFrames(frames, func(loc jdwp.Location) { s.enqueueLocation(loc, defaultFrameSet) })
+	return nil
+}
+
+// speculateClassicFrames is speculateFrames as the original jdwp-scache
+// does it (FamilyClass's classic entry): its own frame set, every command
+// of it for every frame, whether the debugger asks it or not.
+func (s *Speculator) speculateClassicFrames(_ *inFlight, reply *replyData) error {
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
 	}
+	s.enqueueFrames(m.(*jdwp.ThreadFramesReply).Frames, func(loc jdwp.Location) {
+		for _, cmd := range classicFrameSet {
+			if aboutMethod(cmd) && loc.Method == 0 {
+				continue // an obsolete frame after a hot swap: no method to ask about
+			}
+			s.enqueueClass(cmd, loc.Class, methodOf(cmd, loc), false)
+		}
+	})
+	return nil
+}
+
+// enqueueFrames calls enqueue for the location of each of the first
+// MaxFrames frames, top frame first, once per method.
+func (s *Speculator) enqueueFrames(frames []jdwp.Frame, enqueue func(jdwp.Location)) {
 	if len(frames) > s.cfg.maxFrames {
 		frames = frames[:s.cfg.maxFrames]
 	}
@@ -29,9 +51,8 @@ func (s *Speculator) speculateFrames(_ *inFlight, reply *replyData) error {
 			continue // a recursion: the same commands were just queued
 		}
 		seen = append(seen, loc)
-		s.enqueueLocation(loc, set)
+		enqueue(loc)
 	}
-	return nil
 }
 
 // speculateStopLocation queues, at a stop, the class metadata commands
@@ -39,7 +60,7 @@ func (s *Speculator) speculateFrames(_ *inFlight, reply *replyData) error {
 // method, so what a debugger asks of the top frame goes out with the
 // frames instead of one reply behind them.
 func (s *Speculator) speculateStopLocation(stop stopEvent) {
-	if s.cfg.classic || stop.loc.Class == 0 {
+	if stop.loc.Class == 0 {
 		return
 	}
 	s.enqueueLocation(stop.loc, defaultFrameSet)
@@ -49,21 +70,26 @@ func (s *Speculator) speculateStopLocation(stop stopEvent) {
 // a frame's location.
 func (s *Speculator) enqueueLocation(loc jdwp.Location, set []jdwp.Command) {
 	for _, cmd := range set {
-		var method jdwp.MethodID // 0: a class command
-		if aboutMethod(cmd) {
-			if loc.Method == 0 {
-				continue // an obsolete frame after a hot swap: no method to ask about
-			}
-			method = loc.Method
+		if aboutMethod(cmd) && loc.Method == 0 {
+			continue // an obsolete frame after a hot swap: no method to ask about
 		}
-		if cmd == jdwp.CmdClassTypeSuperclass && loc.TypeTag == jdwp.TypeTagInterface && !s.cfg.classic {
+		if cmd == jdwp.CmdClassTypeSuperclass && loc.TypeTag == jdwp.TypeTagInterface {
 			continue // an interface's default or static method: Superclass would fail
 		}
-		if !s.cfg.classic && !s.learn.allowsClass(cmd) {
+		if !s.learn.allowsClass(cmd) {
 			continue // this debugger does not ask it
 		}
-		s.enqueueClass(cmd, loc.Class, method, false)
+		s.enqueueClass(cmd, loc.Class, methodOf(cmd, loc), false)
 	}
+}
+
+// methodOf returns the method of loc if cmd is about a method, else 0 (a
+// class command).
+func methodOf(cmd jdwp.Command, loc jdwp.Location) jdwp.MethodID {
+	if aboutMethod(cmd) {
+		return loc.Method
+	}
+	return 0
 }
 
 // sameMethodSeen reports whether seen holds a location in the same method.

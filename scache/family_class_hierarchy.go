@@ -36,9 +36,6 @@ type hierarchyWalk struct {
 // onSupertypes notes the types a successful Superclass or Interfaces reply
 // names and asks of each what the debugger asks of supertypes.
 func (s *Speculator) onSupertypes(_ *inFlight, reply *replyData) error {
-	if s.cfg.classic {
-		return nil // the original jdwp-scache's speculation only
-	}
 	m, err := reply.typed(s)
 	if err != nil {
 		return nil // not what a walk can follow; the reply itself goes on as it is
@@ -86,10 +83,10 @@ func (s *Speculator) askOfSupertype(cmd jdwp.Command, t jdwp.ReferenceTypeID, is
 // noteSupertypeAsk learns, from a class command the debugger asked that
 // nothing answered, whether it walks supertypes: a command about a named
 // type is from then on asked of every named type.
-func (s *Speculator) noteSupertypeAsk(m jdwp.CommandMessage) {
+func (s *Speculator) noteSupertypeAsk(m jdwp.CommandMessage, life lifetime) {
 	w := &s.walk
 	t, ok := supertypeOf(m)
-	if !ok || s.cfg.classic || s.cfg.families&FamilyClass == 0 {
+	if !ok || life != lifetimeClass {
 		return
 	}
 	if _, named := w.named[t]; !named {

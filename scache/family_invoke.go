@@ -28,17 +28,13 @@ func (s *Speculator) onInvoked(_ *inFlight, reply *replyData) error {
 		s.enqueueReturned(m.Object.Tag, m.Object.ID)
 		s.enqueueReturned(m.Exception.Tag, m.Exception.ID)
 	}
-	call := s.stop.invoked
-	back := call.back
+	back := s.stop.invoked.back
 	if back.thread == 0 {
 		return nil // the suspension did not go on: nothing is known of the thread
 	}
 	s.enqueue(&jdwp.ThreadFramesCommand{Thread: back.thread, StartFrame: 0, Length: 1}, true)
 	if back.loc.Class != 0 {
 		s.predictTop(back)
-	}
-	if s.cfg.families&FamilyAgain != 0 {
-		s.askAgainAfterInvocation(call.method, call.again)
 	}
 	return nil
 }

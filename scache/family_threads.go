@@ -11,6 +11,14 @@ import (
 // thread's, top frame), asked while the suspension lets the replies be
 // cached.
 
+// threadsView is what FamilyThreads sent at the stop: the threads whose
+// view went out at the stop of epoch epoch, so that an AllThreads reply of
+// that epoch adds the others only.
+type threadsView struct {
+	viewed []jdwp.ThreadID
+	epoch  uint64
+}
+
 // speculateThreads asks, at a stop with every thread suspended, for the
 // threads, as a debugger's threads view does, and at once for the view of
 // each thread the last AllThreads reply listed: most are this stop's
@@ -25,7 +33,7 @@ func (s *Speculator) speculateThreads(stop stopEvent) {
 	case s.threadsViewSpeculable():
 		s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
 		s.enqueueThreadsView(s.stop.threads)
-		s.stop.viewed, s.stop.viewEpoch = append(s.stop.viewed[:0], s.stop.threads...), s.susp.epoch
+		s.view.viewed, s.view.epoch = append(s.view.viewed[:0], s.stop.threads...), s.susp.epoch
 	case s.susp.kind == threadSuspended:
 		s.enqueue(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
 	}
@@ -51,8 +59,8 @@ func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
 		return err
 	}
 	asked := m.(*jdwp.ObjectIDsReply).IDs
-	if s.stop.viewEpoch == s.susp.epoch {
-		asked = slices.DeleteFunc(slices.Clone(asked), func(t jdwp.ThreadID) bool { return slices.Contains(s.stop.viewed, t) })
+	if s.view.epoch == s.susp.epoch {
+		asked = slices.DeleteFunc(slices.Clone(asked), func(t jdwp.ThreadID) bool { return slices.Contains(s.view.viewed, t) })
 	}
 	s.enqueueThreadsView(asked)
 	return nil

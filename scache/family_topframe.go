@@ -32,16 +32,13 @@ func (s *Speculator) onFrames(p *inFlight, reply *replyData) error {
 		return err
 	}
 	frames := m.(*jdwp.ThreadFramesReply).Frames
-	for _, f := range frames {
-		s.guesses.sawID(jdwp.ObjectID(f.Location.Class))
-	}
 	cmd, err := p.key.Message(s.sizes)
 	asked, ok := cmd.(*jdwp.ThreadFramesCommand)
 	if err != nil || !ok || len(frames) == 0 || asked.StartFrame != 0 {
 		return nil
 	}
 	top := frames[0]
-	s.stop.predictor.observe(asked.Thread, top.Frame, frameIDMask(s.sizes))
+	s.predictor.observe(asked.Thread, top.Frame, frameIDMask(s.sizes))
 	if s.susp.stopped != 0 && asked.Thread != s.susp.stopped {
 		return nil // another thread's, as a threads view asks: the top frame is the stopped thread's
 	}
@@ -54,7 +51,7 @@ func (s *Speculator) onFrames(p *inFlight, reply *replyData) error {
 			return nil
 		}
 		s.stats.FramesMispredicted++
-		s.stop.predictor.missed()
+		s.predictor.missed()
 	}
 	s.stop.top = topFrame{set: true, thread: asked.Thread, frame: top.Frame, loc: top.Location}
 	s.advanceTop()
@@ -65,7 +62,7 @@ func (s *Speculator) onFrames(p *inFlight, reply *replyData) error {
 // variables under the frame id the VM will give it, when the predictor
 // knows it (see framePredictor): in the same round trip as the frames.
 func (s *Speculator) predictTop(stop stopEvent) {
-	frame, ok := s.stop.predictor.predict(stop.thread, frameIDMask(s.sizes))
+	frame, ok := s.predictor.predict(stop.thread, frameIDMask(s.sizes))
 	if !ok {
 		return
 	}
@@ -113,10 +110,20 @@ func (s *Speculator) advanceTop() {
 				return
 			}
 			s.enqueue(&jdwp.FrameGetValuesCommand{Thread: top.thread, Frame: top.frame, Slots: slots}, true)
-			if top.predicted && s.cfg.families&FamilyAgain != 0 {
+			if top.predicted && s.on(FamilyAgain) {
 				s.guessLocals(top.loc, slots) // behind the GetValues that gives their ids out
 			}
 		}
+	}
+}
+
+// askTopValuesAgain asks the top frame's values again once the debugger
+// changed values, if they were asked (and not predicted: those are asked
+// under the frame id the Frames reply confirms).
+func (s *Speculator) askTopValuesAgain() {
+	if top := &s.stop.top; top.set && top.valuesDone && !top.predicted {
+		top.valuesDone = false
+		s.advanceTop()
 	}
 }
 

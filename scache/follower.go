@@ -114,7 +114,7 @@ func (s *Speculator) usedRemotely(key Key) (bytes int, firstUse bool) {
 		if err != nil {
 			m = nil // the key alone is noted
 		}
-		s.noteAsked(key, m)
+		s.dispatchAsked(key, m)
 	}
 	if e, ok := s.cache.get(key); ok {
 		first := e.synthetic && !e.used

@@ -206,7 +206,7 @@ func (s *Speculator) onThisType(p *inFlight, reply *replyData) error {
 		return err
 	}
 	s.guesses.sawID(jdwp.ObjectID(m.(*jdwp.ObjectRefReferenceTypeReply).TypeID))
-	if l.inStop && p.object == l.this {
+	if l.recording && p.object == l.this {
 		s.askFieldsOf(l.this)
 	}
 	return nil
@@ -218,7 +218,7 @@ func (s *Speculator) onThisType(p *inFlight, reply *replyData) error {
 // (family_again_chains.go).
 func (s *Speculator) onThisValues(p *inFlight, reply *replyData) error {
 	l := &s.again
-	if !l.inStop || l.this == 0 {
+	if !l.recording || l.this == 0 {
 		return nil
 	}
 	cmd, err := p.key.Message(s.sizes)

@@ -57,7 +57,7 @@ func (s *Speculator) guessLocals(loc jdwp.Location, slots []jdwp.SlotRequest) {
 // stop, the object each variable holds.
 func (s *Speculator) observeLocals(p *inFlight, reply *replyData) error {
 	l := &s.again
-	if !l.inStop || !s.stop.top.set {
+	if !l.recording || !s.stop.top.set {
 		return nil
 	}
 	cmd, err := p.key.Message(s.sizes)
@@ -78,7 +78,7 @@ func (s *Speculator) observeLocals(p *inFlight, reply *replyData) error {
 		if h == nil {
 			continue
 		}
-		h.observe(values[i].ObjectID(), l.stops)
+		h.observe(values[i].ObjectID(), s.stop.stops())
 		h.tag = values[i].Tag
 	}
 	return nil

@@ -47,9 +47,7 @@ func (s *Speculator) invalidate(classes []jdwp.ReferenceTypeID) {
 		set[id] = true
 		s.cache.removeClass(id)
 	}
-	if s.stop.top.set && set[s.stop.top.loc.Class] {
-		s.stop.top = topFrame{}
-	}
+	s.stop.forgetTopIn(set)
 	s.forget(func(p subject) bool { return p.life == lifetimeClass && set[p.class] })
 }
 

@@ -42,11 +42,11 @@ type site struct {
 
 // siteOf returns the site of a state command at the current stop.
 func (l *learner) siteOf(m jdwp.CommandMessage) site {
-	st := site{cmd: m.Command(), step: l.step}
+	st := site{cmd: m.Command(), step: l.stop.event.step}
 	if f, ok := m.(*jdwp.ThreadFramesCommand); ok {
 		st.whole = f.StartFrame == 0 && f.Length == -1
 	}
-	if t, ok := threadOf(m); ok && t != l.thread {
+	if t, ok := threadOf(m); ok && t != l.stop.event.thread {
 		st.other = true
 	}
 	return st
@@ -54,12 +54,11 @@ func (l *learner) siteOf(m jdwp.CommandMessage) site {
 
 // learner keeps the counts of one session.
 type learner struct {
-	sites  map[site]*siteUse
-	stops  [2]int        // stops so far, not ending a step and ending one
-	inStop bool          // a trusted stop's epoch goes on
-	step   bool          // the current stop ended a step
-	thread jdwp.ThreadID // the current stop's thread
-	class  map[jdwp.Command]*classUse
+	// stop is the current stop (stop.go), read only: its kind, thread and
+	// count, and whether its epoch goes on (the learner counts only then).
+	stop  *stopState
+	sites map[site]*siteUse
+	class map[jdwp.Command]*classUse
 }
 
 type classUse struct{ sent, used, hits, chances int }
@@ -112,19 +111,11 @@ func (l *learner) use(st site) *siteUse {
 	return u
 }
 
-// beginStop starts the accounting of a trusted stop.
-func (l *learner) beginStop(step bool, thread jdwp.ThreadID) {
-	l.endStop()
-	l.inStop, l.step, l.thread = true, step, thread
-	l.stops[boolIndex(step)]++
-}
-
 // endStop closes the accounting of the current stop, if any: its epoch ended.
 func (l *learner) endStop() {
-	if !l.inStop {
+	if !l.stop.on {
 		return
 	}
-	l.inStop = false
 	for _, u := range l.sites {
 		switch {
 		case u.used:
@@ -138,21 +129,21 @@ func (l *learner) endStop() {
 
 // allows reports whether the site of m may be speculated at the current stop.
 func (l *learner) allows(m jdwp.CommandMessage) bool {
-	if !l.inStop {
+	if !l.stop.on {
 		return true
 	}
 	st := l.siteOf(m)
 	if !l.paused(st) {
 		return true
 	}
-	if l.stops[boolIndex(l.step)]%probeEvery != 0 {
+	if l.stop.count[boolIndex(l.stop.event.step)]%probeEvery != 0 {
 		return false
 	}
 	if st.other {
 		// Another thread's name, status or frames follow the thread list:
 		// probed only while the debugger uses the list, not once per
 		// thread at every probe of a debugger that never asks for them.
-		return !l.paused(site{cmd: jdwp.CmdVirtualMachineAllThreads, step: l.step})
+		return !l.paused(site{cmd: jdwp.CmdVirtualMachineAllThreads, step: l.stop.event.step})
 	}
 	return true
 }
@@ -173,7 +164,7 @@ func (l *learner) paused(st site) bool {
 
 // sent notes that the site of m was speculated at the current stop.
 func (l *learner) sent(m jdwp.CommandMessage) {
-	if l.inStop {
+	if l.stop.on {
 		u := l.use(l.siteOf(m))
 		u.sent = true
 		u.sentN++
@@ -183,7 +174,7 @@ func (l *learner) sent(m jdwp.CommandMessage) {
 // used notes that the site of m answered the debugger at the current stop,
 // or that the debugger asked it itself: either way it is wanted.
 func (l *learner) used(m jdwp.CommandMessage) {
-	if l.inStop {
+	if l.stop.on {
 		u := l.use(l.siteOf(m))
 		u.used, u.unused, u.wanted = true, 0, true
 	}
@@ -204,7 +195,7 @@ func (l *learner) wantedOfOthers(cmd jdwp.Command) bool {
 
 // hit notes that a speculated command of m's site answered the debugger.
 func (l *learner) hit(m jdwp.CommandMessage) {
-	if l.inStop {
+	if l.stop.on {
 		l.use(l.siteOf(m)).hitN++
 	}
 }

@@ -149,7 +149,7 @@ func (s *Speculator) learnSent(q queued) {
 	switch {
 	case q.life == lifetimeClass:
 		s.learn.classSent(q.key.Command())
-	case q.life == lifetimeSuspension && s.learn.inStop:
+	case q.life == lifetimeSuspension && s.stop.on:
 		m := q.msg
 		if m == nil {
 			var err error

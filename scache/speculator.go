@@ -49,17 +49,20 @@ type Speculator struct {
 	inflight inflightState // commands sent and not answered, and the debugger's held on them
 	queue    queueState    // speculation waiting to go out (queue.go)
 	susp     suspension    // what is known suspended, and the epoch (state.go)
-	stop     stopMemory    // what the Speculator knows of the current stop
+	stop     stopState     // the current stop (stop.go)
+	table    []*family     // the families as this configuration runs them (families.go)
 	// requests follows the ids of event requests, for Sets answered ahead
 	// (request_ids.go).
-	requests requestIDs
-	learn    learner                       // which speculation this debugger uses (learn.go)
-	again    againLog                      // what the debugger asked at its recent stops (family_again.go)
-	guesses  idGuesses                     // the ids seen at recent stops, to guess the next stop\'s (guessed.go)
-	prepared map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
-	walk     hierarchyWalk                 // the supertypes the debugger walks (family_class_hierarchy.go)
-	pos      positions                     // the VM's stream, for moving entries (sequential.go)
-	cost     costModel                     // the link's and the VM's times (cost.go)
+	requests  requestIDs
+	learn     learner                       // which speculation this debugger uses (learn.go)
+	again     againLog                      // what the debugger asked at its recent stops (family_again.go)
+	guesses   idGuesses                     // the ids seen at recent stops, to guess the next stop\'s (guessed.go)
+	prepared  map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
+	walk      hierarchyWalk                 // the supertypes the debugger walks (family_class_hierarchy.go)
+	predictor framePredictor                // the next stop's top frame id (family_topframe.go)
+	view      threadsView                   // the threads view sent at the stop (family_threads.go)
+	pos       positions                     // the VM's stream, for moving entries (sequential.go)
+	cost      costModel                     // the link's and the VM's times (cost.go)
 	// redefined holds, by the id of an unanswered RedefineClasses command,
 	// the metadata of its classes the debugger used: asked again once the
 	// VM has answered it (redefine.go).
@@ -71,22 +74,6 @@ type Speculator struct {
 	disabledFor error
 	// finalCache keeps the cache's size at Close, for Stats afterwards.
 	finalEntries, finalBytes int64
-}
-
-// stopMemory is what the Speculator knows of the current stop.
-type stopMemory struct {
-	top topFrame
-	// threads are the last AllThreads reply's, whenever it came: the next
-	// stop's guess of the threads its view shows (facts.go).
-	threads []jdwp.ThreadID
-	// viewed are the threads whose view went out at the stop of epoch
-	// viewEpoch: an AllThreads reply of that epoch adds the others only.
-	viewed    []jdwp.ThreadID
-	viewEpoch uint64
-	predictor framePredictor
-	// invoked is the invocation whose thread is back where it stood, while
-	// the suspension it was invoked in goes on (state.go: onSettle).
-	invoked invocation
 }
 
 // scratchState holds what is reused from packet to packet, so that a
@@ -169,6 +156,8 @@ func newSpeculator(cfg config) *Speculator {
 		cost:     costModel{now: cfg.clock},
 	}
 	s.cache = newReplyCache(cfg.cacheBytes, func() { s.stats.Wasted++ })
+	s.table = tableFor(cfg)
+	s.learn.stop, s.again.stop = &s.stop, &s.stop
 	for _, f := range families {
 		for cmd := range f.onReply {
 			s.triggers[cmd] = true
@@ -268,20 +257,20 @@ func (s *Speculator) DisabledReason() error {
 }
 
 // clearAll forgets every cached reply, class and queued speculation (VM death,
-// Dispose, Close). Commands in flight stay tracked, their replies uncached.
+// Dispose, new id sizes, Close), and every family what it keeps. Commands
+// in flight stay tracked, their replies uncached.
 func (s *Speculator) clearAll() {
 	s.cache.purge()
 	s.classes.reset()
 	s.forget(func(subject) bool { return true })
 	s.susp.reset()
-	s.stop.top = topFrame{}
-	s.stop.predictor = framePredictor{}
-	s.stop.threads, s.stop.viewed = nil, nil
-	clear(s.prepared)
+	s.stop.reset()
 	clear(s.redefined)
-	s.again.reset()
-	s.guesses = idGuesses{}
-	s.walk = hierarchyWalk{}
+	s.eachFamily(func(f *family) {
+		if f.onReset != nil {
+			f.onReset(s)
+		}
+	})
 }
 
 // end stops all speculation for the rest of the session and drops what is

@@ -15,13 +15,11 @@ import (
 
 // An invocation is an invocation command as the Speculator keeps it until
 // its reply: where its thread stood when it was sent (back.thread 0: not
-// an invocation), the method, whether the thread was the stopped thread,
-// and what FamilyAgain knew of the stop.
+// an invocation), the method, and whether the thread was the stopped thread.
 type invocation struct {
 	back    stopEvent
 	method  jdwp.MethodID
 	stopped bool
-	again   againContext
 }
 
 // epochEnders are the debugger's commands, besides those that let threads
@@ -90,12 +88,17 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 	}
 	if m, ok := s.invocation(cmd, data); ok {
 		t, options := m.Invoking()
-		u.call = invocation{back: stopEvent{thread: t, invoked: true}, method: m.Invoked(),
-			stopped: t != 0 && t == s.susp.stopped, again: s.again.context()}
+		u.call = invocation{back: stopEvent{thread: t}, method: m.Invoked(),
+			stopped: t != 0 && t == s.susp.stopped}
 		if top := s.stop.top; top.set && top.thread == t {
 			u.call.back.loc = top.loc
 		}
-		s.stop.predictor.resumed(t, options&jdwp.InvokeSingleThreaded == 0)
+		s.eachFamily(func(f *family) {
+			if f.onInvoking != nil {
+				f.onInvoking(s, id)
+			}
+		})
+		s.resumed(t, options&jdwp.InvokeSingleThreaded == 0)
 	}
 	s.endEpoch()
 	if tr.letRun {
@@ -106,11 +109,11 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 	switch cmd {
 	case jdwp.CmdVirtualMachineResume:
 		s.susp.kind = running
-		s.stop.predictor.resumed(0, true)
+		s.resumed(0, true)
 	case jdwp.CmdThreadReferenceResume:
 		s.susp.kind = running
 		if u.resumed != 0 {
-			s.stop.predictor.resumed(u.resumed, false)
+			s.resumed(u.resumed, false)
 		}
 	case jdwp.CmdVirtualMachineSuspend:
 		return true, nil // all threads are suspended once it is answered
@@ -129,16 +132,16 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 // (events of suspend policy NONE, such as the class preparations of the
 // code it ran, change no suspension), the suspension goes on in
 // the new epoch, and the invoking thread is the stopped thread again if it
-// was (FamilyInvoke speculates on it: s.stop.invoked).
+// was (the families speculate on it: s.stop.invoked).
 func (s *Speculator) onSettle(id uint32) {
 	u, ok := s.susp.settle(id)
 	if !ok || u.elsewhere {
 		return
 	}
 	s.endEpoch()
-	s.stop.invoked = invocation{}
+	s.stop.invokedAt(invocation{})
 	if s.susp.invoked(u) {
-		s.stop.invoked = u.call
+		s.stop.invokedAt(u.call)
 	}
 }
 
@@ -240,27 +243,43 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool
 	return stop, true
 }
 
+// resumed tells the families that the debugger let thread run (0: every
+// thread), and with others the other threads too.
+func (s *Speculator) resumed(thread jdwp.ThreadID, others bool) {
+	s.eachFamily(func(f *family) {
+		if f.onResumed != nil {
+			f.onResumed(s, thread, others)
+		}
+	})
+}
+
 // endEpoch drops every suspension entry, keeps replies in flight about the
 // old state out of the cache (they still answer held commands), and drops
-// queued speculation about it.
+// queued speculation about it. The learner and the families close the stop
+// before its owner does.
 func (s *Speculator) endEpoch() {
 	s.learn.endStop()
-	s.again.endStop()
-	s.susp.epoch++
-	s.stop.top = topFrame{}
+	s.eachFamily(func(f *family) {
+		if f.onEndStop != nil {
+			f.onEndStop(s)
+		}
+	})
+	s.susp.newEpoch()
+	s.stop.end()
 	s.cache.purgeState()
 	s.forget(func(p subject) bool { return p.life == lifetimeSuspension })
 }
 
-// endValues drops every values entry, keeps values in flight out of the
-// cache, and asks the top frame's values again: the command that changes
-// them reaches the VM first, so the new values come back, and a debugger
-// reads them back after a change.
+// endValues drops every values entry and keeps values in flight out of
+// the cache; the families ask again what they need (the command that
+// changes them reaches the VM first, so the new values come back, and a
+// debugger reads them back after a change).
 func (s *Speculator) endValues() {
 	s.cache.purgeValues()
 	s.forget(func(p subject) bool { return p.life == lifetimeSuspension && p.values })
-	if s.stop.top.set && s.stop.top.valuesDone && !s.stop.top.predicted {
-		s.stop.top.valuesDone = false
-		s.advanceTop()
-	}
+	s.eachFamily(func(f *family) {
+		if f.onValuesChanged != nil {
+			f.onValuesChanged(s)
+		}
+	})
 }

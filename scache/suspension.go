@@ -242,6 +242,9 @@ func (s *suspension) othersResumed(t jdwp.ObjectID, policy jdwp.SuspendPolicy) b
 	return true
 }
 
+// newEpoch ends the epoch: what was true of the suspension may not be.
+func (s *suspension) newEpoch() { s.epoch++ }
+
 // reset forgets what is known suspended, in a new epoch. Unanswered
 // commands that let threads run stay unsettled: their replies are still
 // to come.

@@ -158,7 +158,7 @@ func (s *Speculator) suspensionCommand(r *Response, c *upCommand) bool {
 
 // lookUp finds the command's key, if the policy caches its reply now;
 // otherwise the command is forwarded (and tracked if its reply must be).
-// A state command the debugger asks is noted for FamilyAgain.
+// A state command the debugger asks is told to the families (onAsked).
 func (s *Speculator) lookUp(r *Response, c *upCommand) bool {
 	spec, ok := s.specOf(c.tr)
 	if ok {
@@ -182,7 +182,7 @@ func (s *Speculator) lookUp(r *Response, c *upCommand) bool {
 	}
 	c.key = keyOf(c.h, c.packet)
 	if spec.life == lifetimeSuspension {
-		s.noteAsked(c.key, c.params)
+		s.dispatchAsked(c.key, c.params)
 	}
 	return false
 }
@@ -231,8 +231,8 @@ func (s *Speculator) miss(r *Response, c *upCommand) {
 		s.learn.used(c.params)
 	case lifetimeClass:
 		s.learn.classUsed(c.cmd)
-		s.noteSupertypeAsk(c.params)
 	}
+	s.dispatchMissed(c.params, c.spec.life)
 	if s.cfg.cacheOrganic || s.cfg.belay || c.track || s.triggers[c.cmd] {
 		sub := subjectOf(c.spec, c.params)
 		sub.moving = c.moving
@@ -265,7 +265,7 @@ func (s *Speculator) learnUsed(key Key, life lifetime, epoch uint64, hit bool) {
 		if hit {
 			s.learn.classOf(key.Command()).hits++
 		}
-	case life == lifetimeSuspension && epoch == s.susp.epoch && s.learn.inStop:
+	case life == lifetimeSuspension && epoch == s.susp.epoch && s.stop.on:
 		if m, err := key.Message(s.sizes); err == nil {
 			s.learn.used(m)
 			if hit {

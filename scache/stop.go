@@ -1,0 +1,75 @@
+package scache
+
+import "github.com/jdwpscache/scache/jdwp"
+
+// The stop: what the Speculator knows of the current stop of a thread at a
+// location. stopState owns it: the stop event (thread, location, kind),
+// whether its epoch goes on, the count of stops of each kind, the stopped
+// thread's top frame, the last thread list and the invocation whose thread
+// is back where it stood. Only its methods below change the stop itself:
+// begin at a trusted stop (families.go: dispatchStop), end at the end of
+// its epoch (state.go: endEpoch), reset when the Speculator forgets all
+// (clearAll). FamilyTopFrame advances the top frame it holds; the learner
+// and FamilyAgain read the rest, and keep no copy of it.
+type stopState struct {
+	// event is the last trusted stop. Its thread and kind stay the stop's
+	// through the invocations the debugger makes in the stopped thread,
+	// which return it where it stood.
+	event stopEvent
+	// on: the epoch of a trusted stop event goes on.
+	on bool
+	// count counts the stops, not ending a step and ending one.
+	count [2]int
+	top   topFrame
+	// threads are the last AllThreads reply's, whenever it came: the next
+	// stop's guess of the threads its view shows (facts.go).
+	threads []jdwp.ThreadID
+	// invoked is the invocation whose thread is back where it stood, while
+	// the suspension it was invoked in goes on (state.go: onSettle).
+	invoked invocation
+}
+
+// A stopEvent is a trusted stop of a thread at a location.
+type stopEvent struct {
+	thread jdwp.ThreadID
+	loc    jdwp.Location // 0: unknown (after an invocation whose thread's top frame was not asked)
+	step   bool          // the stop ends a single step
+}
+
+// begin starts a trusted stop.
+func (st *stopState) begin(ev stopEvent) {
+	st.event, st.on = ev, true
+	st.count[boolIndex(ev.step)]++
+}
+
+// end closes the stop's epoch: what was read of its top frame is gone.
+func (st *stopState) end() {
+	st.on = false
+	st.top = topFrame{}
+}
+
+// stops returns how many stops began, of both kinds.
+func (st *stopState) stops() int { return st.count[0] + st.count[1] }
+
+// setThreads keeps the thread list of an AllThreads reply.
+func (st *stopState) setThreads(ids []jdwp.ThreadID) {
+	st.threads = append(st.threads[:0], ids...)
+}
+
+// invokedAt takes note of the invocation whose reply came while its
+// suspension goes on (or none: call is zero).
+func (st *stopState) invokedAt(call invocation) { st.invoked = call }
+
+// forgetTopIn drops the top frame if its method is of one of the classes.
+func (st *stopState) forgetTopIn(classes map[jdwp.ReferenceTypeID]bool) {
+	if st.top.set && classes[st.top.loc.Class] {
+		st.top = topFrame{}
+	}
+}
+
+// reset forgets the top frame and the thread list: the ids in them may
+// mean nothing any more. The counts go on.
+func (st *stopState) reset() {
+	st.top = topFrame{}
+	st.threads = nil
+}
