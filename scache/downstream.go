@@ -126,7 +126,7 @@ func (s *Speculator) matchReply(r *Response, d *downPacket) bool {
 // deliver forwards the reply to a debugger's command or absorbs a
 // synthetic one, and answers the commands held on it. An error about an
 // object (perhaps asked before the VM gave the object its id: a guess, see
-// guessed.go; or a debugger naming an id it was not shown) is not kept, and
+// family_again_guess.go; or a debugger naming an id it was not shown) is not kept, and
 // the commands held on it go to the VM. Once speculation is off, that is
 // all.
 func (s *Speculator) deliver(r *Response, d *downPacket) bool {

@@ -51,7 +51,7 @@ const (
 	// recent stops of the same kind (breakpoint or step) that name no frame:
 	// the fields of an expanded object, a class's statics (see family_again.go);
 	// and the type of the next `this`, guessed from the ids of the last
-	// stops' (see guessed.go).
+	// stops' (see family_again_guess.go).
 	FamilyAgain
 	// FamilyThreads: while all threads are suspended, AllThreads and each
 	// thread's Name, Status and FrameCount; and once the debugger walks the
@@ -159,82 +159,82 @@ type family struct {
 var families = []*family{
 	{
 		flag: FamilyClass, life: lifetimeClass,
-		onStop: (*Speculator).speculateStopLocation,
+		onStop: speculateStopLocation,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
-			jdwp.CmdThreadReferenceFrames: (*Speculator).speculateFrames,
+			jdwp.CmdThreadReferenceFrames: speculateFrames,
 			// the supertypes they name (family_class_hierarchy.go)
-			jdwp.CmdClassTypeSuperclass:     (*Speculator).onSupertypes,
-			jdwp.CmdReferenceTypeInterfaces: (*Speculator).onSupertypes,
+			jdwp.CmdClassTypeSuperclass:     onSupertypes,
+			jdwp.CmdReferenceTypeInterfaces: onSupertypes,
 		},
-		onMissed: (*Speculator).noteSupertypeAsk,
-		onReset:  func(s *Speculator) { s.walk = hierarchyWalk{} },
+		onMissed: noteSupertypeAsk,
+		onReset:  resetWalk,
 		sends: append([]jdwp.Command{jdwp.CmdReferenceTypeSignatureWithGeneric, jdwp.CmdReferenceTypeFieldsWithGeneric},
 			defaultFrameSet...),
 		classic: &family{
 			flag: FamilyClass, life: lifetimeClass,
 			onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
-				jdwp.CmdThreadReferenceFrames: (*Speculator).speculateClassicFrames,
+				jdwp.CmdThreadReferenceFrames: speculateClassicFrames,
 			},
 			sends: classicFrameSet,
 		},
 	},
 	{
 		flag: FamilyStop, life: lifetimeSuspension,
-		onStop: (*Speculator).speculateStop,
+		onStop: speculateStop,
 		sends:  []jdwp.Command{jdwp.CmdThreadReferenceFrames, jdwp.CmdThreadReferenceName},
 	},
 	{
 		flag: FamilyTopFrame, life: lifetimeSuspension,
-		onStop: (*Speculator).predictTop,
+		onStop: predictTop,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
-			jdwp.CmdThreadReferenceFrames:           (*Speculator).onFrames,
-			jdwp.CmdReferenceTypeMethodsWithGeneric: (*Speculator).onTopMetadata,
-			jdwp.CmdMethodVariableTableWithGeneric:  (*Speculator).onTopMetadata,
+			jdwp.CmdThreadReferenceFrames:           onFrames,
+			jdwp.CmdReferenceTypeMethodsWithGeneric: onTopMetadata,
+			jdwp.CmdMethodVariableTableWithGeneric:  onTopMetadata,
 		},
-		onValuesChanged: (*Speculator).askTopValuesAgain,
-		onResumed:       func(s *Speculator, t jdwp.ThreadID, others bool) { s.predictor.resumed(t, others) },
-		onReset:         func(s *Speculator) { s.predictor = framePredictor{} },
+		onValuesChanged: askTopValuesAgain,
+		onResumed:       resumePredictor,
+		onReset:         resetPredictor,
 		sends: []jdwp.Command{jdwp.CmdStackFrameThisObject, jdwp.CmdStackFrameGetValues,
 			jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdMethodVariableTableWithGeneric},
 	},
 	{
 		flag: FamilyValues, life: lifetimeSuspension,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
-			jdwp.CmdStackFrameGetValues:  (*Speculator).onValues,
-			jdwp.CmdStackFrameThisObject: (*Speculator).onValues,
+			jdwp.CmdStackFrameGetValues:  onValues,
+			jdwp.CmdStackFrameThisObject: onValues,
 			// what FamilyAgain asks: the fields of objects, statics
-			jdwp.CmdObjectReferenceGetValues: (*Speculator).onObjectValues,
-			jdwp.CmdReferenceTypeGetValues:   (*Speculator).onValues,
+			jdwp.CmdObjectReferenceGetValues: onObjectValues,
+			jdwp.CmdReferenceTypeGetValues:   onValues,
 		},
 		sends: []jdwp.Command{jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue, jdwp.CmdArrayReferenceLength,
 			jdwp.CmdObjectReferenceGetValues},
 	},
 	{
 		flag: FamilyAgain, life: lifetimeSuspension,
-		onStop: (*Speculator).askAgain,
+		onStop: askAgain,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
-			jdwp.CmdThreadReferenceFrames:        (*Speculator).sawFrames,
-			jdwp.CmdStackFrameThisObject:         (*Speculator).askThisFields,
-			jdwp.CmdObjectReferenceReferenceType: (*Speculator).onThisType,
-			jdwp.CmdObjectReferenceGetValues:     (*Speculator).onThisValues,
-			jdwp.CmdStackFrameGetValues:          (*Speculator).observeLocals,
+			jdwp.CmdThreadReferenceFrames:        sawFrames,
+			jdwp.CmdStackFrameThisObject:         askThisFields,
+			jdwp.CmdObjectReferenceReferenceType: onThisType,
+			jdwp.CmdObjectReferenceGetValues:     onThisValues,
+			jdwp.CmdStackFrameGetValues:          observeLocals,
 		},
-		onInvoked:  (*Speculator).askAgainAfterInvocation,
-		onAsked:    (*Speculator).noteAsked,
-		onEndStop:  func(s *Speculator) { s.again.endStop() },
-		onInvoking: func(s *Speculator, id uint32) { s.again.invoking(id) },
-		onReset:    func(s *Speculator) { s.again.reset(); s.guesses = idGuesses{} },
+		onInvoked:  askAgainAfterInvocation,
+		onAsked:    noteAsked,
+		onEndStop:  endAgainStop,
+		onInvoking: noteInvoking,
+		onReset:    resetAgain,
 		sends:      againCommands(),
 	},
 	{
 		flag: FamilyThreads, life: lifetimeSuspension,
-		onStop: (*Speculator).speculateThreads,
+		onStop: speculateThreads,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
-			jdwp.CmdVirtualMachineAllThreads:           (*Speculator).onAllThreads,
-			jdwp.CmdVirtualMachineTopLevelThreadGroups: (*Speculator).onThreadGroups,
-			jdwp.CmdThreadGroupReferenceChildren:       (*Speculator).onGroupChildren,
+			jdwp.CmdVirtualMachineAllThreads:           onAllThreads,
+			jdwp.CmdVirtualMachineTopLevelThreadGroups: onThreadGroups,
+			jdwp.CmdThreadGroupReferenceChildren:       onGroupChildren,
 		},
-		onReset: func(s *Speculator) { s.view = threadsView{} },
+		onReset: resetThreadsView,
 		sends: []jdwp.Command{jdwp.CmdVirtualMachineAllThreads, jdwp.CmdThreadReferenceStatus,
 			jdwp.CmdThreadReferenceFrameCount, jdwp.CmdThreadReferenceName, jdwp.CmdThreadReferenceFrames,
 			jdwp.CmdThreadGroupReferenceChildren, jdwp.CmdThreadGroupReferenceName},
@@ -242,31 +242,48 @@ var families = []*family{
 	{
 		flag: FamilyAttach, life: lifetimeSession,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
-			jdwp.CmdVirtualMachineIDSizes: (*Speculator).speculateAttach,
+			jdwp.CmdVirtualMachineIDSizes: speculateAttach,
 		},
 		sends: []jdwp.Command{jdwp.CmdVirtualMachineVersion, jdwp.CmdVirtualMachineCapabilitiesNew},
 	},
 	{
 		flag: FamilyPrepare, life: lifetimeClass,
-		onPrepare: (*Speculator).speculatePrepared,
+		onPrepare: speculatePrepared,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
-			jdwp.CmdReferenceTypeMethodsWithGeneric: (*Speculator).onPreparedMethods,
+			jdwp.CmdReferenceTypeMethodsWithGeneric: onPreparedMethods,
 		},
-		onReset: func(s *Speculator) { clear(s.prepared) },
+		onReset: resetPrepared,
 		sends:   append(append([]jdwp.Command(nil), prepareSet...), jdwp.CmdMethodLineTable),
 	},
 	{
 		flag: FamilyInvoke, life: lifetimeSuspension,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
-			jdwp.CmdObjectReferenceInvokeMethod: (*Speculator).onInvoked,
-			jdwp.CmdClassTypeInvokeMethod:       (*Speculator).onInvoked,
-			jdwp.CmdInterfaceTypeInvokeMethod:   (*Speculator).onInvoked,
-			jdwp.CmdClassTypeNewInstance:        (*Speculator).onInvoked,
+			jdwp.CmdObjectReferenceInvokeMethod: onInvoked,
+			jdwp.CmdClassTypeInvokeMethod:       onInvoked,
+			jdwp.CmdInterfaceTypeInvokeMethod:   onInvoked,
+			jdwp.CmdClassTypeNewInstance:        onInvoked,
 		},
 		sends: []jdwp.Command{jdwp.CmdThreadReferenceFrames, jdwp.CmdStackFrameThisObject, jdwp.CmdStackFrameGetValues,
 			jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdMethodVariableTableWithGeneric,
 			jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue, jdwp.CmdArrayReferenceLength},
 	},
+}
+
+// familyState is what the families keep between packets, each family its
+// own fields, kept true by its entry's hooks.
+type familyState struct {
+	again     againLog                      // what the debugger asked at its recent stops (family_again.go)
+	guesses   idGuesses                     // the ids seen at recent stops, to guess the next stop's (family_again_guess.go)
+	prepared  map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
+	walk      hierarchyWalk                 // the supertypes the debugger walks (family_class_hierarchy.go)
+	predictor framePredictor                // the next stop's top frame id (family_topframe_predict.go)
+	view      threadsView                   // the threads view sent at the stop (family_threads.go)
+}
+
+// newFamilyState returns the families' state of a new session, which
+// reads the current stop from stop.
+func newFamilyState(stop *stopState) familyState {
+	return familyState{again: againLog{stop: stop}}
 }
 
 // tableFor returns the table's entries as the configuration runs them:

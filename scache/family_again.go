@@ -27,7 +27,7 @@ import (
 // and the kind of stop (jdb dumps this at breakpoints only): most stops in
 // a method find it on another object (a loop calling it on one object
 // after another), and the debugger asks the same fields of the new one. They go out as soon as the top frame's this is known and its
-// type is the type of the object they were asked of (see guessed.go).
+// type is the type of the object they were asked of (see family_again_guess.go).
 
 const (
 	againIdle   = 2   // stops of its kind without the debugger asking it, and a command is forgotten
@@ -209,7 +209,7 @@ type againEntry struct {
 }
 
 // againCommands are the commands FamilyAgain may send: the state commands
-// that name no frame, and what it asks of guessed objects (guessed.go).
+// that name no frame, and what it asks of guessed objects (family_again_guess.go).
 func againCommands() []jdwp.Command {
 	cmds := []jdwp.Command{jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue, jdwp.CmdArrayReferenceLength}
 	for cmd, spec := range keyable {
@@ -223,16 +223,16 @@ func againCommands() []jdwp.Command {
 // askAgain queues, at a stop, the commands the debugger asked at the
 // recent stops of the same kind, oldest first, where the suspension lets
 // their replies be cached.
-func (s *Speculator) askAgain(stop stopEvent) {
+func askAgain(s *Speculator, stop stopEvent) {
 	s.guesses.sawID(jdwp.ObjectID(stop.loc.Class))
 	s.again.beginStop()
-	s.enqueueAgain(s.again.current, stop.thread)
-	s.guessThis(stop)
+	enqueueAgain(s, s.again.current, stop.thread)
+	guessThis(s, stop)
 }
 
 // enqueueAgain queues the commands of kind k about thread t, oldest first,
 // where the suspension lets their replies be cached.
-func (s *Speculator) enqueueAgain(k *againKind, t jdwp.ThreadID) {
+func enqueueAgain(s *Speculator, k *againKind, t jdwp.ThreadID) {
 	for _, e := range k.keys {
 		key := e.key.ofThread(t, s.sizes)
 		m, err := key.Message(s.sizes)
@@ -252,7 +252,7 @@ func (s *Speculator) enqueueAgain(k *againKind, t jdwp.ThreadID) {
 // the fields of this it asks at such stops (toString may have changed
 // them); then it records what the debugger asks now as that method's
 // follow-ups.
-func (s *Speculator) askAgainAfterInvocation(id uint32) {
+func askAgainAfterInvocation(s *Speculator, id uint32) {
 	l := &s.again
 	ctx, recorded := l.calls[id]
 	delete(l.calls, id)
@@ -260,13 +260,13 @@ func (s *Speculator) askAgainAfterInvocation(id uint32) {
 	if !recorded || call.back.thread == 0 || !l.beginInvoked(call.method, ctx) {
 		return
 	}
-	s.enqueueAgain(l.current, s.stop.event.thread)
-	s.askFieldsOf(l.this)
+	enqueueAgain(s, l.current, s.stop.event.thread)
+	askFieldsOf(s, l.this)
 }
 
 // sawFrames notes the classes of a Frames reply's frames as ids seen at
-// the stop (guessed.go).
-func (s *Speculator) sawFrames(_ *inFlight, reply *replyData) error {
+// the stop (family_again_guess.go).
+func sawFrames(s *Speculator, _ *inFlight, reply *replyData) error {
 	m, err := reply.typed(s)
 	if err != nil {
 		return err
@@ -281,7 +281,7 @@ func (s *Speculator) sawFrames(_ *inFlight, reply *replyData) error {
 // at a stop, which object it is, and asks for the fields of this the
 // debugger asked at its recent stops of the same kind in the same class
 // (once its type is known).
-func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
+func askThisFields(s *Speculator, p *inFlight, reply *replyData) error {
 	l := &s.again
 	if !l.recording || !s.stop.top.set {
 		return nil
@@ -298,18 +298,18 @@ func (s *Speculator) askThisFields(p *inFlight, reply *replyData) error {
 	}
 	l.this = this
 	s.guesses.observeThis(this, thisSite{l.class(), l.step()}, s.stop.stops())
-	s.askFieldsOf(this)
+	askFieldsOf(s, this)
 	return nil
 }
 
 // noteAsked records a state command the debugger asked (whether answered
 // from speculation or not) during the current stop, with its parameters:
 // the fields of the stop's this apart, by its class.
-func (s *Speculator) noteAsked(key Key, m jdwp.CommandMessage) {
+func noteAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 	l := &s.again
 	if m, ok := m.(*jdwp.ObjectRefGetValuesCommand); ok && l.recording && l.this != 0 {
 		if m.Object == l.this {
-			if typ, ok := s.objectType(m.Object); ok {
+			if typ, ok := s.lookup.objectType(m.Object); ok {
 				l.thisType = typ
 				l.noteThisFields(m)
 			}
@@ -422,3 +422,17 @@ func (l *againLog) endStop() {
 
 // reset forgets everything: the ids in the keys may mean nothing any more.
 func (l *againLog) reset() { *l = againLog{stop: l.stop} }
+
+// endAgainStop closes the stop's recording (onEndStop).
+func endAgainStop(s *Speculator) { s.again.endStop() }
+
+// noteInvoking keeps what the log knows of the stop for the reply to the
+// invocation id (onInvoking).
+func noteInvoking(s *Speculator, id uint32) { s.again.invoking(id) }
+
+// resetAgain forgets what the debugger asked and the ids seen: they may
+// mean nothing any more (onReset).
+func resetAgain(s *Speculator) {
+	s.again.reset()
+	s.guesses = idGuesses{}
+}

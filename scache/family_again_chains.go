@@ -65,7 +65,7 @@ func (l *againLog) pathOf(obj jdwp.ObjectID) (string, bool) {
 // of an object at path from this, the objects those fields hold, and asks
 // of each what the debugger asked of the object at its path at the recent
 // stops of the kind.
-func (s *Speculator) followChain(path string, fields []jdwp.FieldID, values []jdwp.Value) {
+func followChain(s *Speculator, path string, fields []jdwp.FieldID, values []jdwp.Value) {
 	l := &s.again
 	if pathLen(path) >= maxChainDepth || len(fields) != len(values) || l.thisType == 0 {
 		return

@@ -8,7 +8,7 @@ import "github.com/jdwpscache/scache/jdwp"
 
 // speculateAttach asks, once a session's id sizes are known, for the facts a
 // debugger asks once a session.
-func (s *Speculator) speculateAttach(*inFlight, *replyData) error {
+func speculateAttach(s *Speculator, _ *inFlight, _ *replyData) error {
 	s.enqueue(&jdwp.VMVersionCommand{}, false)
 	s.enqueue(&jdwp.VMCapabilitiesNewCommand{}, false)
 	return nil

@@ -9,25 +9,25 @@ import "github.com/jdwpscache/scache/jdwp"
 
 // speculateFrames queues the class metadata commands about the first
 // MaxFrames frames of a Frames reply, top frame first.
-func (s *Speculator) speculateFrames(_ *inFlight, reply *replyData) error {
+func speculateFrames(s *Speculator, _ *inFlight, reply *replyData) error {
 	m, err := reply.typed(s)
 	if err != nil {
 		return err
 	}
 	frames := m.(*jdwp.ThreadFramesReply).Frames
-	s.enqueueFrames(frames, func(loc jdwp.Location) { s.enqueueLocation(loc, defaultFrameSet) })
+	enqueueFrames(s, frames, func(loc jdwp.Location) { enqueueLocation(s, loc, defaultFrameSet) })
 	return nil
 }
 
 // speculateClassicFrames is speculateFrames as the original jdwp-scache
 // does it (FamilyClass's classic entry): its own frame set, every command
 // of it for every frame, whether the debugger asks it or not.
-func (s *Speculator) speculateClassicFrames(_ *inFlight, reply *replyData) error {
+func speculateClassicFrames(s *Speculator, _ *inFlight, reply *replyData) error {
 	m, err := reply.typed(s)
 	if err != nil {
 		return err
 	}
-	s.enqueueFrames(m.(*jdwp.ThreadFramesReply).Frames, func(loc jdwp.Location) {
+	enqueueFrames(s, m.(*jdwp.ThreadFramesReply).Frames, func(loc jdwp.Location) {
 		for _, cmd := range classicFrameSet {
 			if aboutMethod(cmd) && loc.Method == 0 {
 				continue // an obsolete frame after a hot swap: no method to ask about
@@ -40,7 +40,7 @@ func (s *Speculator) speculateClassicFrames(_ *inFlight, reply *replyData) error
 
 // enqueueFrames calls enqueue for the location of each of the first
 // MaxFrames frames, top frame first, once per method.
-func (s *Speculator) enqueueFrames(frames []jdwp.Frame, enqueue func(jdwp.Location)) {
+func enqueueFrames(s *Speculator, frames []jdwp.Frame, enqueue func(jdwp.Location)) {
 	if len(frames) > s.cfg.maxFrames {
 		frames = frames[:s.cfg.maxFrames]
 	}
@@ -59,16 +59,16 @@ func (s *Speculator) enqueueFrames(frames []jdwp.Frame, enqueue func(jdwp.Locati
 // about the stop's location: the event names the top frame's class and
 // method, so what a debugger asks of the top frame goes out with the
 // frames instead of one reply behind them.
-func (s *Speculator) speculateStopLocation(stop stopEvent) {
+func speculateStopLocation(s *Speculator, stop stopEvent) {
 	if stop.loc.Class == 0 {
 		return
 	}
-	s.enqueueLocation(stop.loc, defaultFrameSet)
+	enqueueLocation(s, stop.loc, defaultFrameSet)
 }
 
 // enqueueLocation queues the commands of set about the class and method of
 // a frame's location.
-func (s *Speculator) enqueueLocation(loc jdwp.Location, set []jdwp.Command) {
+func enqueueLocation(s *Speculator, loc jdwp.Location, set []jdwp.Command) {
 	for _, cmd := range set {
 		if aboutMethod(cmd) && loc.Method == 0 {
 			continue // an obsolete frame after a hot swap: no method to ask about
@@ -100,34 +100,6 @@ func sameMethodSeen(seen []jdwp.Location, loc jdwp.Location) bool {
 		}
 	}
 	return false
-}
-
-// classCommand returns the class metadata command cmd about class, or about
-// one of its methods when method is not 0.
-func classCommand(cmd jdwp.Command, class jdwp.ReferenceTypeID, method jdwp.MethodID) jdwp.CommandMessage {
-	switch cmd {
-	case jdwp.CmdClassTypeSuperclass:
-		return &jdwp.ClassTypeSuperclassCommand{RefType: class}
-	case jdwp.CmdReferenceTypeSourceFile:
-		return &jdwp.RefTypeSourceFileCommand{RefType: class}
-	case jdwp.CmdReferenceTypeSourceDebugExtension:
-		return &jdwp.RefTypeSourceDebugExtensionCommand{RefType: class}
-	case jdwp.CmdReferenceTypeInterfaces:
-		return &jdwp.RefTypeInterfacesCommand{RefType: class}
-	case jdwp.CmdReferenceTypeMethodsWithGeneric:
-		return &jdwp.RefTypeMethodsWithGenericCommand{RefType: class}
-	case jdwp.CmdReferenceTypeSignatureWithGeneric:
-		return &jdwp.RefTypeSignatureWithGenericCommand{RefType: class}
-	case jdwp.CmdReferenceTypeFieldsWithGeneric:
-		return &jdwp.RefTypeFieldsWithGenericCommand{RefType: class}
-	case jdwp.CmdMethodLineTable:
-		return &jdwp.MethodLineTableCommand{RefType: class, Method: method}
-	case jdwp.CmdMethodIsObsolete:
-		return &jdwp.MethodIsObsoleteCommand{RefType: class, Method: method}
-	case jdwp.CmdMethodVariableTableWithGeneric:
-		return &jdwp.MethodVariableTableWithGenericCommand{RefType: class, Method: method}
-	}
-	panic("scache: no class command " + cmd.String())
 }
 
 // aboutMethod reports whether a class command of the speculation sets names a method.

@@ -35,17 +35,17 @@ type hierarchyWalk struct {
 
 // onSupertypes notes the types a successful Superclass or Interfaces reply
 // names and asks of each what the debugger asks of supertypes.
-func (s *Speculator) onSupertypes(_ *inFlight, reply *replyData) error {
+func onSupertypes(s *Speculator, _ *inFlight, reply *replyData) error {
 	m, err := reply.typed(s)
 	if err != nil {
 		return nil // not what a walk can follow; the reply itself goes on as it is
 	}
 	switch m := m.(type) {
 	case *jdwp.ClassTypeSuperclassReply:
-		s.nameSupertype(m.Superclass, false)
+		nameSupertype(s, m.Superclass, false)
 	case *jdwp.RefTypeInterfacesReply:
 		for _, t := range m.Interfaces {
-			s.nameSupertype(t, true)
+			nameSupertype(s, t, true)
 		}
 	}
 	return nil
@@ -53,7 +53,7 @@ func (s *Speculator) onSupertypes(_ *inFlight, reply *replyData) error {
 
 // nameSupertype notes a supertype and asks of it what the debugger asks
 // of supertypes.
-func (s *Speculator) nameSupertype(t jdwp.ReferenceTypeID, isInterface bool) {
+func nameSupertype(s *Speculator, t jdwp.ReferenceTypeID, isInterface bool) {
 	w := &s.walk
 	if t == 0 {
 		return // java.lang.Object has no superclass
@@ -66,12 +66,12 @@ func (s *Speculator) nameSupertype(t jdwp.ReferenceTypeID, isInterface bool) {
 	}
 	w.named[t] = isInterface
 	for _, cmd := range w.asks {
-		s.askOfSupertype(cmd, t, isInterface)
+		askOfSupertype(s, cmd, t, isInterface)
 	}
 }
 
 // askOfSupertype queues the class command cmd about the supertype t.
-func (s *Speculator) askOfSupertype(cmd jdwp.Command, t jdwp.ReferenceTypeID, isInterface bool) {
+func askOfSupertype(s *Speculator, cmd jdwp.Command, t jdwp.ReferenceTypeID, isInterface bool) {
 	if cmd == jdwp.CmdClassTypeSuperclass && isInterface {
 		return
 	}
@@ -83,7 +83,7 @@ func (s *Speculator) askOfSupertype(cmd jdwp.Command, t jdwp.ReferenceTypeID, is
 // noteSupertypeAsk learns, from a class command the debugger asked that
 // nothing answered, whether it walks supertypes: a command about a named
 // type is from then on asked of every named type.
-func (s *Speculator) noteSupertypeAsk(m jdwp.CommandMessage, life lifetime) {
+func noteSupertypeAsk(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 	w := &s.walk
 	t, ok := supertypeOf(m)
 	if !ok || life != lifetimeClass {
@@ -101,7 +101,7 @@ func (s *Speculator) noteSupertypeAsk(m jdwp.CommandMessage, life lifetime) {
 	}
 	w.asks = append(w.asks, cmd)
 	for named, isInterface := range w.named {
-		s.askOfSupertype(cmd, named, isInterface)
+		askOfSupertype(s, cmd, named, isInterface)
 	}
 }
 
@@ -128,3 +128,6 @@ func supertypeOf(m jdwp.CommandMessage) (jdwp.ReferenceTypeID, bool) {
 	}
 	return classOf(m), slices.Contains(walkCommands, cmd)
 }
+
+// resetWalk forgets the walk (onReset).
+func resetWalk(s *Speculator) { s.walk = hierarchyWalk{} }

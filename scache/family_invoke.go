@@ -15,18 +15,18 @@ import "github.com/jdwpscache/scache/jdwp"
 // debugger's: never speculated, delayed or reordered.
 
 // onInvoked speculates at the successful reply to an invocation.
-func (s *Speculator) onInvoked(_ *inFlight, reply *replyData) error {
+func onInvoked(s *Speculator, _ *inFlight, reply *replyData) error {
 	m, err := reply.typed(s)
 	if err != nil {
 		return err
 	}
 	switch m := m.(type) {
 	case *jdwp.InvokeMethodReply:
-		s.enqueueReturned(m.Return.Tag, m.Return.ObjectID())
-		s.enqueueReturned(m.Exception.Tag, m.Exception.ID)
+		enqueueReturned(s, m.Return.Tag, m.Return.ObjectID())
+		enqueueReturned(s, m.Exception.Tag, m.Exception.ID)
 	case *jdwp.NewInstanceReply:
-		s.enqueueReturned(m.Object.Tag, m.Object.ID)
-		s.enqueueReturned(m.Exception.Tag, m.Exception.ID)
+		enqueueReturned(s, m.Object.Tag, m.Object.ID)
+		enqueueReturned(s, m.Exception.Tag, m.Exception.ID)
 	}
 	back := s.stop.invoked.back
 	if back.thread == 0 {
@@ -34,15 +34,15 @@ func (s *Speculator) onInvoked(_ *inFlight, reply *replyData) error {
 	}
 	s.enqueue(&jdwp.ThreadFramesCommand{Thread: back.thread, StartFrame: 0, Length: 1}, true)
 	if back.loc.Class != 0 {
-		s.predictTop(back)
+		predictTop(s, back)
 	}
 	return nil
 }
 
 // enqueueReturned asks the facts of an object an invocation returned (a
 // string's value, an array's length, an object's type), if it is one.
-func (s *Speculator) enqueueReturned(tag jdwp.Tag, obj jdwp.ObjectID) {
+func enqueueReturned(s *Speculator, tag jdwp.Tag, obj jdwp.ObjectID) {
 	if tag.IsObject() && obj != 0 {
-		s.enqueueValueFacts(tag, obj)
+		enqueueValueFacts(s, tag, obj)
 	}
 }

@@ -23,7 +23,7 @@ const maxPrepared = 64
 
 // speculatePrepared queues, at a suspending ClassPrepare event, what a
 // debugger asks about the class to set breakpoints in it.
-func (s *Speculator) speculatePrepared(class jdwp.ReferenceTypeID) {
+func speculatePrepared(s *Speculator, class jdwp.ReferenceTypeID) {
 	if len(s.prepared) >= maxPrepared {
 		return
 	}
@@ -40,7 +40,7 @@ func (s *Speculator) speculatePrepared(class jdwp.ReferenceTypeID) {
 
 // onPreparedMethods queues the line table of each method of a class just
 // prepared, on the reply to its MethodsWithGeneric.
-func (s *Speculator) onPreparedMethods(p *inFlight, reply *replyData) error {
+func onPreparedMethods(s *Speculator, p *inFlight, reply *replyData) error {
 	if !s.prepared[p.class] {
 		return nil
 	}
@@ -57,3 +57,6 @@ func (s *Speculator) onPreparedMethods(p *inFlight, reply *replyData) error {
 	}
 	return nil
 }
+
+// resetPrepared forgets the classes prepared (onReset).
+func resetPrepared(s *Speculator) { clear(s.prepared) }

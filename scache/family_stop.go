@@ -9,13 +9,13 @@ import "github.com/jdwpscache/scache/jdwp"
 // the thread's frames (after a step, its top frame alone first: debuggers
 // that ask frame(0) then; its depth follows from them) and (all threads
 // suspended) its name.
-func (s *Speculator) speculateStop(stop stopEvent) {
+func speculateStop(s *Speculator, stop stopEvent) {
 	t := stop.thread
 	if stop.step {
 		s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, true)
 	}
 	s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}, true)
-	if s.threadsViewSpeculable() { // with EVENT_THREAD, a moving entry (sequential.go)
+	if threadsViewSpeculable(s) { // with EVENT_THREAD, a moving entry (sequential.go)
 		s.enqueue(&jdwp.ThreadNameCommand{Thread: t}, true)
 	}
 }

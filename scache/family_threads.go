@@ -28,11 +28,11 @@ type threadsView struct {
 // Linearizable only its status is true until it runs (its depth follows
 // from its frames); under Sequential the list and the others' status and
 // name go out too, as moving entries (sequential.go).
-func (s *Speculator) speculateThreads(stop stopEvent) {
+func speculateThreads(s *Speculator, stop stopEvent) {
 	switch {
-	case s.threadsViewSpeculable():
+	case threadsViewSpeculable(s):
 		s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
-		s.enqueueThreadsView(s.stop.threads)
+		enqueueThreadsView(s, s.stop.threads)
 		s.view.viewed, s.view.epoch = append(s.view.viewed[:0], s.stop.threads...), s.susp.epoch
 	case s.susp.kind == threadSuspended:
 		s.enqueue(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
@@ -41,7 +41,7 @@ func (s *Speculator) speculateThreads(stop stopEvent) {
 
 // threadsViewSpeculable reports whether the threads view may be asked now:
 // every thread is suspended, or moving entries are served.
-func (s *Speculator) threadsViewSpeculable() bool {
+func threadsViewSpeculable(s *Speculator) bool {
 	return s.susp.kind == allSuspended || s.susp.kind == threadSuspended && s.cfg.consistency == Sequential
 }
 
@@ -50,8 +50,8 @@ func (s *Speculator) threadsViewSpeculable() bool {
 // as a debugger's threads view does: of every thread the list holds, or,
 // when the view of the last list went out with this stop, of the threads
 // new since.
-func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
-	if !s.threadsViewSpeculable() {
+func onAllThreads(s *Speculator, _ *inFlight, reply *replyData) error {
+	if !threadsViewSpeculable(s) {
 		return nil
 	}
 	m, err := reply.typed(s)
@@ -62,7 +62,7 @@ func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
 	if s.view.epoch == s.susp.epoch {
 		asked = slices.DeleteFunc(slices.Clone(asked), func(t jdwp.ThreadID) bool { return slices.Contains(s.view.viewed, t) })
 	}
-	s.enqueueThreadsView(asked)
+	enqueueThreadsView(s, asked)
 	return nil
 }
 
@@ -70,7 +70,7 @@ func (s *Speculator) onAllThreads(_ *inFlight, reply *replyData) error {
 // once the debugger asked where another thread is (an IDE's threads view
 // shows each one's top frame), each other thread's top frame. What the
 // debugger does not ask, the learner soon pauses.
-func (s *Speculator) enqueueThreadsView(threads []jdwp.ThreadID) {
+func enqueueThreadsView(s *Speculator, threads []jdwp.ThreadID) {
 	topFrames := s.learn.wantedOfOthers(jdwp.CmdThreadReferenceFrames)
 	for _, t := range threads {
 		s.enqueueInOrder(&jdwp.ThreadStatusCommand{Thread: t})
@@ -85,23 +85,23 @@ func (s *Speculator) enqueueThreadsView(threads []jdwp.ThreadID) {
 // onThreadGroups asks, while every thread is suspended, for the children
 // and the name of each top-level thread group: a debugger that asks for
 // the top groups (jdb's threads) walks the tree down, a level a round trip.
-func (s *Speculator) onThreadGroups(_ *inFlight, reply *replyData) error {
-	if !s.threadsViewSpeculable() {
+func onThreadGroups(s *Speculator, _ *inFlight, reply *replyData) error {
+	if !threadsViewSpeculable(s) {
 		return nil
 	}
 	m, err := reply.typed(s)
 	if err != nil {
 		return err
 	}
-	s.enqueueGroups(m.(*jdwp.ObjectIDsReply).IDs)
+	enqueueGroups(s, m.(*jdwp.ObjectIDsReply).IDs)
 	return nil
 }
 
 // onGroupChildren asks, while every thread is suspended, for the view of
 // each thread of a group and for the children and name of each of its
 // groups: the next level of the walk.
-func (s *Speculator) onGroupChildren(_ *inFlight, reply *replyData) error {
-	if !s.threadsViewSpeculable() {
+func onGroupChildren(s *Speculator, _ *inFlight, reply *replyData) error {
+	if !threadsViewSpeculable(s) {
 		return nil
 	}
 	m, err := reply.typed(s)
@@ -109,15 +109,18 @@ func (s *Speculator) onGroupChildren(_ *inFlight, reply *replyData) error {
 		return err
 	}
 	children := m.(*jdwp.ThreadGroupChildrenReply)
-	s.enqueueThreadsView(children.Threads)
-	s.enqueueGroups(children.Groups)
+	enqueueThreadsView(s, children.Threads)
+	enqueueGroups(s, children.Groups)
 	return nil
 }
 
 // enqueueGroups queues the children and the name of each group.
-func (s *Speculator) enqueueGroups(groups []jdwp.ThreadGroupID) {
+func enqueueGroups(s *Speculator, groups []jdwp.ThreadGroupID) {
 	for _, g := range groups {
 		s.enqueue(&jdwp.ThreadGroupChildrenCommand{Group: g}, false)
 		s.enqueue(&jdwp.ThreadGroupNameCommand{Group: g}, false)
 	}
 }
+
+// resetThreadsView forgets the view sent (onReset).
+func resetThreadsView(s *Speculator) { s.view = threadsView{} }

@@ -9,7 +9,7 @@ import "github.com/jdwpscache/scache/jdwp"
 // onValues asks for the type of every object, the value of every string and
 // the length of every array among the values of a GetValues or ThisObject
 // reply of the current epoch.
-func (s *Speculator) onValues(_ *inFlight, reply *replyData) error {
+func onValues(s *Speculator, _ *inFlight, reply *replyData) error {
 	m, err := reply.typed(s)
 	if err != nil {
 		return err
@@ -26,14 +26,14 @@ func (s *Speculator) onValues(_ *inFlight, reply *replyData) error {
 			continue
 		}
 		s.guesses.sawID(v.ObjectID())
-		s.enqueueValueFacts(v.Tag, v.ObjectID())
+		enqueueValueFacts(s, v.Tag, v.ObjectID())
 	}
 	return nil
 }
 
 // enqueueValueFacts queues what a debugger asks of an object value it
 // shows: its type, and a string's value or an array's length.
-func (s *Speculator) enqueueValueFacts(tag jdwp.Tag, obj jdwp.ObjectID) {
+func enqueueValueFacts(s *Speculator, tag jdwp.Tag, obj jdwp.ObjectID) {
 	switch tag {
 	case jdwp.TagString:
 		s.enqueue(&jdwp.StringRefValueCommand{Object: obj}, true)
@@ -51,7 +51,7 @@ const maxEachField = 64
 // the object: a debugger that asks the fields of an object one at a time
 // (jdb's dump, a command per field, and one of no field) asks the others
 // next, and they need no reply before them.
-func (s *Speculator) onFieldAsked(p *inFlight, _ *replyData) error {
+func onFieldAsked(s *Speculator, p *inFlight, _ *replyData) error {
 	if p.synthetic {
 		return nil
 	}
@@ -60,7 +60,7 @@ func (s *Speculator) onFieldAsked(p *inFlight, _ *replyData) error {
 	if err != nil || !ok || len(asked.Fields) != 1 {
 		return nil
 	}
-	s.askEachField(asked.Object)
+	askEachField(s, asked.Object)
 	return nil
 }
 
@@ -68,11 +68,11 @@ func (s *Speculator) onFieldAsked(p *inFlight, _ *replyData) error {
 // of obj, one field each, then one of no field, as far as the metadata of
 // its class and superclasses is cached (a debugger that dumps an object
 // asked for it first).
-func (s *Speculator) askEachField(obj jdwp.ObjectID) {
-	class, ok := s.objectType(obj)
+func askEachField(s *Speculator, obj jdwp.ObjectID) {
+	class, ok := s.lookup.objectType(obj)
 	for n := 0; ok && class != 0 && n < maxEachField; {
 		var fields []jdwp.FieldInfo
-		if fields, ok = s.cachedFields(class); !ok {
+		if fields, ok = s.lookup.fields(class); !ok {
 			break
 		}
 		for _, f := range fields {
@@ -81,39 +81,15 @@ func (s *Speculator) askEachField(obj jdwp.ObjectID) {
 				n++
 			}
 		}
-		class, ok = s.cachedSuperclass(class)
+		class, ok = s.lookup.superclass(class)
 	}
 	s.enqueue(&jdwp.ObjectRefGetValuesCommand{Object: obj}, true)
 }
 
-// cachedFields returns the fields a class declares, from a cached
-// FieldsWithGeneric or Fields reply.
-func (s *Speculator) cachedFields(class jdwp.ReferenceTypeID) ([]jdwp.FieldInfo, bool) {
-	withGeneric := jdwp.RefTypeFieldsReply{Generic: true}
-	if s.cachedReply(&jdwp.RefTypeFieldsWithGenericCommand{RefType: class}, &withGeneric) {
-		return withGeneric.Fields, true
-	}
-	var plain jdwp.RefTypeFieldsReply
-	if s.cachedReply(&jdwp.RefTypeFieldsCommand{RefType: class}, &plain) {
-		return plain.Fields, true
-	}
-	return nil, false
-}
-
-// cachedSuperclass returns a class's superclass (0 for Object) from a
-// cached reply.
-func (s *Speculator) cachedSuperclass(class jdwp.ReferenceTypeID) (jdwp.ReferenceTypeID, bool) {
-	var m jdwp.ClassTypeSuperclassReply
-	if !s.cachedReply(&jdwp.ClassTypeSuperclassCommand{RefType: class}, &m) {
-		return 0, false
-	}
-	return m.Superclass, true
-}
-
 // onObjectValues is onValues, then onFieldAsked.
-func (s *Speculator) onObjectValues(p *inFlight, reply *replyData) error {
-	if err := s.onValues(p, reply); err != nil {
+func onObjectValues(s *Speculator, p *inFlight, reply *replyData) error {
+	if err := onValues(s, p, reply); err != nil {
 		return err
 	}
-	return s.onFieldAsked(p, reply)
+	return onFieldAsked(s, p, reply)
 }

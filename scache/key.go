@@ -148,3 +148,11 @@ func (k Key) ofThread(t jdwp.ThreadID, sizes jdwp.IDSizes) Key {
 	}
 	return k
 }
+
+// idMask returns the mask of an id of size bytes.
+func idMask(size int) uint64 {
+	if size >= 8 || size <= 0 {
+		return ^uint64(0)
+	}
+	return 1<<(8*uint(size)) - 1
+}

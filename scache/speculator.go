@@ -45,6 +45,7 @@ type Speculator struct {
 	sizes jdwp.IDSizes
 
 	cache    *replyCache
+	lookup   lookup // reads the cache by command (lookup.go)
 	classes  classTracker
 	inflight inflightState // commands sent and not answered, and the debugger's held on them
 	queue    queueState    // speculation waiting to go out (queue.go)
@@ -53,16 +54,13 @@ type Speculator struct {
 	table    []*family     // the families as this configuration runs them (families.go)
 	// requests follows the ids of event requests, for Sets answered ahead
 	// (request_ids.go).
-	requests  requestIDs
-	learn     learner                       // which speculation this debugger uses (learn.go)
-	again     againLog                      // what the debugger asked at its recent stops (family_again.go)
-	guesses   idGuesses                     // the ids seen at recent stops, to guess the next stop\'s (guessed.go)
-	prepared  map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
-	walk      hierarchyWalk                 // the supertypes the debugger walks (family_class_hierarchy.go)
-	predictor framePredictor                // the next stop's top frame id (family_topframe.go)
-	view      threadsView                   // the threads view sent at the stop (family_threads.go)
-	pos       positions                     // the VM's stream, for moving entries (sequential.go)
-	cost      costModel                     // the link's and the VM's times (cost.go)
+	requests requestIDs
+	learn    learner   // which speculation this debugger uses (learn.go)
+	pos      positions // the VM's stream, for moving entries (positions.go)
+	// familyState is what the families keep (families.go): the mechanism
+	// holds it and never looks inside; the table's hooks keep it true.
+	familyState
+	cost costModel // the link's and the VM's times (cost.go)
 	// redefined holds, by the id of an unanswered RedefineClasses command,
 	// the metadata of its classes the debugger used: asked again once the
 	// VM has answered it (redefine.go).
@@ -156,8 +154,10 @@ func newSpeculator(cfg config) *Speculator {
 		cost:     costModel{now: cfg.clock},
 	}
 	s.cache = newReplyCache(cfg.cacheBytes, func() { s.stats.Wasted++ })
+	s.lookup = lookup{cache: s.cache, keys: &s.scratch.keyWriter, sizes: &s.sizes}
 	s.table = tableFor(cfg)
-	s.learn.stop, s.again.stop = &s.stop, &s.stop
+	s.learn.stop = &s.stop
+	s.familyState = newFamilyState(&s.stop)
 	for _, f := range families {
 		for cmd := range f.onReply {
 			s.triggers[cmd] = true

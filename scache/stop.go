@@ -73,3 +73,15 @@ func (st *stopState) reset() {
 	st.top = topFrame{}
 	st.threads = nil
 }
+
+// topFrame is the top frame of the stopped thread in the current epoch,
+// once a Frames reply has told it.
+type topFrame struct {
+	set        bool
+	thread     jdwp.ObjectID
+	frame      jdwp.FrameID
+	loc        jdwp.Location
+	thisDone   bool // ThisObject sent, or known to be useless (static method)
+	valuesDone bool // GetValues sent, or known to be impossible (no variable table)
+	predicted  bool // frame is predicted at the stop event, not yet seen in a Frames reply
+}

@@ -61,3 +61,14 @@ func ChangesDebuggee(cmd jdwp.Command) bool {
 // (ObjectReference.InvokeMethod, ClassType.InvokeMethod and NewInstance,
 // InterfaceType.InvokeMethod).
 func Invokes(cmd jdwp.Command) bool { return invokes[cmd] }
+
+// namesObject reports whether cmd is about the object an id of its
+// parameters names: an error reply to it may only mean that the VM had not
+// given the id out yet when it read it.
+func namesObject(cmd jdwp.Command) bool {
+	switch cmd.Set {
+	case jdwp.SetObjectReference, jdwp.SetStringReference, jdwp.SetArrayReference:
+		return true
+	}
+	return false
+}

@@ -95,23 +95,12 @@ type thisSite struct {
 	step  bool
 }
 
-// namesObject reports whether cmd is about the object an id of its
-// parameters names: an error reply to it may only mean that the VM had not
-// given the id out yet when it read it.
-func namesObject(cmd jdwp.Command) bool {
-	switch cmd.Set {
-	case jdwp.SetObjectReference, jdwp.SetStringReference, jdwp.SetArrayReference:
-		return true
-	}
-	return false
-}
-
 // guessThis asks, at a stop whose top frame's ThisObject went out with the
 // event, for the type of the object the learned distance after the last
 // stop's `this` of the same kind in the same class, and (when that distance
 // is not 0) of the object after the newest one seen; and for the fields of
 // either whose type is known already (the same object again).
-func (s *Speculator) guessThis(stop stopEvent) {
+func guessThis(s *Speculator, stop stopEvent) {
 	g := &s.guesses
 	if !s.stop.top.set || !s.stop.top.predicted || !s.stop.top.thisDone {
 		return // no ThisObject ahead of a guess: its id would not be given out yet
@@ -123,7 +112,7 @@ func (s *Speculator) guessThis(stop stopEvent) {
 	for _, guess := range h.guess(g.newest, idMask(s.sizes.ObjectID)) {
 		if guess != 0 {
 			s.enqueue(&jdwp.ObjectRefReferenceTypeCommand{Object: guess}, true)
-			s.askFieldsOf(guess)
+			askFieldsOf(s, guess)
 		}
 	}
 }
@@ -136,7 +125,7 @@ type idGuesses struct {
 	// stops there.
 	thisSeen map[thisSite]*idHistory
 	// localsSeen holds, by code location and slot, the objects of the
-	// variables of the last stops there (guessed_locals.go).
+	// variables of the last stops there (family_again_guess_locals.go).
 	localsSeen map[localSite]*localHistory
 	// newest is the highest object or type id a reply read named.
 	newest jdwp.ObjectID
@@ -163,12 +152,12 @@ func (g *idGuesses) observeThis(this jdwp.ObjectID, site thisSite, stop int) {
 // the debugger will ask of their values: for each value that was an object
 // newer than the `this` it was read from, the object as much newer than
 // obj.
-func (s *Speculator) askFieldsOf(obj jdwp.ObjectID) {
+func askFieldsOf(s *Speculator, obj jdwp.ObjectID) {
 	l := &s.again
 	if obj == 0 || obj == l.fieldsAsked {
 		return
 	}
-	typ, ok := s.objectType(obj)
+	typ, ok := s.lookup.objectType(obj)
 	if !ok {
 		return // its type's reply will call again
 	}
@@ -192,14 +181,14 @@ func (s *Speculator) askFieldsOf(obj jdwp.ObjectID) {
 			if !v.Tag.IsObject() || v.ObjectID() <= a.valuesOf {
 				continue
 			}
-			s.enqueueValueFacts(v.Tag, jdwp.ObjectID((uint64(obj)+uint64(v.ObjectID())-uint64(a.valuesOf))&mask))
+			enqueueValueFacts(s, v.Tag, jdwp.ObjectID((uint64(obj)+uint64(v.ObjectID())-uint64(a.valuesOf))&mask))
 		}
 	}
 }
 
 // onThisType goes on with the fields of the current stop's `this` when
 // the reply that tells its type arrives.
-func (s *Speculator) onThisType(p *inFlight, reply *replyData) error {
+func onThisType(s *Speculator, p *inFlight, reply *replyData) error {
 	l := &s.again
 	m, err := reply.typed(s)
 	if err != nil {
@@ -207,7 +196,7 @@ func (s *Speculator) onThisType(p *inFlight, reply *replyData) error {
 	}
 	s.guesses.sawID(jdwp.ObjectID(m.(*jdwp.ObjectRefReferenceTypeReply).TypeID))
 	if l.recording && p.object == l.this {
-		s.askFieldsOf(l.this)
+		askFieldsOf(s, l.this)
 	}
 	return nil
 }
@@ -216,7 +205,7 @@ func (s *Speculator) onThisType(p *inFlight, reply *replyData) error {
 // `this` that the debugger asks at its stops in this class, and follows
 // the objects the fields of this (and of the objects it holds) hold
 // (family_again_chains.go).
-func (s *Speculator) onThisValues(p *inFlight, reply *replyData) error {
+func onThisValues(s *Speculator, p *inFlight, reply *replyData) error {
 	l := &s.again
 	if !l.recording || l.this == 0 {
 		return nil
@@ -243,23 +232,6 @@ func (s *Speculator) onThisValues(p *inFlight, reply *replyData) error {
 			}
 		}
 	}
-	s.followChain(path, asked.Fields, values)
+	followChain(s, path, asked.Fields, values)
 	return nil
-}
-
-// objectType returns the type of an object from a cached reply.
-func (s *Speculator) objectType(obj jdwp.ObjectID) (jdwp.ReferenceTypeID, bool) {
-	var m jdwp.ObjectRefReferenceTypeReply
-	if !s.cachedReply(&jdwp.ObjectRefReferenceTypeCommand{Object: obj}, &m) {
-		return 0, false
-	}
-	return m.TypeID, true
-}
-
-// idMask returns the mask of an id of size bytes.
-func idMask(size int) uint64 {
-	if size >= 8 || size <= 0 {
-		return ^uint64(0)
-	}
-	return 1<<(8*uint(size)) - 1
 }

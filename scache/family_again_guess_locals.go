@@ -7,7 +7,7 @@ import "github.com/jdwpscache/scache/jdwp"
 // debugger for the first time by the stop's StackFrame.GetValues: the type,
 // string value or length the debugger asks of it next can only be asked
 // once that reply names it, a round trip after the stop's own. As with
-// `this` (guessed.go), the VM gives the object the next id of its counter,
+// `this` (family_again_guess.go), the VM gives the object the next id of its counter,
 // and a loop shows the same number of new objects from one pass to the
 // next: so the Speculator learns, per code location and slot, how far apart
 // the variable's objects are from one stop to the next, and right behind
@@ -39,7 +39,7 @@ type localHistory struct {
 // guessLocals asks, behind the top frame's GetValues of slots sent with
 // the event, for the facts of the objects the variables that held a new
 // object at each of the last stops here will hold now.
-func (s *Speculator) guessLocals(loc jdwp.Location, slots []jdwp.SlotRequest) {
+func guessLocals(s *Speculator, loc jdwp.Location, slots []jdwp.SlotRequest) {
 	mask := idMask(s.sizes.ObjectID)
 	for _, slot := range slots {
 		h := s.guesses.localsSeen[localSite{loc, slot.Slot}]
@@ -48,14 +48,14 @@ func (s *Speculator) guessLocals(loc jdwp.Location, slots []jdwp.SlotRequest) {
 		}
 		// Only the distance: the newest id seen says nothing of a variable.
 		if guess := h.guess(0, mask)[0]; guess != 0 {
-			s.enqueueValueFacts(h.tag, guess)
+			enqueueValueFacts(s, h.tag, guess)
 		}
 	}
 }
 
 // observeLocals notes, from the reply to the top frame's GetValues at a
 // stop, the object each variable holds.
-func (s *Speculator) observeLocals(p *inFlight, reply *replyData) error {
+func observeLocals(s *Speculator, p *inFlight, reply *replyData) error {
 	l := &s.again
 	if !l.recording || !s.stop.top.set {
 		return nil

@@ -98,3 +98,12 @@ const maxPredictedThreads = 4096
 
 // frameIDMask returns the mask of a frame id of the session's size.
 func frameIDMask(sizes jdwp.IDSizes) uint64 { return idMask(sizes.FrameID) }
+
+// resumePredictor tells the predictor that the debugger let thread run,
+// and with others the other threads too (onResumed).
+func resumePredictor(s *Speculator, thread jdwp.ThreadID, others bool) {
+	s.predictor.resumed(thread, others)
+}
+
+// resetPredictor forgets what the predictor learned (onReset).
+func resetPredictor(s *Speculator) { s.predictor = framePredictor{} }
