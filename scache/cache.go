@@ -51,6 +51,13 @@ type entry struct {
 
 func (e *entry) size(key Key) int { return len(e.reply) + len(key) + entryOverhead }
 
+// This file owns the reply cache: the entries, their byte count and the
+// index by class and object. Only replyCache's methods change them; the
+// Speculator adds what replies it keeps (downstream.go) and takes what
+// answers the debugger (upstream.go), lookup.go reads it for the families,
+// and the moving entries' chains (sequential.go's rules) are its methods
+// at the end of this file.
+
 // replyCache is an LRU of replies bounded in bytes, indexed by class so that a
 // class's entries can be evicted together. It is not safe for concurrent use:
 // the Speculator's lock guards it.

@@ -42,7 +42,11 @@ const slowVM = 200 * time.Microsecond
 // they are trusted.
 const minSamples = 4
 
-// costModel is a session's estimates of the link and the VM.
+// costModel owns a session's estimates of the link and the VM; only its
+// methods change them (the far half's round trip comes in through
+// SetFarRoundTrip). The Speculator tells it what goes out and what comes
+// back; the queue's gate (queue.go: admit) asks it whether a speculated
+// command pays, and pump how many may be in flight.
 type costModel struct {
 	now         func() time.Time // nil: no clock, no estimates, nothing gated
 	outstanding int              // commands sent to the VM and not answered

@@ -132,10 +132,31 @@
 // Speculator answers them at once and absorbs the VM's reply; every later
 // command still reaches the VM after them, as it would have.
 //
-// For maintainers: the table of families and how to add one is at the head
-// of families.go; what may be cached, and how to add a cacheable command,
-// at the head of keyable.go. OnUpstream (upstream.go) and OnDownstream
-// (downstream.go) list the stages a packet goes through, in order.
+// The cost model. Speculation is not free: each speculated command takes
+// the VM's service time whether or not the debugger uses it, and a
+// debugger's command queued behind it waits as long; a used one saves the
+// debugger a round trip (the link's and the VM's). With a clock
+// ([WithClock]; the transports give theirs), the Speculator measures both
+// per session ([Stats].RoundTrip, [Stats].ServiceTime). On a fast VM
+// (HotSpot serves a command in tens of microseconds) everything the
+// learner allows goes out; on a slow one, a command goes out only if its
+// odds (the share of its kind the debugger used this session) times the
+// round trip it saves outweigh the service time it costs, and only as
+// many are in flight as keep the VM busy for one round trip (cost.go).
+//
+// For maintainers: each piece of state has one owner, a type in its own
+// file whose head says what it owns and who may change it: the in-flight
+// table (inflight.go), the positions of rules (a) and (b) (positions.go),
+// the suspension (suspension.go), the queue (queue_state.go), the stop
+// (stop.go), the cache (cache.go, read by command in lookup.go), the
+// learner (learn.go) and the cost model (cost.go). The Speculator's
+// methods are glue: OnUpstream (upstream.go) and OnDownstream
+// (downstream.go) list the stages a packet goes through, in order, and the
+// queue's gate (queue.go: admit) asks the owners. The table of families,
+// their hooks and how to add one are at the head of families.go; a
+// family's files (family_*.go) hold its handlers and state, and no other
+// file names them. What may be cached, and how to add a cacheable command,
+// is at the head of keyable.go.
 //
 // Package transport wires a Speculator between two real connections (its
 // Relay) or serves debuggers (its Proxy); this package does no I/O.

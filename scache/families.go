@@ -9,21 +9,30 @@ import (
 
 // The speculation policy: every family of commands the Speculator sends on
 // its own, in one table. An entry says what starts the family (a trusted
-// stop, replies to some commands), how long what it caches stays true, and
-// what it sends; its handlers (family_*.go) queue typed commands through
-// the queue's one gate (enqueue, queue.go). The dispatcher below checks each
-// trigger's guard once, so the handlers hold only their own logic.
-// TestEachFamilyAloneSendsOnlyItsOwn runs each family alone and fails when
-// it sends a command its entry does not list.
+// stop, replies to some commands, what the debugger asks), how long what it
+// caches stays true, what it sends, and the hooks that keep its own state
+// true through a stop's life (the end of a stop, values changed, a resume,
+// an invocation, a reset). Its handlers (family_*.go) are functions of the
+// table that take the Speculator: they queue typed commands through the
+// queue's one gate (enqueue, queue.go) and read the cache by command
+// (s.lookup), the stop (s.stop) and the suspension; what they keep is
+// their own part of familyState. The dispatchers below check each
+// trigger's guard once, so the handlers hold only their own logic; the
+// mechanism reaches the families only through them and names no family
+// (TestTheMechanismNamesNoFamily). TestEachFamilyAloneSendsOnlyItsOwn
+// runs each family alone and fails when it sends a command its entry does
+// not list.
 //
 // To add a family:
 //
 //  1. Add a Family bit below (and to AllFamilies if it is on by default).
-//  2. Add an entry to families: its flag, life, onStop and/or onReply
-//     handlers and the commands it sends. The dispatcher runs a handler only
-//     when the family is on and, for a trigger whose reply is state of a
-//     suspension, only for a reply still true (cached, not invalidated, of
-//     the current epoch); OnUpstream tracks every trigger command.
+//  2. Add an entry to families: its flag, life, handlers (onStop, onReply,
+//     ...) and the commands it sends; its state, if any, to familyState,
+//     with the hooks that keep it true (onReset at least). The dispatcher
+//     runs a handler only when the family is on and, for a trigger whose
+//     reply is state of a suspension, only for a reply still true (cached,
+//     not invalidated, of the current epoch); OnUpstream tracks every
+//     trigger command.
 //  3. Write the handlers in family_NAME.go: queue typed jdwp commands with
 //     enqueue, whose gate (admit) queues suspension state only while the
 //     suspension lets it be cached and the learner allows it.

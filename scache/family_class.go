@@ -15,7 +15,7 @@ func speculateFrames(s *Speculator, _ *inFlight, reply *replyData) error {
 		return err
 	}
 	frames := m.(*jdwp.ThreadFramesReply).Frames
-	enqueueFrames(s, frames, func(loc jdwp.Location) { enqueueLocation(s, loc, defaultFrameSet) })
+	enqueueFrames(s, frames, func(loc jdwp.Location) { enqueueLocation(s, loc) })
 	return nil
 }
 
@@ -63,13 +63,13 @@ func speculateStopLocation(s *Speculator, stop stopEvent) {
 	if stop.loc.Class == 0 {
 		return
 	}
-	enqueueLocation(s, stop.loc, defaultFrameSet)
+	enqueueLocation(s, stop.loc)
 }
 
-// enqueueLocation queues the commands of set about the class and method of
+// enqueueLocation queues the commands of the frame set about the class and method of
 // a frame's location.
-func enqueueLocation(s *Speculator, loc jdwp.Location, set []jdwp.Command) {
-	for _, cmd := range set {
+func enqueueLocation(s *Speculator, loc jdwp.Location) {
+	for _, cmd := range defaultFrameSet {
 		if aboutMethod(cmd) && loc.Method == 0 {
 			continue // an obsolete frame after a hot swap: no method to ask about
 		}

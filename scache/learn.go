@@ -52,7 +52,11 @@ func (l *learner) siteOf(m jdwp.CommandMessage) site {
 	return st
 }
 
-// learner keeps the counts of one session.
+// learner owns the counts of one session; only its methods change them,
+// told by the queue what went out (queue.go: learnSent) and by the
+// upstream stages what answered the debugger or was asked (upstream.go).
+// It reads the current stop from the stop's owner (stop.go) and keeps no
+// copy of it.
 type learner struct {
 	// stop is the current stop (stop.go), read only: its kind, thread and
 	// count, and whether its epoch goes on (the learner counts only then).

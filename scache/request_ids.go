@@ -28,6 +28,10 @@ import (
 // answers no more Sets ahead. Should it answer an error (a VM dying while
 // the command was in flight), the debugger holds a request the VM does not:
 // Stats.AheadContradicted counts it and the Speculator logs it.
+//
+// requestIDs owns what is known of the ids; the Speculator's methods in
+// this file are the stages that answer ahead, check the VM's reply and
+// rename events, and only they change it.
 type requestIDs struct {
 	replies int   // Set replies seen with an id
 	last    int32 // the id of the last of them
