@@ -1,7 +1,6 @@
 package scache
 
 import (
-	"slices"
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -25,7 +24,7 @@ import (
 //     waited its turn there);
 //
 // (Stats.RoundTrip, Stats.ServiceTime; the service time from runs of such
-// replies, cost_service.go: replies reach the Speculator in bursts, and a
+// replies, cost_estimates.go: replies reach the Speculator in bursts, and a
 // run's span keeps the rate where single gaps do not). Once the
 // VM is known to be slow (a service time of slowVM or more), a command
 // goes out only if its odds of being used (the learner's count of this
@@ -52,36 +51,13 @@ type costModel struct {
 	outstanding int              // commands sent to the VM and not answered
 	lastReply   time.Time        // when the last reply from the VM arrived
 	roundTrip   sampleWindow     // the replies to commands sent alone, service included: the least counts
-	service     serviceRuns      // replies to commands queued at the VM, in runs (cost_service.go)
+	service     serviceRuns      // replies to commands queued at the VM, in runs (cost_estimates.go)
 	// farRoundTrip is the round trip from the far half of a split proxy to
 	// the VM, service included, as the far half measures it
 	// (SetFarRoundTrip): a near half next to the VM saves the debugger that
 	// one, not its own, and takes out the service time it measures itself.
 	farRoundTrip time.Duration
 	near         bool // the near half of a split proxy: weighs nothing before farRoundTrip is told
-}
-
-// sampleWindow keeps the last len(last) samples of an estimate.
-type sampleWindow struct {
-	last [31]time.Duration
-	n    int // samples taken, ever
-}
-
-func (w *sampleWindow) add(x time.Duration) {
-	w.last[w.n%len(w.last)] = x
-	w.n++
-}
-
-// known reports whether enough samples were taken.
-func (w *sampleWindow) known() bool { return w.n >= minSamples }
-
-// least returns the least of the last samples (0: none).
-func (w *sampleWindow) least() time.Duration {
-	k := min(w.n, len(w.last))
-	if k == 0 {
-		return 0
-	}
-	return slices.Min(w.last[:k])
 }
 
 // link returns the estimated round trip to the VM without its service, or

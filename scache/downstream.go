@@ -29,8 +29,8 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.PacketsDown++
-	s.pos.arrive()
 	r := s.scratch.down.reset()
+	s.pos.arrive()
 	d := downPacket{packet: packet}
 	switch {
 	case s.readDown(r, &d): // a malformed packet switches speculation off

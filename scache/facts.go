@@ -49,7 +49,7 @@ func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
 		}
 		s.stop.setThreads(m.IDs)
 	}
-	return s.dispatchReply(p, data)
+	return s.table.reply(s, p, data)
 }
 
 func (s *Speculator) learnClasses(classes []jdwp.ClassInfo) {
@@ -69,7 +69,7 @@ func (s *Speculator) onEvents(packet []byte) error {
 		case *jdwp.ClassPrepareEvent:
 			s.classes.add(e.Signature, e.TypeID)
 			if c.SuspendPolicy != jdwp.SuspendPolicyNone {
-				s.dispatchPrepare(e.TypeID)
+				s.table.prepare(s, e.TypeID)
 			}
 		case *jdwp.ClassUnloadEvent:
 			s.unloadSignature(e.Signature)
@@ -79,7 +79,7 @@ func (s *Speculator) onEvents(packet []byte) error {
 		}
 	}
 	if stop, stopped := s.onStopEvents(&c); stopped {
-		s.dispatchStop(stop)
+		s.table.stop(s, stop)
 	}
 	return nil
 }

@@ -295,70 +295,67 @@ func newFamilyState(stop *stopState) familyState {
 	return familyState{again: againLog{stop: stop}}
 }
 
-// tableFor returns the table's entries as the configuration runs them:
-// under Classic, an entry's classic variant in its place.
-func tableFor(cfg config) []*family {
-	table := make([]*family, len(families))
+// A familyTable is the table as one Speculator runs it: each entry (its
+// classic variant under Classic), and whether the configuration runs it.
+// Its methods are the dispatchers, the mechanism's only way to the
+// families: the handlers of what a family speculates on run only while it
+// is on; the hooks of the stop's life run for every entry.
+type familyTable []tableEntry
+
+type tableEntry struct {
+	*family
+	on bool
+}
+
+// tableFor returns the table as the configuration runs it.
+func tableFor(cfg config) familyTable {
+	table := make(familyTable, len(families))
 	for i, f := range families {
-		table[i] = f
 		if cfg.classic && f.classic != nil {
-			table[i] = f.classic
+			f = f.classic
 		}
+		on := cfg.families&f.flag != 0 && (f.life != lifetimeSuspension || cfg.cacheState)
+		table[i] = tableEntry{family: f, on: on}
 	}
 	return table
 }
 
-// familyOn reports whether a family runs under the configuration.
-func (s *Speculator) familyOn(f *family) bool {
-	return s.cfg.families&f.flag != 0 && (f.life != lifetimeSuspension || s.cfg.cacheState)
-}
-
-// on reports whether the family flag runs under the configuration.
-func (s *Speculator) on(flag Family) bool {
-	for _, f := range s.table {
+// on reports whether the family flag runs.
+func (t familyTable) on(flag Family) bool {
+	for _, f := range t {
 		if f.flag == flag {
-			return s.familyOn(f)
+			return f.on
 		}
 	}
 	return false
 }
 
-// eachFamily calls hook with every entry of the table, in order, on or
-// not: the stop's life (onEndStop, onReset, ...), which keeps what each
-// family holds true.
-func (s *Speculator) eachFamily(hook func(f *family)) {
-	for _, f := range s.table {
-		hook(f)
-	}
-}
-
-// dispatchStop begins the stop and runs the stop handlers of the families
-// that are on.
-func (s *Speculator) dispatchStop(stop stopEvent) {
-	s.stop.begin(stop)
-	for _, f := range s.table {
-		if f.onStop != nil && s.familyOn(f) {
+// stop runs the stop handlers of the families that are on, at the trusted
+// stop the stop's owner began.
+func (t familyTable) stop(s *Speculator, stop stopEvent) {
+	for _, f := range t {
+		if f.onStop != nil && f.on {
 			f.onStop(s, stop)
 		}
 	}
 }
 
-// dispatchPrepare runs the prepare handlers of the families that are on.
-func (s *Speculator) dispatchPrepare(class jdwp.ReferenceTypeID) {
-	for _, f := range s.table {
-		if f.onPrepare != nil && s.familyOn(f) {
+// prepare runs the prepare handlers of the families that are on.
+func (t familyTable) prepare(s *Speculator, class jdwp.ReferenceTypeID) {
+	for _, f := range t {
+		if f.onPrepare != nil && f.on {
 			f.onPrepare(s, class)
 		}
 	}
 }
 
-// dispatchReply runs the reply handlers of the families that are on for the
+// reply runs the reply handlers of the families that are on for the
 // successful reply to p, then, for an invocation's, their onInvoked.
-func (s *Speculator) dispatchReply(p *inFlight, data []byte) error {
+func (t familyTable) reply(s *Speculator, p *inFlight, data []byte) error {
 	reply := replyData{cmd: p.cmd, data: data}
-	for _, f := range s.table {
+	for _, f := range t {
 		handle := f.onReply[p.cmd]
-		if handle == nil || !s.familyOn(f) {
+		if handle == nil || !f.on {
 			continue
 		}
 		if f.life == lifetimeSuspension && StateCommand(p.cmd) && !s.susp.current(p) {
@@ -369,8 +366,8 @@ func (s *Speculator) dispatchReply(p *inFlight, data []byte) error {
 		}
 	}
 	if invokes[p.cmd] {
-		for _, f := range s.table {
-			if f.onInvoked != nil && s.familyOn(f) {
+		for _, f := range t {
+			if f.onInvoked != nil && f.on {
 				f.onInvoked(s, p.id)
 			}
 		}
@@ -378,22 +375,67 @@ func (s *Speculator) dispatchReply(p *inFlight, data []byte) error {
 	return nil
 }
 
-// dispatchAsked runs the families' onAsked for a state command the
-// debugger asked, with key and parameters m.
-func (s *Speculator) dispatchAsked(key Key, m jdwp.CommandMessage) {
-	for _, f := range s.table {
+// asked runs the families' onAsked for a state command the debugger asked,
+// with key and parameters m.
+func (t familyTable) asked(s *Speculator, key Key, m jdwp.CommandMessage) {
+	for _, f := range t {
 		if f.onAsked != nil {
 			f.onAsked(s, key, m)
 		}
 	}
 }
 
-// dispatchMissed runs the onMissed of the families that are on for a
-// cacheable command m of lifetime life nothing answered.
-func (s *Speculator) dispatchMissed(m jdwp.CommandMessage, life lifetime) {
-	for _, f := range s.table {
-		if f.onMissed != nil && s.familyOn(f) {
+// missed runs the onMissed of the families that are on for a cacheable
+// command m of lifetime life nothing answered.
+func (t familyTable) missed(s *Speculator, m jdwp.CommandMessage, life lifetime) {
+	for _, f := range t {
+		if f.onMissed != nil && f.on {
 			f.onMissed(s, m, life)
+		}
+	}
+}
+
+// endStop runs every entry's onEndStop.
+func (t familyTable) endStop(s *Speculator) {
+	for _, f := range t {
+		if f.onEndStop != nil {
+			f.onEndStop(s)
+		}
+	}
+}
+
+// valuesChanged runs every entry's onValuesChanged.
+func (t familyTable) valuesChanged(s *Speculator) {
+	for _, f := range t {
+		if f.onValuesChanged != nil {
+			f.onValuesChanged(s)
+		}
+	}
+}
+
+// resumed runs every entry's onResumed.
+func (t familyTable) resumed(s *Speculator, thread jdwp.ThreadID, others bool) {
+	for _, f := range t {
+		if f.onResumed != nil {
+			f.onResumed(s, thread, others)
+		}
+	}
+}
+
+// invoking runs every entry's onInvoking.
+func (t familyTable) invoking(s *Speculator, id uint32) {
+	for _, f := range t {
+		if f.onInvoking != nil {
+			f.onInvoking(s, id)
+		}
+	}
+}
+
+// reset runs every entry's onReset.
+func (t familyTable) reset(s *Speculator) {
+	for _, f := range t {
+		if f.onReset != nil {
+			f.onReset(s)
 		}
 	}
 }

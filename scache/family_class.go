@@ -76,10 +76,11 @@ func enqueueLocation(s *Speculator, loc jdwp.Location) {
 		if cmd == jdwp.CmdClassTypeSuperclass && loc.TypeTag == jdwp.TypeTagInterface {
 			continue // an interface's default or static method: Superclass would fail
 		}
+		method := methodOf(cmd, loc)
 		if !s.learn.allowsClass(cmd) {
 			continue // this debugger does not ask it
 		}
-		s.enqueueClass(cmd, loc.Class, methodOf(cmd, loc), false)
+		s.enqueueClass(cmd, loc.Class, method, false)
 	}
 }
 

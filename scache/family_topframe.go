@@ -98,7 +98,7 @@ func advanceTop(s *Speculator) {
 				return
 			}
 			s.enqueue(&jdwp.FrameGetValuesCommand{Thread: top.thread, Frame: top.frame, Slots: slots}, true)
-			if top.predicted && s.on(FamilyAgain) {
+			if top.predicted && s.table.on(FamilyAgain) {
 				guessLocals(s, top.loc, slots) // behind the GetValues that gives their ids out
 			}
 		}

@@ -114,7 +114,7 @@ func (s *Speculator) usedRemotely(key Key) (bytes int, firstUse bool) {
 		if err != nil {
 			m = nil // the key alone is noted
 		}
-		s.dispatchAsked(key, m)
+		s.table.asked(s, key, m)
 	}
 	if e, ok := s.cache.get(key); ok {
 		first := e.synthetic && !e.used

@@ -287,31 +287,3 @@ func PinsState(cmd jdwp.Command) bool {
 	k, ok := keyable[cmd]
 	return !ok || k.life == lifetimeSuspension
 }
-
-// classCommand returns the class metadata command cmd about class, or about
-// one of its methods when method is not 0.
-func classCommand(cmd jdwp.Command, class jdwp.ReferenceTypeID, method jdwp.MethodID) jdwp.CommandMessage {
-	switch cmd {
-	case jdwp.CmdClassTypeSuperclass:
-		return &jdwp.ClassTypeSuperclassCommand{RefType: class}
-	case jdwp.CmdReferenceTypeSourceFile:
-		return &jdwp.RefTypeSourceFileCommand{RefType: class}
-	case jdwp.CmdReferenceTypeSourceDebugExtension:
-		return &jdwp.RefTypeSourceDebugExtensionCommand{RefType: class}
-	case jdwp.CmdReferenceTypeInterfaces:
-		return &jdwp.RefTypeInterfacesCommand{RefType: class}
-	case jdwp.CmdReferenceTypeMethodsWithGeneric:
-		return &jdwp.RefTypeMethodsWithGenericCommand{RefType: class}
-	case jdwp.CmdReferenceTypeSignatureWithGeneric:
-		return &jdwp.RefTypeSignatureWithGenericCommand{RefType: class}
-	case jdwp.CmdReferenceTypeFieldsWithGeneric:
-		return &jdwp.RefTypeFieldsWithGenericCommand{RefType: class}
-	case jdwp.CmdMethodLineTable:
-		return &jdwp.MethodLineTableCommand{RefType: class, Method: method}
-	case jdwp.CmdMethodIsObsolete:
-		return &jdwp.MethodIsObsoleteCommand{RefType: class, Method: method}
-	case jdwp.CmdMethodVariableTableWithGeneric:
-		return &jdwp.MethodVariableTableWithGenericCommand{RefType: class, Method: method}
-	}
-	panic("scache: no class command " + cmd.String())
-}

@@ -243,10 +243,3 @@ func (l *learner) oddsOf(m jdwp.CommandMessage, spec keySpec, asked bool) float6
 func ratioOdds(hits, sent int) float64 {
 	return min(1, float64(hits+1)/float64(sent+2))
 }
-
-func boolIndex(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}

@@ -51,7 +51,7 @@ type Speculator struct {
 	queue    queueState    // speculation waiting to go out (queue.go)
 	susp     suspension    // what is known suspended, and the epoch (state.go)
 	stop     stopState     // the current stop (stop.go)
-	table    []*family     // the families as this configuration runs them (families.go)
+	table    familyTable   // the families as this configuration runs them (families.go)
 	// requests follows the ids of event requests, for Sets answered ahead
 	// (request_ids.go).
 	requests requestIDs
@@ -266,11 +266,7 @@ func (s *Speculator) clearAll() {
 	s.susp.reset()
 	s.stop.reset()
 	clear(s.redefined)
-	s.eachFamily(func(f *family) {
-		if f.onReset != nil {
-			f.onReset(s)
-		}
-	})
+	s.table.reset(s)
 }
 
 // end stops all speculation for the rest of the session and drops what is

@@ -93,11 +93,7 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		if top := s.stop.top; top.set && top.thread == t {
 			u.call.back.loc = top.loc
 		}
-		s.eachFamily(func(f *family) {
-			if f.onInvoking != nil {
-				f.onInvoking(s, id)
-			}
-		})
+		s.table.invoking(s, id)
 		s.resumed(t, options&jdwp.InvokeSingleThreaded == 0)
 	}
 	s.endEpoch()
@@ -240,17 +236,14 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool
 	if !s.susp.stops(c.SuspendPolicy, stop.thread, found) {
 		return stopEvent{}, false
 	}
+	s.stop.begin(stop)
 	return stop, true
 }
 
 // resumed tells the families that the debugger let thread run (0: every
 // thread), and with others the other threads too.
 func (s *Speculator) resumed(thread jdwp.ThreadID, others bool) {
-	s.eachFamily(func(f *family) {
-		if f.onResumed != nil {
-			f.onResumed(s, thread, others)
-		}
-	})
+	s.table.resumed(s, thread, others)
 }
 
 // endEpoch drops every suspension entry, keeps replies in flight about the
@@ -259,15 +252,11 @@ func (s *Speculator) resumed(thread jdwp.ThreadID, others bool) {
 // before its owner does.
 func (s *Speculator) endEpoch() {
 	s.learn.endStop()
-	s.eachFamily(func(f *family) {
-		if f.onEndStop != nil {
-			f.onEndStop(s)
-		}
-	})
-	s.susp.newEpoch()
+	s.table.endStop(s)
 	s.stop.end()
 	s.cache.purgeState()
 	s.forget(func(p subject) bool { return p.life == lifetimeSuspension })
+	s.susp.newEpoch()
 }
 
 // endValues drops every values entry and keeps values in flight out of
@@ -277,9 +266,5 @@ func (s *Speculator) endEpoch() {
 func (s *Speculator) endValues() {
 	s.cache.purgeValues()
 	s.forget(func(p subject) bool { return p.life == lifetimeSuspension && p.values })
-	s.eachFamily(func(f *family) {
-		if f.onValuesChanged != nil {
-			f.onValuesChanged(s)
-		}
-	})
+	s.table.valuesChanged(s)
 }

@@ -7,7 +7,7 @@ import "github.com/jdwpscache/scache/jdwp"
 // whether its epoch goes on, the count of stops of each kind, the stopped
 // thread's top frame, the last thread list and the invocation whose thread
 // is back where it stood. Only its methods below change the stop itself:
-// begin at a trusted stop (families.go: dispatchStop), end at the end of
+// begin at a trusted stop (state.go: onStopEvents), end at the end of
 // its epoch (state.go: endEpoch), reset when the Speculator forgets all
 // (clearAll). FamilyTopFrame advances the top frame it holds; the learner
 // and FamilyAgain read the rest, and keep no copy of it.
@@ -84,4 +84,12 @@ type topFrame struct {
 	thisDone   bool // ThisObject sent, or known to be useless (static method)
 	valuesDone bool // GetValues sent, or known to be impossible (no variable table)
 	predicted  bool // frame is predicted at the stop event, not yet seen in a Frames reply
+}
+
+// boolIndex indexes by kind of stop: 0 not ending a step, 1 ending one.
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

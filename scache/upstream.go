@@ -182,7 +182,7 @@ func (s *Speculator) lookUp(r *Response, c *upCommand) bool {
 	}
 	c.key = keyOf(c.h, c.packet)
 	if spec.life == lifetimeSuspension {
-		s.dispatchAsked(c.key, c.params)
+		s.table.asked(s, c.key, c.params)
 	}
 	return false
 }
@@ -232,7 +232,7 @@ func (s *Speculator) miss(r *Response, c *upCommand) {
 	case lifetimeClass:
 		s.learn.classUsed(c.cmd)
 	}
-	s.dispatchMissed(c.params, c.spec.life)
+	s.table.missed(s, c.params, c.spec.life)
 	if s.cfg.cacheOrganic || s.cfg.belay || c.track || s.triggers[c.cmd] {
 		sub := subjectOf(c.spec, c.params)
 		sub.moving = c.moving

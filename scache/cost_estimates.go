@@ -6,7 +6,9 @@ import (
 	"time"
 )
 
-// The VM's service time, from runs of replies. While commands wait their
+// The cost model's two estimators: the round trip's window of samples
+// (sampleWindow, at the end of this file), and the VM's service time, from
+// runs of replies. While commands wait their
 // turn at the VM, its replies leave it one service time apart; but they do
 // not reach the Speculator so: a link that wakes late, a reader that falls
 // behind or a USB transfer delivers several back to back, then a long gap.
@@ -102,4 +104,27 @@ func (s *serviceRuns) compute() time.Duration {
 		n += r.n
 	}
 	return span / time.Duration(n)
+}
+
+// sampleWindow keeps the last len(last) samples of an estimate.
+type sampleWindow struct {
+	last [31]time.Duration
+	n    int // samples taken, ever
+}
+
+func (w *sampleWindow) add(x time.Duration) {
+	w.last[w.n%len(w.last)] = x
+	w.n++
+}
+
+// known reports whether enough samples were taken.
+func (w *sampleWindow) known() bool { return w.n >= minSamples }
+
+// least returns the least of the last samples (0: none).
+func (w *sampleWindow) least() time.Duration {
+	k := min(w.n, len(w.last))
+	if k == 0 {
+		return 0
+	}
+	return slices.Min(w.last[:k])
 }
