@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs when it is missing: a JDK 17 (java, javac and the
-# jdk.jdi module), adb (a real adb server) and tshark (Wireshark's dissectors).
+# jdk.jdi module), adb (a real adb server), tshark (Wireshark's dissectors) and
+# Eclipse's JDI (libeclipse-jdt-debug-java: the JDI the Eclipse IDE and VS Code run on).
 # Everything comes from Debian's packages; nothing is installed when all is present.
 set -euo pipefail
 
@@ -10,6 +11,7 @@ if ! command -v javac >/dev/null 2>&1 || ! java --list-modules 2>/dev/null | gre
 fi
 command -v adb >/dev/null 2>&1 || missing+=(adb)
 command -v tshark >/dev/null 2>&1 || missing+=(tshark)
+[ -f /usr/share/java/eclipse-jdt-debug.jar ] && [ -f /usr/share/java/eclipse-osgi.jar ] || missing+=(libeclipse-jdt-debug-java)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

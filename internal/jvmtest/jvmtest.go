@@ -316,6 +316,12 @@ type DriverOptions struct {
 	// invoked) and a field, dump this and the map it holds, and list the
 	// threads, as a user inspecting at a jdb prompt does.
 	JdbInspect bool
+	// Eclipse drives the session with Eclipse's JDI (the Eclipse IDE's
+	// and VS Code's) instead of the JDK's (clients.go).
+	Eclipse bool
+	// Parallel, when not 0, has the driver inspect each stop in concurrent
+	// waves of that many threads, as an async IDE does (clients.go).
+	Parallel int
 }
 
 // DebuggeeArgs returns the arguments of a Debuggee that runs the given
@@ -335,12 +341,12 @@ func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duratio
 	if o.Jdb {
 		return RunJdb(t, addr, o)
 	}
-	dir := Compile(t)
+	cp := driverClassPath(t, o)
 	host, port, ok := strings.Cut(addr, ":")
 	if !ok {
 		t.Fatalf("bad address %q", addr)
 	}
-	args := []string{"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", noPerfData(""), "-cp", dir, "JdiDriver",
+	args := []string{"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", noPerfData(""), "-cp", cp, "JdiDriver",
 		host, port, fmt.Sprint(o.Stops), fmt.Sprint(Line("Debuggee.java", "marker"))}
 	if o.HotSwap {
 		args = append(args, "hotswap="+HotSwapClassFile(t))
@@ -362,6 +368,12 @@ func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duratio
 	}
 	if o.Exit {
 		args = append(args, "exit")
+	}
+	if o.Eclipse {
+		args = append(args, "eclipse")
+	}
+	if o.Parallel > 0 {
+		args = append(args, fmt.Sprintf("parallel=%d", o.Parallel))
 	}
 	cmd := exec.Command("java", args...)
 	out, err := cmd.CombinedOutput()

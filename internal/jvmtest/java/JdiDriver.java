@@ -5,7 +5,7 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N]
 //
 // hotswap redefines Swappable after the first stop; setvalue changes a local
 // at each stop and reads it back; extras expands `this` at every stop and
@@ -20,12 +20,23 @@
 // again (JDI forgets a thread's frames once it ran); exit ends the VM
 // with vm.exit(7) at the last stop's event instead of inspecting it and
 // disposing, and prints how that went.
+//
+// eclipse attaches with Eclipse's JDI (org.eclipse.jdi.Bootstrap, the
+// implementation the Eclipse IDE and VS Code's Java debugger run on; its
+// jars on the class path) instead of the JDK's. parallel=N inspects each
+// stop as an IDE's async mode does (java-debug's when a request takes over
+// 15 ms, IntelliJ's async JDI calls): N threads ask in concurrent waves,
+// the frames and the threads first, then each frame's location and each
+// thread's name, status and depth, then the top frame's this, variables
+// and values, then the expanded this; invocations stay serial in the
+// stopped thread. The transcript is the same as serially.
 import com.sun.jdi.*;
 import com.sun.jdi.connect.*;
 import com.sun.jdi.event.*;
 import com.sun.jdi.request.*;
 import java.nio.file.*;
 import java.util.*;
+import java.util.concurrent.*;
 
 public class JdiDriver {
     private final VirtualMachine vm;
@@ -35,6 +46,8 @@ public class JdiDriver {
     private boolean extras;
     private boolean topFrames;
     private boolean renderers;
+    // pool asks in concurrent waves (parallel=N); null: one at a time.
+    private ExecutorService pool;
 
     JdiDriver(VirtualMachine vm) {
         this.vm = vm;
@@ -52,6 +65,8 @@ public class JdiDriver {
         boolean extras = false;
         boolean topFrames = false;
         boolean renderers = false;
+        boolean eclipse = false;
+        int parallel = 0;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("hotswap=")) {
                 hotswap = args[i].substring("hotswap=".length());
@@ -67,13 +82,17 @@ public class JdiDriver {
                 renderers = true;
             } else if (args[i].equals("exit")) {
                 exit = true;
+            } else if (args[i].equals("eclipse")) {
+                eclipse = true;
+            } else if (args[i].startsWith("parallel=")) {
+                parallel = Integer.parseInt(args[i].substring("parallel=".length()));
             } else if (!args[i].isEmpty()) {
                 throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
 
         AttachingConnector socket = null;
-        for (AttachingConnector c : Bootstrap.virtualMachineManager().attachingConnectors()) {
+        for (AttachingConnector c : manager(eclipse).attachingConnectors()) {
             if (c.transport().name().equals("dt_socket")) {
                 socket = c;
             }
@@ -89,10 +108,49 @@ public class JdiDriver {
         d.extras = extras;
         d.topFrames = topFrames;
         d.renderers = renderers;
+        if (parallel > 0) {
+            d.pool = Executors.newFixedThreadPool(parallel, r -> {
+                Thread th = new Thread(r, "jdi-async");
+                th.setDaemon(true);
+                return th;
+            });
+        }
         d.run(stops, markerLine, hotswap, setValue);
         long elapsed = System.nanoTime() - start;
         System.out.print(d.out);
         System.out.println("elapsed_ns " + elapsed);
+    }
+
+    // manager returns the JDK's JDI, or Eclipse's (found on the class path at
+    // run time: the driver compiles without it).
+    static VirtualMachineManager manager(boolean eclipse) throws Exception {
+        if (!eclipse) {
+            return Bootstrap.virtualMachineManager();
+        }
+        return (VirtualMachineManager) Class.forName("org.eclipse.jdi.Bootstrap").getMethod("virtualMachineManager").invoke(null);
+    }
+
+    // wave runs the tasks at once on the pool (in order without one) and
+    // returns their results in the tasks' order.
+    <T> List<T> wave(List<Callable<T>> tasks) throws Exception {
+        List<T> results = new ArrayList<>();
+        if (pool == null) {
+            for (Callable<T> c : tasks) {
+                results.add(c.call());
+            }
+            return results;
+        }
+        for (Future<T> f : pool.invokeAll(tasks)) {
+            try {
+                results.add(f.get());
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof Exception) {
+                    throw (Exception) e.getCause();
+                }
+                throw e;
+            }
+        }
+        return results;
     }
 
     void line(String s) {
@@ -187,6 +245,10 @@ public class JdiDriver {
     }
 
     void inspect(ThreadReference t, boolean setValue) throws Exception {
+        if (pool != null) {
+            inspectInWaves(t, setValue);
+            return;
+        }
         List<StackFrame> frames = t.frames();
         line("  frames " + frames.size());
         for (int i = 0; i < frames.size(); i++) {
@@ -221,7 +283,73 @@ public class JdiDriver {
         line("  threads " + threads);
     }
 
+    // inspectInWaves is inspect as an async IDE asks: the frames and the
+    // threads at once, then every frame's location (one task per method:
+    // Eclipse's JDI fills a method's line table unsynchronised) and every
+    // thread's view at once, then the top frame.
+    @SuppressWarnings("unchecked")
+    void inspectInWaves(ThreadReference t, boolean setValue) throws Exception {
+        List<Callable<Object>> first = new ArrayList<>();
+        first.add(() -> t.frames());
+        first.add(() -> vm.allThreads());
+        List<Object> got = wave(first);
+        List<StackFrame> frames = (List<StackFrame>) got.get(0);
+        List<ThreadReference> all = (List<ThreadReference>) got.get(1);
+        Map<Method, List<Integer>> byMethod = new LinkedHashMap<>();
+        for (int i = 0; i < frames.size(); i++) {
+            byMethod.computeIfAbsent(frames.get(i).location().method(), m -> new ArrayList<>()).add(i);
+        }
+        String[] described = new String[frames.size()];
+        List<Callable<Object>> second = new ArrayList<>();
+        for (List<Integer> indexes : byMethod.values()) {
+            second.add(() -> {
+                for (int i : indexes) {
+                    described[i] = describe(frames.get(i).location());
+                }
+                return null;
+            });
+        }
+        for (ThreadReference other : all) {
+            second.add(() -> threadView(t, other));
+        }
+        List<Object> views = wave(second).subList(byMethod.size(), second.size());
+        line("  frames " + frames.size());
+        for (int i = 0; i < frames.size(); i++) {
+            line("  #" + i + " " + described[i]);
+        }
+        inspectTop(t);
+        if (setValue) {
+            StackFrame top = t.frame(0);
+            LocalVariable n = top.visibleVariableByName("n");
+            top.setValue(n, vm.mirrorOf(((IntegerValue) top.getValue(n)).value() + 1000));
+            line("  set n, now " + value(t.frame(0).getValue(n)));
+        }
+        List<String> threads = new ArrayList<>();
+        for (Object v : views) {
+            threads.add((String) v);
+        }
+        Collections.sort(threads);
+        line("  threads " + threads);
+    }
+
+    // threadView is one thread's line of the threads view (see inspect).
+    String threadView(ThreadReference t, ThreadReference other) throws Exception {
+        other.status();
+        if (!other.isSuspended()) {
+            return other.name();
+        }
+        int depth = other.frameCount();
+        if (topFrames && depth > 0 && !other.equals(t)) {
+            other.frame(0).location();
+        }
+        return other.equals(t) ? other.name() + ":" + depth : other.name();
+    }
+
     void inspectTop(ThreadReference t) throws Exception {
+        if (pool != null) {
+            inspectTopInWaves(t);
+            return;
+        }
         StackFrame top = t.frame(0);
         ObjectReference self = top.thisObject();
         line("    this " + (self == null ? "null" : self.referenceType().name()));
@@ -239,6 +367,47 @@ public class JdiDriver {
             }
         } catch (AbsentInformationException e) {
             line("    no local variable information");
+        }
+        if (renderers) {
+            render(t, self, shown);
+        }
+    }
+
+    // inspectTopInWaves is inspectTop as an async IDE asks: this and the
+    // visible variables at once, then their values and the expanded this
+    // at once; the renderers' invocations stay serial.
+    @SuppressWarnings("unchecked")
+    void inspectTopInWaves(ThreadReference t) throws Exception {
+        StackFrame top = t.frame(0);
+        List<Callable<Object>> first = new ArrayList<>();
+        first.add(() -> top.thisObject());
+        first.add(() -> {
+            try {
+                return top.visibleVariables();
+            } catch (AbsentInformationException e) {
+                return null;
+            }
+        });
+        List<Object> got = wave(first);
+        ObjectReference self = (ObjectReference) got.get(0);
+        List<LocalVariable> vars = (List<LocalVariable>) got.get(1);
+        List<Callable<Object>> second = new ArrayList<>();
+        second.add(() -> vars == null ? null : top.getValues(vars));
+        second.add(() -> extras && self != null ? expanded(self) : List.of());
+        got = wave(second);
+        Map<LocalVariable, Value> values = (Map<LocalVariable, Value>) got.get(0);
+        line("    this " + (self == null ? "null" : self.referenceType().name()));
+        for (String l : (List<String>) got.get(1)) {
+            line(l);
+        }
+        List<Value> shown = new ArrayList<>();
+        if (vars == null) {
+            line("    no local variable information");
+        } else {
+            for (LocalVariable v : vars) {
+                line("    " + v.name() + " : " + v.typeName() + " = " + value(values.get(v)));
+                shown.add(values.get(v));
+            }
         }
         if (renderers) {
             render(t, self, shown);
@@ -294,6 +463,15 @@ public class JdiDriver {
     // expand shows an object as an IDE's variables view does when `this` is
     // expanded: its class's details, then every field's value.
     void expand(ObjectReference self) throws Exception {
+        for (String l : expanded(self)) {
+            line(l);
+        }
+    }
+
+    // expanded returns the lines of expand, the fields' values asked at
+    // once with the class's details when in waves.
+    List<String> expanded(ObjectReference self) throws Exception {
+        List<String> lines = new ArrayList<>();
         ReferenceType type = self.referenceType();
         StringBuilder b = new StringBuilder("    this in ");
         try {
@@ -308,12 +486,13 @@ public class JdiDriver {
                 b.append(" implements ").append(i.name());
             }
         }
-        line(b.toString());
+        lines.add(b.toString());
         List<Field> fields = type.visibleFields();
         Map<Field, Value> values = self.getValues(fields);
         for (Field f : fields) {
-            line("    this." + f.name() + " : " + f.typeName() + " = " + value(values.get(f)));
+            lines.add("    this." + f.name() + " : " + f.typeName() + " = " + value(values.get(f)));
         }
+        return lines;
     }
 
     static String describe(Location loc) {

@@ -1,0 +1,62 @@
+package transport_test
+
+import (
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/stretchr/testify/require"
+)
+
+// clientWorkloads are the driver workloads every client runs through every
+// mode: what an IDE does at a stop, with the variants that stress a cache
+// (a value changed, a class redefined, threads that run through the stop,
+// stops in one thread after another, renderers that run code).
+var clientWorkloads = map[string]jvmtest.DriverOptions{
+	"plain":        {Stops: 2},
+	"extras":       {Stops: 2, Extras: true},
+	"setValue":     {Stops: 2, SetValue: true},
+	"hot swap":     {Stops: 2, HotSwap: true},
+	"event thread": {Stops: 2, EventThread: true},
+	"threads":      {Stops: 3, Threads: 3},
+	"renderers":    {Stops: 2, Renderers: true},
+}
+
+// TestTranscriptOfEveryClientEqualsDirect debugs real HotSpot VMs with the
+// debuggers users run besides the JDK's JDI one command at a time (which
+// TestTranscriptThroughProxyEqualsDirect covers with more workloads):
+// Eclipse's JDI (the Eclipse IDE's, VS Code's), and both JDIs asking each
+// stop's reads in parallel waves as an async IDE does. Each transcript
+// through one proxy (off, classic, scache) and through a split proxy
+// equals the direct one.
+func TestTranscriptOfEveryClientEqualsDirect(t *testing.T) {
+	names := make([]string, 0, len(clientWorkloads))
+	for name := range clientWorkloads {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, c := range jvmtest.Clients[1:] {
+		t.Run(c.Name, func(t *testing.T) {
+			for _, name := range names {
+				opts := c.With(clientWorkloads[name])
+				t.Run(name, func(t *testing.T) {
+					vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+					direct, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+					require.Regexp(t, "disposed after", direct, "the direct session ended as it should")
+					for _, mode := range []string{"off", "classic", "scache", "split"} {
+						vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+						var addr string
+						if mode == "split" {
+							addr, _, _ = startSplit(t, vm.Addr, "scache", 2*time.Millisecond)
+						} else {
+							addr, _ = startProxy(t, vm.Addr, mode)
+						}
+						got, _ := jvmtest.RunDriver(t, addr, opts)
+						require.Equal(t, direct, got, "%s's transcript through the %s proxy", c.Name, mode)
+					}
+				})
+			}
+		})
+	}
+}
