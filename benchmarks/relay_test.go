@@ -147,6 +147,18 @@ func compareModes(b *testing.B, delay time.Duration, modes []string, o jvmtest.D
 // compareModesServed is compareModes with a VM that serves one command per
 // service.
 func compareModesServed(b *testing.B, delay, service time.Duration, modes []string, o jvmtest.DriverOptions) map[string]time.Duration {
+	return compareModesAll(b, delay, service, modes, o, nil)
+}
+
+// compareModesForwarded is compareModes that also sums, per mode, the
+// debugger's commands forwarded at stops, by command, into forwarded.
+func compareModesForwarded(b *testing.B, delay time.Duration, modes []string, o jvmtest.DriverOptions,
+	forwarded map[string]map[jdwp.Command]int) map[string]time.Duration {
+	return compareModesAll(b, delay, 0, modes, o, forwarded)
+}
+
+func compareModesAll(b *testing.B, delay, service time.Duration, modes []string, o jvmtest.DriverOptions,
+	forwarded map[string]map[jdwp.Command]int) map[string]time.Duration {
 	total := map[string]time.Duration{}
 	var sent, used, pushed, pushedUsed int64
 	roundTrips, breakpointRoundTrips := map[string][]float64{}, map[string][]float64{}
@@ -159,6 +171,14 @@ func compareModesServed(b *testing.B, delay, service time.Duration, modes []stri
 		for _, mode := range modes {
 			d, transcript, st, stops := workloadStops(b, delay, service, mode, o, nil)
 			for _, s := range stops {
+				if forwarded != nil {
+					if forwarded[mode] == nil {
+						forwarded[mode] = map[jdwp.Command]int{}
+					}
+					for c, n := range s.Forwarded {
+						forwarded[mode][c] += n
+					}
+				}
 				roundTrips[mode] = append(roundTrips[mode], s.RoundTrips)
 				if !s.Step {
 					breakpointRoundTrips[mode] = append(breakpointRoundTrips[mode], s.RoundTrips)

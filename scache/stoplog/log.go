@@ -27,6 +27,10 @@ type Record struct {
 	// aside (they set up the next stop: no speculation saves them);
 	// Answered those answered from speculation (the cache, a reply in flight).
 	Asked, Answered int
+	// Forwarded counts, by command, the debugger's commands of the stop
+	// that went to the VM (nothing answered them from speculation), event
+	// requests aside: what speculation left to the link.
+	Forwarded map[jdwp.Command]int
 	// Wait is how long some of them awaited a reply; RoundTrips is Wait in
 	// round trips to the VM (measured as the quickest reply to a command
 	// forwarded so far in the session, at a stop or not), 0 below a
@@ -139,6 +143,11 @@ func (l *Log) command(e scache.JournalEntry, h jdwp.Header) {
 	l.asked[h.ID] = waitSpan{from: e.Time, change: scache.ChangesDebuggee(h.Cmd()), invoke: invoke}
 	if e.Hit || e.Held {
 		l.cur.Answered++
+	} else {
+		if l.cur.Forwarded == nil {
+			l.cur.Forwarded = make(map[jdwp.Command]int)
+		}
+		l.cur.Forwarded[h.Cmd()]++
 	}
 }
 

@@ -46,6 +46,8 @@ func TestLogRecordsEachStop(t *testing.T) {
 	require.Equal(t, loc, st.Location)
 	require.Equal(t, 3, st.Asked, "the event request aside")
 	require.Equal(t, 2, st.Answered)
+	require.Equal(t, map[jdwp.Command]int{jdwp.CmdThreadReferenceFrames: 1}, st.Forwarded,
+		"the command nothing answered, by name; the event request aside")
 	require.Equal(t, 27*time.Millisecond, st.Wait)
 	require.InDelta(t, 1.35, st.RoundTrips, 1e-9, "27 ms at a 20 ms round trip")
 	require.Equal(t, st.RoundTrips, st.InspectionRoundTrips, "nothing changed the debuggee")
