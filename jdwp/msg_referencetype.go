@@ -137,6 +137,9 @@ type MethodInfo struct {
 // ModStatic is the access flag of a static method or field (JVMS ACC_STATIC).
 const ModStatic int32 = 0x0008
 
+// ModNative is the access flag of a native method (JVMS ACC_NATIVE).
+const ModNative int32 = 0x0100
+
 // RefTypeMethodsCommand asks for the methods a type declares (ReferenceType.Methods).
 type RefTypeMethodsCommand struct{ RefType ReferenceTypeID }
 

@@ -20,6 +20,11 @@ import (
 //   - AllClasses from AllClassesWithGeneric of the same epoch with every
 //     thread suspended: any event, a class's preparation or unload among
 //     them, ends the epoch.
+//   - StackFrame.ThisObject of a frame whose method is static or native:
+//     the null object (OpenJDK's agent answers so from the modifiers
+//     without looking at the frame), when a Frames reply of the epoch
+//     showed the frame and the class's methods are cached. The JDK's JDI
+//     never asks it; Eclipse's asks it of every frame it shows.
 
 // derived answers a debugger command from a cached reply it is a function
 // of, and reports whether it did. (It does not wait for a reply in flight:
@@ -39,6 +44,8 @@ func (s *Speculator) derived(r *Response, id uint32, packet []byte, params jdwp.
 		return s.fromCached(r, packet, wholeStackCommand(m.Thread), func(whole []byte) ([]byte, bool) {
 			return frameCount(whole, s.sizes, id)
 		})
+	case *jdwp.FrameThisObjectCommand:
+		return s.nullThis(r, id, packet, m)
 	case *jdwp.FrameGetValuesCommand:
 		if len(m.Slots) != 0 {
 			return false
@@ -78,6 +85,30 @@ func (s *Speculator) fromCached(r *Response, packet []byte, source jdwp.CommandM
 	s.use(r, key, e)
 	s.answerHit(r, packet, b)
 	return true
+}
+
+// nullThis answers StackFrame.ThisObject m of a frame of a static or
+// native method with the null object, and reports whether it did.
+func (s *Speculator) nullThis(r *Response, id uint32, packet []byte, m *jdwp.FrameThisObjectCommand) bool {
+	loc, ok := s.stop.frameAt(m.Thread, m.Frame)
+	if !ok {
+		return false
+	}
+	mods, ok := s.lookup.methodModifiers(loc.Class, loc.Method)
+	if !ok || mods&(jdwp.ModStatic|jdwp.ModNative) == 0 {
+		return false
+	}
+	s.stats.Hits++
+	reply := appendNullThis(s.scratch.up.buf(jdwp.HeaderSize+1+int(s.sizes.ObjectID)), id, s.sizes)
+	s.scratch.up.keep(reply)
+	s.answerHit(r, packet, reply)
+	return true
+}
+
+// appendNullThis appends the reply with id to ThisObject of a frame of a
+// static or native method: the null object, tagged as an object.
+func appendNullThis(b []byte, id uint32, sizes jdwp.IDSizes) []byte {
+	return jdwp.AppendReplyPacket(b, id, &jdwp.TaggedObjectReply{Object: jdwp.TaggedObjectID{Tag: jdwp.TagObject}}, sizes)
 }
 
 func wholeStackCommand(t jdwp.ThreadID) *jdwp.ThreadFramesCommand {

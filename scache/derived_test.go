@@ -155,3 +155,42 @@ func TestPlainAnswersFromGenericOnesEqualHotSpots(t *testing.T) {
 	}
 	ask(&jdwp.VMDisposeCommand{})
 }
+
+// ThisObject of a frame of a static or native method is answered, byte
+// for byte as HotSpot answers it, with the null object; of any other
+// frame HotSpot names an object, which is never derived.
+func TestNullThisOfStaticFramesEqualsHotSpots(t *testing.T) {
+	_, ask := askHotSpot(t)
+	sizes := jdwp.DefaultIDSizes
+	ask(&jdwp.VMSuspendCommand{})
+	var threads jdwp.ObjectIDsReply
+	require.NoError(t, jdwp.Unmarshal(jdwp.Data(ask(&jdwp.VMAllThreadsCommand{})), sizes, &threads))
+	static, other := 0, 0
+	for _, th := range threads.IDs {
+		var all jdwp.ThreadFramesReply
+		require.NoError(t, jdwp.Unmarshal(jdwp.Data(ask(&jdwp.ThreadFramesCommand{Thread: th, StartFrame: 0, Length: -1})), sizes, &all))
+		for _, f := range all.Frames {
+			methods := jdwp.RefTypeMethodsReply{Generic: true}
+			require.NoError(t, jdwp.Unmarshal(jdwp.Data(ask(&jdwp.RefTypeMethodsWithGenericCommand{RefType: f.Location.Class})), sizes, &methods))
+			var mods int32
+			for _, m := range methods.Methods {
+				if m.Method == f.Location.Method {
+					mods = m.ModBits
+				}
+			}
+			want := ask(&jdwp.FrameThisObjectCommand{Thread: th, Frame: f.Frame})
+			if mods&(jdwp.ModStatic|jdwp.ModNative) != 0 {
+				require.Equal(t, want, appendNullThis(nil, jdwp.PacketID(want), sizes), "ThisObject of a static or native frame, thread %#x", th)
+				static++
+				continue
+			}
+			var this jdwp.TaggedObjectReply
+			require.NoError(t, jdwp.Unmarshal(jdwp.Data(want), sizes, &this))
+			require.NotZero(t, this.Object.ID, "an instance method's frame has a this")
+			other++
+		}
+	}
+	require.Positive(t, static, "static and native frames were compared (main, the VM's own threads)")
+	require.Positive(t, other, "instance frames were checked")
+	ask(&jdwp.VMDisposeCommand{})
+}

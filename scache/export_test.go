@@ -12,6 +12,10 @@ import (
 // DefaultFrameSet is FamilyClass's frame set, in the order it is sent.
 var DefaultFrameSet = defaultFrameSet
 
+// AskedFirst reports whether a class command of the frame set waits until
+// the debugger asked one.
+func AskedFirst(cmd jdwp.Command) bool { return askedFirst[cmd] }
+
 // FamilyEntry is what an entry of the families table says of itself.
 type FamilyEntry struct {
 	Flag     Family

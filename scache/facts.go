@@ -14,6 +14,7 @@ import (
 // or (except in Classic) to a synthetic one. It learns the protocol facts
 // (id sizes, classes), then runs the families' triggers (families.go).
 func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
+	reply := &replyData{cmd: p.cmd, data: data}
 	switch p.cmd {
 	case jdwp.CmdVirtualMachineIDSizes:
 		var m jdwp.VMIDSizesReply
@@ -40,6 +41,15 @@ func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
 			return err
 		}
 		s.learnClasses(m.Classes)
+	case jdwp.CmdThreadReferenceFrames:
+		// The frames of a reply true in this epoch: where each stands.
+		if t, ok := p.key.thread(s.sizes); ok && s.susp.current(p) {
+			m, err := reply.typed(s)
+			if err != nil {
+				return err
+			}
+			s.stop.framesShown(t, m.(*jdwp.ThreadFramesReply).Frames)
+		}
 	case jdwp.CmdVirtualMachineAllThreads:
 		// Asked at a stop or while threads run, the list is the next stop's
 		// best guess of its threads (FamilyThreads).
@@ -49,7 +59,7 @@ func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
 		}
 		s.stop.setThreads(m.IDs)
 	}
-	return s.table.reply(s, p, data)
+	return s.table.reply(s, p, reply)
 }
 
 func (s *Speculator) learnClasses(classes []jdwp.ClassInfo) {

@@ -135,8 +135,9 @@ type family struct {
 	// thread is back where it stood.
 	onInvoked func(s *Speculator, id uint32)
 	// onAsked runs when the debugger asks a state command the policy
-	// caches, whatever answers it; onMissed when nothing answered a
-	// cacheable command and it goes to the VM.
+	// caches, whatever answers it (at a near half, when the far half tells
+	// it answered one: then m may be nil, and key says it all); onMissed
+	// when nothing answered a cacheable command and it goes to the VM.
 	onAsked  func(s *Speculator, key Key, m jdwp.CommandMessage)
 	onMissed func(s *Speculator, m jdwp.CommandMessage, life lifetime)
 
@@ -243,6 +244,7 @@ var families = []*family{
 			jdwp.CmdVirtualMachineTopLevelThreadGroups: onThreadGroups,
 			jdwp.CmdThreadGroupReferenceChildren:       onGroupChildren,
 		},
+		onAsked: askListAgain,
 		onReset: resetThreadsView,
 		sends: []jdwp.Command{jdwp.CmdVirtualMachineAllThreads, jdwp.CmdThreadReferenceStatus,
 			jdwp.CmdThreadReferenceFrameCount, jdwp.CmdThreadReferenceName, jdwp.CmdThreadReferenceFrames,
@@ -351,8 +353,7 @@ func (t familyTable) prepare(s *Speculator, class jdwp.ReferenceTypeID) {
 
 // reply runs the reply handlers of the families that are on for the
 // successful reply to p, then, for an invocation's, their onInvoked.
-func (t familyTable) reply(s *Speculator, p *inFlight, data []byte) error {
-	reply := replyData{cmd: p.cmd, data: data}
+func (t familyTable) reply(s *Speculator, p *inFlight, reply *replyData) error {
 	for _, f := range t {
 		handle := f.onReply[p.cmd]
 		if handle == nil || !f.on {
@@ -361,7 +362,7 @@ func (t familyTable) reply(s *Speculator, p *inFlight, data []byte) error {
 		if f.life == lifetimeSuspension && StateCommand(p.cmd) && !s.susp.current(p) {
 			continue
 		}
-		if err := handle(s, p, &reply); err != nil {
+		if err := handle(s, p, reply); err != nil {
 			return err
 		}
 	}

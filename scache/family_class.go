@@ -124,5 +124,7 @@ var (
 		jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdReferenceTypeSourceDebugExtension,
 		jdwp.CmdReferenceTypeSourceFile, jdwp.CmdMethodLineTable, jdwp.CmdMethodVariableTableWithGeneric,
 		jdwp.CmdMethodIsObsolete, jdwp.CmdClassTypeSuperclass, jdwp.CmdReferenceTypeInterfaces,
+		// Only once this debugger asked them (learn.go: askedFirst).
+		jdwp.CmdReferenceTypeSignature, jdwp.CmdReferenceTypeClassLoader,
 	}
 )

@@ -17,6 +17,10 @@ import (
 type threadsView struct {
 	viewed []jdwp.ThreadID
 	epoch  uint64
+	// listAsks counts the debugger's AllThreads of epoch listEpoch, and
+	// lastAsks those of the last epoch it asked one in.
+	listAsks, lastAsks int
+	listEpoch          uint64
 }
 
 // speculateThreads asks, at a stop with every thread suspended, for the
@@ -119,6 +123,31 @@ func enqueueGroups(s *Speculator, groups []jdwp.ThreadGroupID) {
 	for _, g := range groups {
 		s.enqueue(&jdwp.ThreadGroupChildrenCommand{Group: g}, false)
 		s.enqueue(&jdwp.ThreadGroupNameCommand{Group: g}, false)
+	}
+}
+
+// askListAgain follows the debugger's asks of the thread list. Eclipse's
+// JDI asks it in its threads view and again before every resume. Where
+// threads run through the stop (moving entries, sequential.go), the reply
+// speculated at the stop cannot answer the second ask: the view read
+// since then told newer states. So, when the debugger asked the list twice
+// in its last stop that asked one, the list is asked again as soon as it
+// asks it the first time: the new reply is newer than the view it reads
+// in between, and ready (or in flight, to wait on) when it asks again.
+func askListAgain(s *Speculator, key Key, _ jdwp.CommandMessage) {
+	if key.Command() != jdwp.CmdVirtualMachineAllThreads || !s.table.on(FamilyThreads) {
+		return
+	}
+	v := &s.view
+	if v.listEpoch != s.susp.epoch {
+		if v.listAsks > 0 {
+			v.lastAsks = v.listAsks
+		}
+		v.listEpoch, v.listAsks = s.susp.epoch, 0
+	}
+	v.listAsks++
+	if v.listAsks == 1 && v.lastAsks >= 2 {
+		s.enqueueInOrder(&jdwp.VMAllThreadsCommand{})
 	}
 }
 

@@ -79,11 +79,24 @@ func (l *learner) classOf(cmd jdwp.Command) *classUse {
 	return u
 }
 
-// allowsClass reports whether a class command of the frame set may be speculated now.
+// allowsClass reports whether a class command of the frame set may be
+// speculated now. One only some debuggers ask (askedFirst) waits until
+// this one has asked it.
 func (l *learner) allowsClass(cmd jdwp.Command) bool {
 	u := l.classOf(cmd)
 	u.chances++
+	if askedFirst[cmd] && u.used == 0 {
+		return false
+	}
 	return u.sent < classTrial || u.used*classRatio >= u.sent || u.chances%classProbe == 0
+}
+
+// askedFirst are the class commands of the frame set that only some
+// debuggers ask: Eclipse's JDI (the Eclipse IDE's, VS Code's) asks every
+// type's plain Signature and its ClassLoader, the JDK's never.
+var askedFirst = map[jdwp.Command]bool{
+	jdwp.CmdReferenceTypeSignature:   true,
+	jdwp.CmdReferenceTypeClassLoader: true,
 }
 
 // classSent and classUsed count a class command sent, and used (or asked).

@@ -60,6 +60,27 @@ func (c lookup) methodIsStatic(class jdwp.ReferenceTypeID, method jdwp.MethodID)
 	return true, true
 }
 
+// methodModifiers returns a method's modifiers from a cached successful
+// MethodsWithGeneric or Methods reply of its class that lists it.
+func (c lookup) methodModifiers(class jdwp.ReferenceTypeID, method jdwp.MethodID) (int32, bool) {
+	withGeneric := jdwp.RefTypeMethodsReply{Generic: true}
+	var plain jdwp.RefTypeMethodsReply
+	for _, r := range []struct {
+		cmd   jdwp.CommandMessage
+		reply *jdwp.RefTypeMethodsReply
+	}{{&jdwp.RefTypeMethodsWithGenericCommand{RefType: class}, &withGeneric}, {&jdwp.RefTypeMethodsCommand{RefType: class}, &plain}} {
+		if !c.reply(r.cmd, r.reply) {
+			continue
+		}
+		for _, x := range r.reply.Methods {
+			if x.Method == method {
+				return x.ModBits, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // variableTable returns a method's cached variable table. found is false for
 // an error reply (no variable information); known is false when nothing is cached.
 func (c lookup) variableTable(class jdwp.ReferenceTypeID, method jdwp.MethodID) (vt jdwp.MethodVariableTableReply, found, known bool) {

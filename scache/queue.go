@@ -37,6 +37,9 @@ func (q *queueState) closed() bool {
 	return q.shut || len(q.waiting)+len(q.urgent) >= q.max
 }
 
+// pending reports whether any command is queued.
+func (q *queueState) pending() bool { return len(q.urgent)+len(q.waiting) > 0 }
+
 // has reports whether a command with key is queued.
 func (q *queueState) has(key Key) bool {
 	_, ok := q.keys[key]
@@ -290,6 +293,10 @@ func classCommand(cmd jdwp.Command, class jdwp.ReferenceTypeID, method jdwp.Meth
 		return &jdwp.RefTypeMethodsWithGenericCommand{RefType: class}
 	case jdwp.CmdReferenceTypeSignatureWithGeneric:
 		return &jdwp.RefTypeSignatureWithGenericCommand{RefType: class}
+	case jdwp.CmdReferenceTypeSignature:
+		return &jdwp.RefTypeSignatureCommand{RefType: class}
+	case jdwp.CmdReferenceTypeClassLoader:
+		return &jdwp.RefTypeClassLoaderCommand{RefType: class}
 	case jdwp.CmdReferenceTypeFieldsWithGeneric:
 		return &jdwp.RefTypeFieldsWithGenericCommand{RefType: class}
 	case jdwp.CmdMethodLineTable:

@@ -342,3 +342,45 @@ func TestPlainFormsFromTheirGenericForms(t *testing.T) {
 	after, _ := h.vmCommands(jdwp.CmdVirtualMachineAllClasses)
 	require.Equal(t, before+1, after, "AllClassesWithGeneric of an ended epoch answers nothing")
 }
+
+// Eclipse's JDI asks ThisObject of every frame it shows, static ones too
+// (the JDK's answers null itself). Once a Frames reply of the epoch showed
+// a frame and its class's methods are cached, ThisObject of a frame of a
+// static method is answered with the null object, as the VM answers it,
+// without a round trip; of an instance method's frame it goes on as before.
+func TestThisOfAStaticFrameIsAnsweredFromTheMethodsModifiers(t *testing.T) {
+	h, _ := stopped(t, jdwp.SuspendPolicyAll)
+	th := h.vm.Thread(1)
+	ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
+	static, instance := 0, 0
+	for i, f := range th.Frames {
+		ask(h, &jdwp.RefTypeMethodsWithGenericCommand{RefType: f.Class})
+		this := &jdwp.FrameThisObjectCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, i)}
+		before := len(h.toVM)
+		got, want := ask(h, this)
+		require.Equal(t, want, got, "frame %d", i)
+		if scachetest.ModelModBits(f.Method)&jdwp.ModStatic != 0 {
+			require.Len(t, h.toVM, before, "frame %d is static: answered without the VM", i)
+			static++
+		} else {
+			instance++
+		}
+	}
+	require.Positive(t, static, "the model's stack has static frames")
+	require.Positive(t, instance, "and instance ones")
+
+	// In the next epoch the frame ids are new: ThisObject of the last
+	// epoch's static frame goes to the VM, which knows the id no more.
+	var old jdwp.FrameID
+	for i, f := range th.Frames {
+		if scachetest.ModelModBits(f.Method)&jdwp.ModStatic != 0 {
+			old = h.vm.FrameID(th, th.Generation, i)
+			break
+		}
+	}
+	resumeAndStop(t, h)
+	before := len(h.toVM)
+	got, want := ask(h, &jdwp.FrameThisObjectCommand{Thread: 1, Frame: old})
+	require.Equal(t, want, got)
+	require.Greater(t, len(h.toVM), before, "a frame of the last epoch goes to the VM")
+}

@@ -27,7 +27,20 @@ type stopState struct {
 	// invoked is the invocation whose thread is back where it stood, while
 	// the suspension it was invoked in goes on (state.go: onSettle).
 	invoked invocation
+	// frames holds where each frame a Frames reply of the epoch showed
+	// stands, by thread and frame id: a frame's method says what some
+	// replies about the frame are (derived.go).
+	frames map[threadFrame]jdwp.Location
 }
+
+// threadFrame names a frame: frame ids are a thread's.
+type threadFrame struct {
+	thread jdwp.ThreadID
+	frame  jdwp.FrameID
+}
+
+// maxFramesShown bounds the frames kept of an epoch.
+const maxFramesShown = 4096
 
 // A stopEvent is a trusted stop of a thread at a location.
 type stopEvent struct {
@@ -42,10 +55,33 @@ func (st *stopState) begin(ev stopEvent) {
 	st.count[boolIndex(ev.step)]++
 }
 
-// end closes the stop's epoch: what was read of its top frame is gone.
+// end closes the stop's epoch: what was read of its top frame is gone,
+// and the frame ids with it.
 func (st *stopState) end() {
 	st.on = false
 	st.top = topFrame{}
+	clear(st.frames)
+}
+
+// framesShown keeps where the frames of a Frames reply of the epoch about
+// thread stand.
+func (st *stopState) framesShown(thread jdwp.ThreadID, frames []jdwp.Frame) {
+	if st.frames == nil {
+		st.frames = make(map[threadFrame]jdwp.Location)
+	}
+	for _, f := range frames {
+		if len(st.frames) >= maxFramesShown {
+			return
+		}
+		st.frames[threadFrame{thread, f.Frame}] = f.Location
+	}
+}
+
+// frameAt returns where the frame of thread stands, if a Frames reply of
+// the epoch showed it.
+func (st *stopState) frameAt(thread jdwp.ThreadID, frame jdwp.FrameID) (jdwp.Location, bool) {
+	loc, ok := st.frames[threadFrame{thread, frame}]
+	return loc, ok
 }
 
 // stops returns how many stops began, of both kinds.
@@ -72,6 +108,7 @@ func (st *stopState) forgetTopIn(classes map[jdwp.ReferenceTypeID]bool) {
 func (st *stopState) reset() {
 	st.top = topFrame{}
 	st.threads = nil
+	clear(st.frames)
 }
 
 // topFrame is the top frame of the stopped thread in the current epoch,

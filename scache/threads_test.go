@@ -144,3 +144,38 @@ func TestAStopOfManyThreadsGoesOutInOneRound(t *testing.T) {
 		threadsView(stop)
 	}
 }
+
+// TestTheListAskedAgainBeforeAResumeIsReady: Eclipse's JDI asks the thread
+// list in its threads view and again before every resume. With the other
+// threads running (EVENT_THREAD), the list speculated at the stop cannot
+// answer the second ask once the view told newer states (rule a). From the
+// stop after a debugger asked it twice, the list goes out again as soon as
+// the debugger asks it the first time, and the second ask is answered
+// from that newer reply, as the VM would answer it.
+func TestTheListAskedAgainBeforeAResumeIsReady(t *testing.T) {
+	h := threadsWorld(t, 3, false)
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	view := func() (forwardedAgain int) {
+		h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+		h.drain()
+		got, want := ask(h, &jdwp.VMAllThreadsCommand{})
+		require.Equal(t, want, got)
+		for th := jdwp.ThreadID(1); th <= 3; th++ {
+			for _, m := range []jdwp.CommandMessage{&jdwp.ThreadStatusCommand{Thread: th}, &jdwp.ThreadNameCommand{Thread: th}} {
+				got, want := ask(h, m)
+				require.Equal(t, want, got)
+			}
+		}
+		before := len(h.toVM)
+		got, want = ask(h, &jdwp.VMAllThreadsCommand{})
+		require.Equal(t, want, got)
+		forwardedAgain = h.sentSince(before)[jdwp.CmdVirtualMachineAllThreads]
+		ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
+		return forwardedAgain
+	}
+	require.Equal(t, 1, view(), "the first stop: the list read before the view cannot answer after it")
+	for stop := 2; stop <= 4; stop++ {
+		require.Zero(t, view(), "stop %d: answered from the list asked again", stop)
+	}
+}

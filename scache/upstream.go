@@ -50,6 +50,9 @@ func (s *Speculator) OnUpstream(packet []byte) Response {
 	default:
 		s.miss(r, &c) // forwarded, and learned as wanted
 	}
+	if s.queue.pending() {
+		s.pump(r, &s.scratch.up) // what the debugger's command led to, behind it
+	}
 	return *r
 }
 
