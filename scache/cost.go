@@ -52,6 +52,7 @@ type costModel struct {
 	lastReply   time.Time        // when the last reply from the VM arrived
 	roundTrip   sampleWindow     // the replies to commands sent alone, service included: the least counts
 	service     serviceRuns      // replies to commands queued at the VM, in runs (cost_estimates.go)
+	behind      behindSpeculation // the debugger's commands' wait behind speculation (cost_behind.go)
 	// farRoundTrip is the round trip from the far half of a split proxy to
 	// the VM, service included, as the far half measures it
 	// (SetFarRoundTrip): a near half next to the VM saves the debugger that
@@ -84,6 +85,17 @@ func (c *costModel) sending(p *inFlight) {
 		return
 	}
 	p.sentAt, p.alone = c.now(), c.outstanding == 0
+	if p.synthetic {
+		p.seq = c.behind.synthetic()
+	}
+}
+
+// sentBehind notes the debugger's command going to the VM while inFlight
+// synthetic commands are outstanding there.
+func (c *costModel) sentBehind(inFlight int) {
+	if c.now != nil {
+		c.behind.debugger(c.now(), inFlight)
+	}
 }
 
 // sent counts a packet that went to the VM.
@@ -111,6 +123,9 @@ func (c *costModel) answered(p *inFlight, at, prev time.Time) {
 	if p.sentAt.IsZero() || at.IsZero() {
 		return
 	}
+	if p.synthetic && c.roundTrip.known() {
+		c.behind.answered(p.seq, at, c.link())
+	}
 	switch {
 	case p.alone:
 		c.roundTrip.add(at.Sub(p.sentAt))
@@ -134,16 +149,37 @@ func (c *costModel) pays(p float64) bool {
 // inFlightBound returns how many synthetic commands may be in flight: as
 // many as the VM serves in a round trip of the link and one service time
 // (what keeps it busy while the first reply travels), at least one; or
-// max, for a fast VM.
+// max, for a fast VM. Either way, no more than the VM serves in
+// maxWaitBehind once its service time is known: a debugger's command sent
+// now waits behind all of them (cost_behind.go).
 func (c *costModel) inFlightBound(max int) int {
-	if !c.slow() {
-		return max
+	n := max
+	if c.slow() {
+		n = int((c.link()+c.service.estimate())/c.service.estimate()) + 1
+		if max > 0 && n > max {
+			n = max
+		}
 	}
-	n := int((c.link()+c.service.estimate())/c.service.estimate()) + 1
-	if max > 0 && n > max {
-		return max
+	if s := c.service.estimate(); c.service.known() && s > 0 {
+		if limit := int(maxWaitBehind / s); n == 0 || n > limit {
+			n = limit
+		}
+	}
+	if max > 0 || n > 0 {
+		n = maxInt(n, 1)
 	}
 	return n
+}
+
+// maxWaitBehind bounds the VM's time that the speculation in flight may
+// take: what a debugger's command sent now waits behind it at most.
+const maxWaitBehind = 50 * time.Millisecond
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
 }
 
 // measuredRoundTrip returns the least round trip to the VM of the last

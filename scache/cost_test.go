@@ -174,3 +174,40 @@ func TestBurstyRepliesStillGiveTheServiceTime(t *testing.T) {
 		require.InDelta(t, float64(500*time.Microsecond), float64(s.estimate()), float64(25*time.Microsecond), name)
 	}
 }
+
+// A debugger's command sent while speculated commands are outstanding at
+// the VM waits there until the last of them is served: its reply's
+// arrival, less the link. The longest such wait is kept; a command sent
+// with nothing speculated ahead waits behind nothing.
+func TestWaitBehindSpeculationIsMeasuredFromTheLastReplyAhead(t *testing.T) {
+	var b behindSpeculation
+	t0 := time.Unix(1000, 0)
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	first, second := b.synthetic(), b.synthetic()
+	b.debugger(ms(1), 2) // behind both
+	b.debugger(ms(2), 0) // nothing ahead: not followed
+	link := 19 * time.Millisecond
+	b.answered(first, ms(20), link)
+	require.Zero(t, b.longest, "the second synthetic command is still ahead")
+	require.Len(t, b.pending, 1)
+	b.answered(second, ms(26), link)
+	require.Equal(t, 6*time.Millisecond, b.longest, "26 ms less the 1 ms it was sent at and the 19 ms link")
+	require.Empty(t, b.pending)
+	third := b.synthetic()
+	b.debugger(ms(30), 1)
+	b.answered(third, ms(50), link)
+	require.Equal(t, 6*time.Millisecond, b.longest, "1 ms behind: the longest stays")
+}
+
+// However many commands the VM would take in a round trip, the speculation
+// in flight never holds more of the VM's time than maxWaitBehind.
+func TestSpeculationInFlightIsBoundedByTheWaitItCauses(t *testing.T) {
+	now := time.Unix(1000, 0)
+	c := costModel{now: func() time.Time { return now }}
+	for i := 0; i < 8; i++ { // a VM that serves one command per 5 ms
+		c.service.add(now.Add(time.Duration(i+1)*5*time.Millisecond), now.Add(time.Duration(i)*5*time.Millisecond))
+	}
+	require.True(t, c.service.known())
+	require.Equal(t, int(maxWaitBehind/(5*time.Millisecond)), c.inFlightBound(64), "64 allowed, 10 fit in 50 ms")
+	require.Equal(t, int(maxWaitBehind/(5*time.Millisecond)), c.inFlightBound(0), "even unbounded")
+}

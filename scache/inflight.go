@@ -42,6 +42,7 @@ type inFlight struct {
 	repeat    *inFlight // the next repeat of the same moving command, sent while this one was in flight (sequential.go)
 	sentAt    time.Time // when it went to the VM, with a clock (cost.go)
 	alone     bool      // nothing else was outstanding at the VM then
+	seq       uint64    // a synthetic command's place among those sent (cost_behind.go)
 	waiters   []*heldCommand
 }
 

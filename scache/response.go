@@ -137,7 +137,13 @@ type Stats struct {
 	// VM's service time per command, as moving averages (cost.go); zero
 	// before a sample.
 	RoundTrip, ServiceTime time.Duration
-	Enabled                bool
+	// WaitBehindSpeculation is, with a clock, the longest a debugger's
+	// command waited at the VM behind speculated commands sent before it
+	// (the VM serves one at a time, in order), estimated from the arrival
+	// of the last of their replies (cost_behind.go). An IDE gives up on a
+	// command after 3 s; speculation must never come near.
+	WaitBehindSpeculation time.Duration
+	Enabled               bool
 }
 
 // Direction says which way a packet travels.

@@ -194,6 +194,7 @@ func (s *Speculator) Stats() Stats {
 	if s.cost.service.samples > 0 {
 		st.ServiceTime = s.cost.service.estimate()
 	}
+	st.WaitBehindSpeculation = max(0, s.cost.behind.longest)
 	return st
 }
 

@@ -8,9 +8,12 @@ package observe
 import (
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jdwpscache/scache/internal/journal"
+	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/stoplog"
 	"github.com/jdwpscache/scache/scache/transport"
@@ -92,6 +95,11 @@ func (s *Sessions) sessionEnded(st scache.Stats, _ error) {
 		recs = s.stops.Stops()
 		s.stops.Reset()
 	}
+	if s.cfg.Verbose {
+		s.log.Info("session", "round_trip", st.RoundTrip.Round(10*time.Microsecond),
+			"vm_service", st.ServiceTime.Round(time.Microsecond),
+			"wait_behind_speculation", st.WaitBehindSpeculation.Round(10*time.Microsecond))
+	}
 	if s.cfg.StatsFile != "" {
 		if err := WriteStats(s.cfg.StatsFile, st, recs); err != nil {
 			s.log.Error("writing stats", "err", err)
@@ -112,7 +120,19 @@ func (s *Sessions) logStop(r stoplog.Record) {
 		"round_trips", fmt.Sprintf("%.1f", r.RoundTrips),
 		"inspection_round_trips", fmt.Sprintf("%.1f", r.InspectionRoundTrips),
 		"invocations", r.Invocations,
-		"beyond_invocations_round_trips", fmt.Sprintf("%.1f", r.BeyondInvocationsRoundTrips))
+		"beyond_invocations_round_trips", fmt.Sprintf("%.1f", r.BeyondInvocationsRoundTrips),
+		"forwarded", forwardedList(r.Forwarded))
+}
+
+// forwardedList names the commands of a stop that went to the VM, with
+// their counts, by name.
+func forwardedList(counts map[jdwp.Command]int) string {
+	parts := make([]string, 0, len(counts))
+	for cmd, n := range counts {
+		parts = append(parts, fmt.Sprintf("%s×%d", cmd, n))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, " ")
 }
 
 // Close closes the journal file.

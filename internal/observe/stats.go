@@ -37,8 +37,14 @@ type SessionStats struct {
 	// VM's service time per command (scache.Stats.RoundTrip, ServiceTime).
 	RoundTripMs float64 `json:"round_trip_ms"`
 	ServiceMs   float64 `json:"vm_service_ms"`
+	// WaitBehindSpeculationMs is the longest a debugger's command waited at
+	// the VM behind speculated commands (scache.Stats.WaitBehindSpeculation).
+	WaitBehindSpeculationMs float64 `json:"wait_behind_speculation_ms"`
 	// Stops lists each stop of the session, from its event to the resume.
 	Stops []StopStats `json:"stops"`
+	// Forwarded counts, by command, the debugger's commands of the stops
+	// that went to the VM (nothing answered them from speculation).
+	Forwarded map[string]int `json:"forwarded_at_stops,omitempty"`
 }
 
 // StopStats is the JSON form of a stop.
@@ -73,8 +79,15 @@ func WriteStats(path string, st scache.Stats, stops []stoplog.Record) error {
 		CacheBytesAtEnd: st.CacheBytes, CachePeakBytes: st.CachePeakBytes, Used: st.SyntheticUsed, Stops: []StopStats{},
 		TunnelBytes: st.TunnelBytes, PushedBytes: st.PushedBytes, PushedUsed: st.PushedUsed, PushedUsedBytes: st.PushedUsedBytes,
 		AnsweredAhead: st.AnsweredAhead,
-		RoundTripMs:   float64(st.RoundTrip.Microseconds()) / 1000, ServiceMs: float64(st.ServiceTime.Microseconds()) / 1000}
+		RoundTripMs:   float64(st.RoundTrip.Microseconds()) / 1000, ServiceMs: float64(st.ServiceTime.Microseconds()) / 1000,
+		WaitBehindSpeculationMs: float64(st.WaitBehindSpeculation.Microseconds()) / 1000}
 	for _, s := range stops {
+		for cmd, n := range s.Forwarded {
+			if out.Forwarded == nil {
+				out.Forwarded = map[string]int{}
+			}
+			out.Forwarded[cmd.String()] += n
+		}
 		out.Stops = append(out.Stops, StopStats{Thread: fmt.Sprintf("%#x", uint64(s.Thread)), ThreadName: s.ThreadName, Location: s.Where,
 			Step: s.Step, StopMs: float64(s.End.Sub(s.Start).Microseconds()) / 1000,
 			WaitMs: float64(s.Wait.Microseconds()) / 1000, Asked: s.Asked, Answered: s.Answered, RoundTrips: s.RoundTrips,
