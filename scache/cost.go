@@ -123,8 +123,8 @@ func (c *costModel) answered(p *inFlight, at, prev time.Time) {
 	if p.sentAt.IsZero() || at.IsZero() {
 		return
 	}
-	if p.synthetic && c.roundTrip.known() {
-		c.behind.answered(p.seq, at, c.link())
+	if p.synthetic {
+		c.behind.answered(p.seq, at, c.link(), c.roundTrip.known() || c.farRoundTrip > 0)
 	}
 	switch {
 	case p.alone:

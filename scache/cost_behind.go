@@ -50,13 +50,13 @@ func (b *behindSpeculation) debugger(at time.Time, inFlight int) {
 }
 
 // answered takes the reply of the synthetic command of sequence seq,
-// arrived at at, with the link's round trip (service excluded) link: the
-// debugger's commands it was the last ahead of (or after) waited until
-// then.
-func (b *behindSpeculation) answered(seq uint64, at time.Time, link time.Duration) {
+// arrived at at: the debugger's commands it was the last ahead of (or
+// after) waited until then. With the link's round trip (service excluded)
+// known, their wait is measured; before, they are only let go.
+func (b *behindSpeculation) answered(seq uint64, at time.Time, link time.Duration, linkKnown bool) {
 	n := 0
 	for ; n < len(b.pending) && b.pending[n].ahead <= seq; n++ {
-		if wait := at.Sub(b.pending[n].at) - link; wait > b.longest {
+		if wait := at.Sub(b.pending[n].at) - link; linkKnown && wait > b.longest {
 			b.longest = wait
 		}
 	}

@@ -187,16 +187,23 @@ func TestWaitBehindSpeculationIsMeasuredFromTheLastReplyAhead(t *testing.T) {
 	b.debugger(ms(1), 2) // behind both
 	b.debugger(ms(2), 0) // nothing ahead: not followed
 	link := 19 * time.Millisecond
-	b.answered(first, ms(20), link)
+	b.answered(first, ms(20), link, true)
 	require.Zero(t, b.longest, "the second synthetic command is still ahead")
 	require.Len(t, b.pending, 1)
-	b.answered(second, ms(26), link)
+	b.answered(second, ms(26), link, true)
 	require.Equal(t, 6*time.Millisecond, b.longest, "26 ms less the 1 ms it was sent at and the 19 ms link")
 	require.Empty(t, b.pending)
 	third := b.synthetic()
 	b.debugger(ms(30), 1)
-	b.answered(third, ms(50), link)
+	b.answered(third, ms(50), link, true)
 	require.Equal(t, 6*time.Millisecond, b.longest, "1 ms behind: the longest stays")
+	// Before the link is known, the commands are let go unmeasured: not
+	// kept to be measured much later against a reply they never waited for.
+	fourth := b.synthetic()
+	b.debugger(ms(60), 1)
+	b.answered(fourth, ms(500), link, false)
+	require.Empty(t, b.pending)
+	require.Equal(t, 6*time.Millisecond, b.longest)
 }
 
 // However many commands the VM would take in a round trip, the speculation

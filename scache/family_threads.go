@@ -17,10 +17,13 @@ import (
 type threadsView struct {
 	viewed []jdwp.ThreadID
 	epoch  uint64
-	// listAsks counts the debugger's AllThreads of epoch listEpoch, and
-	// lastAsks those of the last epoch it asked one in.
-	listAsks, lastAsks int
-	listEpoch          uint64
+	// listAsks counts the debugger's AllThreads of epoch listEpoch, at a
+	// stop of kind listStep; lastAsks, by kind of stop (breakpoint, step),
+	// those of the last epoch it asked one in.
+	listAsks  int
+	lastAsks  [2]int
+	listEpoch uint64
+	listStep  bool
 }
 
 // speculateThreads asks, at a stop with every thread suspended, for the
@@ -131,9 +134,10 @@ func enqueueGroups(s *Speculator, groups []jdwp.ThreadGroupID) {
 // threads run through the stop (moving entries, sequential.go), the reply
 // speculated at the stop cannot answer the second ask: the view read
 // since then told newer states. So, when the debugger asked the list twice
-// in its last stop that asked one, the list is asked again as soon as it
-// asks it the first time: the new reply is newer than the view it reads
-// in between, and ready (or in flight, to wait on) when it asks again.
+// at its last stop of this kind (breakpoint or step) that asked one, the
+// list is asked again as soon as it asks it the first time: the new reply
+// is newer than the view it reads in between, and ready (or in flight, to
+// wait on) when it asks again.
 func askListAgain(s *Speculator, key Key, _ jdwp.CommandMessage) {
 	if key.Command() != jdwp.CmdVirtualMachineAllThreads || !s.table.on(FamilyThreads) {
 		return
@@ -141,12 +145,12 @@ func askListAgain(s *Speculator, key Key, _ jdwp.CommandMessage) {
 	v := &s.view
 	if v.listEpoch != s.susp.epoch {
 		if v.listAsks > 0 {
-			v.lastAsks = v.listAsks
+			v.lastAsks[boolIndex(v.listStep)] = v.listAsks
 		}
-		v.listEpoch, v.listAsks = s.susp.epoch, 0
+		v.listEpoch, v.listStep, v.listAsks = s.susp.epoch, s.stop.event.step, 0
 	}
 	v.listAsks++
-	if v.listAsks == 1 && v.lastAsks >= 2 {
+	if v.listAsks == 1 && v.lastAsks[boolIndex(v.listStep)] >= 2 {
 		s.enqueueInOrder(&jdwp.VMAllThreadsCommand{})
 	}
 }
