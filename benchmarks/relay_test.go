@@ -165,6 +165,7 @@ func compareModesAll(b *testing.B, delay, service time.Duration, modes []string,
 	breakpointInspection := map[string][]float64{} // without the waiting on SetValues and the like
 	breakpointBeyond := map[string][]float64{}     // inspection, without the waiting on invocations
 	invocations := 0
+	waitBehind := map[string]time.Duration{} // the longest wait of a debugger command behind speculation
 	var estimates [2]float64 // scache's estimates of the link's round trip and the VM's service, µs
 	for i := 0; i < b.N; i++ {
 		var want string
@@ -190,6 +191,9 @@ func compareModesAll(b *testing.B, delay, service time.Duration, modes []string,
 				}
 			}
 			total[mode] += d
+			if st.WaitBehindSpeculation > waitBehind[mode] {
+				waitBehind[mode] = st.WaitBehindSpeculation
+			}
 			if mode == "scache" {
 				estimates[0] += float64(st.RoundTrip.Microseconds())
 				estimates[1] += float64(st.ServiceTime.Microseconds())
@@ -212,6 +216,9 @@ func compareModesAll(b *testing.B, delay, service time.Duration, modes []string,
 	}
 	if sent > 0 {
 		b.ReportMetric(float64(used)/float64(sent), "used/speculated")
+	}
+	for mode, w := range waitBehind {
+		b.ReportMetric(float64(w.Microseconds())/1000, "wait_behind_ms_"+mode)
 	}
 	if invocations > 0 {
 		b.ReportMetric(float64(invocations)/float64(b.N), "invocations/session")

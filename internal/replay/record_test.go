@@ -32,6 +32,12 @@ var workloads = map[string]jvmtest.DriverOptions{
 	"jdi-eventthreads.sctrace": {Stops: 5, Threads: 4, EventThread: true},
 	// A local changed with setValue at each stop, and read back.
 	"jdi-setvalue.sctrace": {Stops: 5, SetValue: true},
+	// Eclipse's JDI (the Eclipse IDE's, VS Code's), expanding this at every
+	// stop and step as an IDE's variables view does.
+	"eclipse-hotspot17.sctrace": {Stops: 5, Eclipse: true, Extras: true},
+	// The JDK's JDI asking each stop's reads in parallel waves of 8, as an
+	// async IDE does, with stops in four app threads taking turns.
+	"jdk-parallel.sctrace": {Stops: 5, Parallel: 8, Threads: 4},
 }
 
 // recordSession debugs a real VM with the JDI driver through a pass-through
