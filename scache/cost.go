@@ -47,11 +47,11 @@ const minSamples = 4
 // back; the queue's gate (queue.go: admit) asks it whether a speculated
 // command pays, and pump how many may be in flight.
 type costModel struct {
-	now         func() time.Time // nil: no clock, no estimates, nothing gated
-	outstanding int              // commands sent to the VM and not answered
-	lastReply   time.Time        // when the last reply from the VM arrived
-	roundTrip   sampleWindow     // the replies to commands sent alone, service included: the least counts
-	service     serviceRuns      // replies to commands queued at the VM, in runs (cost_estimates.go)
+	now         func() time.Time  // nil: no clock, no estimates, nothing gated
+	outstanding int               // commands sent to the VM and not answered
+	lastReply   time.Time         // when the last reply from the VM arrived
+	roundTrip   sampleWindow      // the replies to commands sent alone, service included: the least counts
+	service     serviceRuns       // replies to commands queued at the VM, in runs (cost_estimates.go)
 	behind      behindSpeculation // the debugger's commands' wait behind speculation (cost_behind.go)
 	// farRoundTrip is the round trip from the far half of a split proxy to
 	// the VM, service included, as the far half measures it
