@@ -166,7 +166,7 @@ func compareModesAll(b *testing.B, delay, service time.Duration, modes []string,
 	breakpointBeyond := map[string][]float64{}     // inspection, without the waiting on invocations
 	invocations := 0
 	waitBehind := map[string]time.Duration{} // the longest wait of a debugger command behind speculation
-	var estimates [2]float64 // scache's estimates of the link's round trip and the VM's service, µs
+	var estimates [2]float64                 // scache's estimates of the link's round trip and the VM's service, µs
 	for i := 0; i < b.N; i++ {
 		var want string
 		for _, mode := range modes {
