@@ -298,6 +298,7 @@ func askThisFields(s *Speculator, p *inFlight, reply *replyData) error {
 	}
 	l.this = this
 	s.guesses.observeThis(this, thisSite{l.class(), l.step()}, s.stop.stops())
+	s.guesses.sawThis(this, asked.Thread, l.class())
 	askFieldsOf(s, this)
 	return nil
 }

@@ -105,6 +105,11 @@ func guessThis(s *Speculator, stop stopEvent) {
 	if !s.stop.top.set || !s.stop.top.predicted || !s.stop.top.thisDone {
 		return // no ThisObject ahead of a guess: its id would not be given out yet
 	}
+	if stop.step && g.lastThis != 0 && g.lastThread == stop.thread && g.lastClass == stop.loc.Class {
+		// A step in the class of the last stop in this thread: mostly the
+		// same frame (a step over), whose this it was.
+		askFieldsOf(s, g.lastThis)
+	}
 	h := g.thisSeen[thisSite{stop.loc.Class, stop.step}]
 	if h == nil {
 		return
@@ -129,6 +134,17 @@ type idGuesses struct {
 	localsSeen map[localSite]*localHistory
 	// newest is the highest object or type id a reply read named.
 	newest jdwp.ObjectID
+	// lastThis is the `this` of the last stop whose top frame told it, in
+	// thread lastThread at class lastClass: a step mostly stays in the
+	// frame it started from (step over), and that frame's this with it.
+	lastThis   jdwp.ObjectID
+	lastThread jdwp.ThreadID
+	lastClass  jdwp.ReferenceTypeID
+}
+
+// sawThis notes the `this` of a stop of thread at a location in class.
+func (g *idGuesses) sawThis(this jdwp.ObjectID, thread jdwp.ThreadID, class jdwp.ReferenceTypeID) {
+	g.lastThis, g.lastThread, g.lastClass = this, thread, class
 }
 
 // sawID notes an object or type id a reply named.

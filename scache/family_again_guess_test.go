@@ -235,3 +235,35 @@ func TestThisFieldsAskedOneByOne(t *testing.T) {
 		resume(h)
 	}
 }
+
+// An IDE expands this at breakpoints and at steps. A step mostly stays in
+// the frame it started from, on the same this: from the second round on,
+// the fields it asked of this at its steps go out with the step's event,
+// for the last stop's this, and answer the debugger as the VM would.
+func TestAStepAsksTheFieldsOfTheLastStopsThis(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	fields := []jdwp.FieldID{1, 2}
+	for round := 0; round < 4; round++ {
+		this := h.vm.NewObject(class.ID)
+		stopOn(t, h, this)
+		h.drain()
+		askThis(t, h)
+		got, want := ask(h, &jdwp.ObjectRefGetValuesCommand{Object: this, Fields: fields})
+		require.Equal(t, want, got)
+		resume(h)
+
+		before := queuedFor(h, jdwp.CmdObjectReferenceGetValues, this)
+		stepOn(t, h, this)
+		withEvent := queuedFor(h, jdwp.CmdObjectReferenceGetValues, this) - before
+		h.drain()
+		askThis(t, h)
+		sent := len(h.toVM)
+		got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: this, Fields: fields})
+		require.Equal(t, want, got)
+		if round >= 1 {
+			require.Equal(t, 1, withEvent, "round %d: this's fields went out with the step's event", round)
+			require.Equal(t, sent, len(h.toVM), "round %d: and answered the debugger", round)
+		}
+		resume(h)
+	}
+}
