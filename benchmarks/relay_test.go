@@ -69,7 +69,7 @@ func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jv
 		extra = append(extra, scache.WithJournal(record))
 	}
 	stats := make(chan scache.Stats, 1)
-	link, err := latency.Listen(vmAddr, delay)
+	link, err := latency.Listen(vmAddr, delay, linkOptions...)
 	require.NoError(b, err)
 	defer link.Close()
 	addr := link.Addr
@@ -93,7 +93,7 @@ func splitSession(b *testing.B, vmAddr string, delay time.Duration, o jvmtest.Dr
 	both ...scache.Option) (time.Duration, string, scache.Stats) {
 	nearStats, farStats := make(chan scache.Stats, 1), make(chan scache.Stats, 1)
 	near := serveProxy(b, vmAddr, "scache", nearStats, append([]scache.Option{transport.WithSplit(transport.NearHalf)}, both...)...)
-	link, err := latency.Listen(near, delay)
+	link, err := latency.Listen(near, delay, linkOptions...)
 	require.NoError(b, err)
 	defer link.Close()
 	far := serveProxy(b, link.Addr, "scache", farStats, append([]scache.Option{transport.WithSplit(transport.FarHalf), scache.WithJournal(journal)}, both...)...)

@@ -15,11 +15,14 @@ type Link struct {
 	Addr    string // where to connect to reach the target through the link
 	delay   time.Duration
 	service time.Duration // WithService: each JDWP command held this long more, one at a time
+	profile *Profile      // WithProfile: bandwidth, jitter, power save (profile.go)
+	seed    uint64
 	ln      net.Listener
 	wg      sync.WaitGroup
 
 	mu    sync.Mutex
 	conns []net.Conn
+	conn  uint64 // connections accepted, for each one's own draws
 }
 
 // An Option configures a Link.
@@ -72,9 +75,10 @@ func (l *Link) accept(target string) {
 		}
 		l.track(in)
 		l.track(out)
+		toTarget, back := l.shapers()
 		l.wg.Add(2)
-		go l.pipe(out, in, l.service)
-		go l.pipe(in, out, 0)
+		go l.pipe(out, in, l.service, toTarget)
+		go l.pipe(in, out, 0, back)
 	}
 }
 
@@ -83,9 +87,10 @@ type chunk struct {
 	data []byte
 }
 
-// pipe copies src to dst, each chunk held until its delay has passed and,
-// with a service time, each JDWP command until the one before it was served.
-func (l *Link) pipe(dst, src net.Conn, service time.Duration) {
+// pipe copies src to dst, each chunk held until its delay (or, with a
+// profile, what shape says) has passed and, with a service time, each JDWP
+// command until the one before it was served.
+func (l *Link) pipe(dst, src net.Conn, service time.Duration, shape *shaper) {
 	defer l.wg.Done()
 	ch := make(chan chunk, 1024)
 	done := make(chan struct{})
@@ -115,6 +120,9 @@ func (l *Link) pipe(dst, src net.Conn, service time.Duration) {
 		n, err := src.Read(buf)
 		if n > 0 {
 			arrival := time.Now().Add(l.delay)
+			if shape != nil {
+				arrival = shape.due(time.Now(), n)
+			}
 			if q == nil {
 				ch <- chunk{due: arrival, data: append([]byte(nil), buf[:n]...)}
 			} else {

@@ -36,13 +36,22 @@ func echoServer(t testing.TB) net.Listener {
 // link to an echo server and back: both directions deliver every byte, in
 // order, and Close leaves no goroutine behind.
 func TestLinkKeepsEveryByteInOrder(t *testing.T) {
-	for _, delay := range []time.Duration{0, time.Millisecond} {
-		t.Run(delay.String(), func(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		delay   time.Duration
+		profile string
+	}{{"0s", 0, ""}, {"1ms", time.Millisecond, ""}, {"usb", 0, "usb"}, {"wifi-powersave", 0, "wifi-powersave"}} {
+		delay := c.delay
+		t.Run(c.name, func(t *testing.T) {
 			defer goleak.VerifyNone(t)
 			echo := echoServer(t)
 			defer echo.Close()
 			// With a service time too: bytes that are not JDWP go on unserved.
-			link, err := latency.Listen(echo.Addr().String(), delay, latency.WithService(delay))
+			opts := []latency.Option{latency.WithService(delay)}
+			if c.profile != "" {
+				opts = append(opts, latency.WithProfile(latency.Profiles[c.profile], 7))
+			}
+			link, err := latency.Listen(echo.Addr().String(), delay, opts...)
 			require.NoError(t, err)
 			defer link.Close()
 
