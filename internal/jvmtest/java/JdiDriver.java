@@ -256,31 +256,24 @@ public class JdiDriver {
         }
         inspectTop(t);
         if (setValue) {
-            StackFrame top = t.frame(0);
-            LocalVariable n = top.visibleVariableByName("n");
-            top.setValue(n, vm.mirrorOf(((IntegerValue) top.getValue(n)).value() + 1000));
-            line("  set n, now " + value(t.frame(0).getValue(n)));
+            setN(t);
         }
         // Like an IDE's threads view: every thread's name, status and depth.
         // Only the names go in the transcript: system threads' states vary.
         List<String> threads = new ArrayList<>();
         for (ThreadReference other : vm.allThreads()) {
-            other.status();
-            if (!other.isSuspended()) {
-                threads.add(other.name());
-                continue;
-            }
-            int depth = other.frameCount();
-            if (topFrames && depth > 0 && !other.equals(t)) {
-                // Where each suspended thread is, as an IDE's threads view
-                // shows it; left out of the transcript: a thread waiting its
-                // turn may be anywhere on the way to its wait.
-                other.frame(0).location();
-            }
-            threads.add(other.equals(t) ? other.name() + ":" + depth : other.name());
+            threads.add(threadView(t, other));
         }
         Collections.sort(threads);
         line("  threads " + threads);
+    }
+
+    // setN changes the top frame's local n and reads it back.
+    void setN(ThreadReference t) throws Exception {
+        StackFrame top = t.frame(0);
+        LocalVariable n = top.visibleVariableByName("n");
+        top.setValue(n, vm.mirrorOf(((IntegerValue) top.getValue(n)).value() + 1000));
+        line("  set n, now " + value(t.frame(0).getValue(n)));
     }
 
     // inspectInWaves is inspect as an async IDE asks: the frames and the
@@ -319,10 +312,7 @@ public class JdiDriver {
         }
         inspectTop(t);
         if (setValue) {
-            StackFrame top = t.frame(0);
-            LocalVariable n = top.visibleVariableByName("n");
-            top.setValue(n, vm.mirrorOf(((IntegerValue) top.getValue(n)).value() + 1000));
-            line("  set n, now " + value(t.frame(0).getValue(n)));
+            setN(t);
         }
         List<String> threads = new ArrayList<>();
         for (Object v : views) {
@@ -340,6 +330,9 @@ public class JdiDriver {
         }
         int depth = other.frameCount();
         if (topFrames && depth > 0 && !other.equals(t)) {
+            // Where each suspended thread is, as an IDE's threads view
+            // shows it; left out of the transcript: a thread waiting its
+            // turn may be anywhere on the way to its wait.
             other.frame(0).location();
         }
         return other.equals(t) ? other.name() + ":" + depth : other.name();
