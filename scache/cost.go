@@ -93,16 +93,19 @@ func (c *costModel) sending(p *inFlight) {
 // sentBehind notes the debugger's command going to the VM while inFlight
 // synthetic commands are outstanding there.
 func (c *costModel) sentBehind(inFlight int) {
-	if c.now != nil {
+	if c.now != nil && inFlight > 0 {
 		c.behind.debugger(c.now(), inFlight)
 	}
 }
 
-// sent counts a packet that went to the VM.
-func (c *costModel) sent(packet []byte) {
+// sent counts a packet that went to the VM, and reports whether it was a
+// command (not the reply to one of the VM's).
+func (c *costModel) sent(packet []byte) (command bool) {
 	if len(packet) >= jdwp.HeaderSize && packet[8]&jdwp.FlagReply == 0 {
 		c.outstanding++
+		return true
 	}
+	return false
 }
 
 // arrival takes a reply from the VM arriving now, and returns when it
@@ -149,24 +152,22 @@ func (c *costModel) pays(p float64) bool {
 // inFlightBound returns how many synthetic commands may be in flight: as
 // many as the VM serves in a round trip of the link and one service time
 // (what keeps it busy while the first reply travels), at least one; or
-// max, for a fast VM. Either way, no more than the VM serves in
-// maxWaitBehind once its service time is known: a debugger's command sent
-// now waits behind all of them (cost_behind.go).
-func (c *costModel) inFlightBound(max int) int {
-	n := max
+// configured (WithMaxInFlight's bound, 0: none), for a fast VM. Either
+// way, no more than the VM serves in maxWaitBehind once its service time
+// is known, at least one: a debugger's command sent now waits behind all
+// of them (cost_behind.go).
+func (c *costModel) inFlightBound(configured int) int {
+	n := configured
 	if c.slow() {
 		n = int((c.link()+c.service.estimate())/c.service.estimate()) + 1
-		if max > 0 && n > max {
-			n = max
+		if configured > 0 {
+			n = min(n, configured)
 		}
 	}
 	if s := c.service.estimate(); c.service.known() && s > 0 {
-		if limit := int(maxWaitBehind / s); n == 0 || n > limit {
+		if limit := max(1, int(maxWaitBehind/s)); n == 0 || n > limit {
 			n = limit
 		}
-	}
-	if max > 0 || n > 0 {
-		n = maxInt(n, 1)
 	}
 	return n
 }
@@ -174,13 +175,6 @@ func (c *costModel) inFlightBound(max int) int {
 // maxWaitBehind bounds the VM's time that the speculation in flight may
 // take: what a debugger's command sent now waits behind it at most.
 const maxWaitBehind = 50 * time.Millisecond
-
-func maxInt(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
-}
 
 // measuredRoundTrip returns the least round trip to the VM of the last
 // commands sent alone, service included, once known (a far half tells it

@@ -295,10 +295,9 @@ func (s *Speculator) hold(r *Response, p *inFlight, id uint32, packet []byte) {
 
 // forwardUp sends the packet to the VM as it is.
 func (s *Speculator) forwardUp(r *Response, packet []byte) {
-	if len(packet) >= jdwp.HeaderSize && packet[8]&jdwp.FlagReply == 0 {
+	if s.cost.sent(packet) {
 		s.cost.sentBehind(s.inflight.synthetic)
 	}
-	s.cost.sent(packet)
 	r.Edict.Upstream = append(r.Edict.Upstream, packet)
 	r.Journal.Upstream = append(r.Journal.Upstream, packet)
 }
