@@ -376,11 +376,11 @@ func (t familyTable) reply(s *Speculator, p *inFlight, reply *replyData) error {
 	return nil
 }
 
-// asked runs the families' onAsked for a state command the debugger asked,
-// with key and parameters m.
+// asked runs the onAsked of the families that are on for a state command
+// the debugger asked, with key and parameters m.
 func (t familyTable) asked(s *Speculator, key Key, m jdwp.CommandMessage) {
 	for _, f := range t {
-		if f.onAsked != nil {
+		if f.onAsked != nil && f.on {
 			f.onAsked(s, key, m)
 		}
 	}

@@ -139,7 +139,7 @@ func enqueueGroups(s *Speculator, groups []jdwp.ThreadGroupID) {
 // is newer than the view it reads in between, and ready (or in flight, to
 // wait on) when it asks again.
 func askListAgain(s *Speculator, key Key, _ jdwp.CommandMessage) {
-	if key.Command() != jdwp.CmdVirtualMachineAllThreads || !s.table.on(FamilyThreads) {
+	if key.Command() != jdwp.CmdVirtualMachineAllThreads {
 		return
 	}
 	v := &s.view

@@ -223,7 +223,8 @@ func (s *Speculator) pump(r *Response, sc *responseBuffers) {
 // send sends the queued command q, unless a reply to it that is not moving
 // is cached or in flight since it was queued.
 func (s *Speculator) send(r *Response, sc *responseBuffers, q queued) {
-	if s.cache.holds(q.key, &s.pos) && !q.subject.moving || s.inflight.hasKey(q.key) && !q.subject.moving {
+	held := s.cache.holds(q.key, &s.pos) // drops a moving entry past the rules, moving or not
+	if !q.subject.moving && (held || s.inflight.hasKey(q.key)) {
 		return
 	}
 	id := s.queue.syntheticID(s.inflight.busy)
