@@ -30,25 +30,33 @@ func TestTheSpeculatorDoesNoIO(t *testing.T) {
 		require.False(t, strings.HasPrefix(dep, "github.com/jdwpscache/scache/scache/transport"), "package scache depends on %s", dep)
 	}
 
-	files, err := filepath.Glob("*.go")
-	require.NoError(t, err)
-	fset := token.NewFileSet()
-	checked := 0
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		require.NoError(t, err)
+	fset, parsed := parsePackage(t)
+	for _, f := range parsed {
 		ast.Inspect(f, func(n ast.Node) bool {
 			if g, ok := n.(*ast.GoStmt); ok {
 				t.Errorf("%s starts a goroutine", fset.Position(g.Pos()))
 			}
 			return true
 		})
-		checked++
 	}
-	require.Greater(t, checked, 20, "the package's files were read")
+	require.Greater(t, len(parsed), 20, "the package's files were read")
+}
+
+// parsePackage parses the files of package scache, tests aside, by name.
+func parsePackage(t *testing.T) (*token.FileSet, map[string]*ast.File) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	parsed := map[string]*ast.File{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		require.NoError(t, err)
+		parsed[name] = f
+	}
+	return fset, parsed
 }
 
 // The mechanism knows no family: no file of package scache outside the
@@ -58,20 +66,11 @@ func TestTheSpeculatorDoesNoIO(t *testing.T) {
 // the mechanism reaches them only through the table's hooks. And the
 // Speculator is glue: its methods are the mechanism's stages, at most 100.
 func TestTheMechanismNamesNoFamily(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	require.NoError(t, err)
 	isFamily := func(name string) bool { return strings.HasPrefix(name, "family_") }
-	fset := token.NewFileSet()
-	parsed := map[string]*ast.File{}
+	fset, parsed := parsePackage(t)
 	declaredBy := map[string]string{} // a top-level name or Type.method, by the file that declares it
 	methods := 0
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		require.NoError(t, err)
-		parsed[name] = f
+	for name, f := range parsed {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
