@@ -28,15 +28,22 @@ func askHotSpot(t *testing.T) (*jdwp.Conn, func(jdwp.CommandMessage) []byte) {
 	}
 }
 
+// suspendedHotSpot is askHotSpot with every thread suspended, and the
+// thread list.
+func suspendedHotSpot(t *testing.T) (func(jdwp.CommandMessage) []byte, jdwp.ObjectIDsReply) {
+	_, ask := askHotSpot(t)
+	ask(&jdwp.VMSuspendCommand{})
+	var threads jdwp.ObjectIDsReply
+	require.NoError(t, jdwp.Unmarshal(jdwp.Data(ask(&jdwp.VMAllThreadsCommand{})), jdwp.DefaultIDSizes, &threads))
+	require.NotEmpty(t, threads.IDs)
+	return ask, threads
+}
+
 // The answers derived from a whole stack are byte for byte what a real
 // HotSpot VM answers: every thread's depth, and parts of its stack.
 func TestDerivedAnswersEqualHotSpots(t *testing.T) {
-	_, ask := askHotSpot(t)
+	ask, threads := suspendedHotSpot(t)
 	sizes := jdwp.DefaultIDSizes
-	ask(&jdwp.VMSuspendCommand{})
-	var threads jdwp.ObjectIDsReply
-	require.NoError(t, jdwp.Unmarshal(jdwp.Data(ask(&jdwp.VMAllThreadsCommand{})), sizes, &threads))
-	require.NotEmpty(t, threads.IDs)
 	compared := 0
 	for _, th := range threads.IDs {
 		whole := ask(&jdwp.ThreadFramesCommand{Thread: th, StartFrame: 0, Length: -1})
@@ -160,11 +167,8 @@ func TestPlainAnswersFromGenericOnesEqualHotSpots(t *testing.T) {
 // for byte as HotSpot answers it, with the null object; of any other
 // frame HotSpot names an object, which is never derived.
 func TestNullThisOfStaticFramesEqualsHotSpots(t *testing.T) {
-	_, ask := askHotSpot(t)
+	ask, threads := suspendedHotSpot(t)
 	sizes := jdwp.DefaultIDSizes
-	ask(&jdwp.VMSuspendCommand{})
-	var threads jdwp.ObjectIDsReply
-	require.NoError(t, jdwp.Unmarshal(jdwp.Data(ask(&jdwp.VMAllThreadsCommand{})), sizes, &threads))
 	static, other := 0, 0
 	for _, th := range threads.IDs {
 		var all jdwp.ThreadFramesReply
