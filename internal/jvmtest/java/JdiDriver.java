@@ -353,11 +353,7 @@ public class JdiDriver {
         try {
             // Like an IDE's variables view: every visible variable in one request.
             List<LocalVariable> vars = top.visibleVariables();
-            Map<LocalVariable, Value> values = top.getValues(vars);
-            for (LocalVariable v : vars) {
-                line("    " + v.name() + " : " + v.typeName() + " = " + value(values.get(v)));
-                shown.add(values.get(v));
-            }
+            shown = showVariables(vars, top.getValues(vars));
         } catch (AbsentInformationException e) {
             line("    no local variable information");
         }
@@ -397,14 +393,21 @@ public class JdiDriver {
         if (vars == null) {
             line("    no local variable information");
         } else {
-            for (LocalVariable v : vars) {
-                line("    " + v.name() + " : " + v.typeName() + " = " + value(values.get(v)));
-                shown.add(values.get(v));
-            }
+            shown = showVariables(vars, values);
         }
         if (renderers) {
             render(t, self, shown);
         }
+    }
+
+    // showVariables prints each variable and its value, and returns the values.
+    List<Value> showVariables(List<LocalVariable> vars, Map<LocalVariable, Value> values) {
+        List<Value> shown = new ArrayList<>();
+        for (LocalVariable v : vars) {
+            line("    " + v.name() + " : " + v.typeName() + " = " + value(values.get(v)));
+            shown.add(values.get(v));
+        }
+        return shown;
     }
 
     // render shows this and the objects among the locals as an IDE's default
