@@ -36,15 +36,24 @@ const relayStops = 5
 // session and its transcript. journal, if not nil, gets the journal of the
 // proxy next to the debugger.
 func workloadSession(b *testing.B, delay time.Duration, mode string, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) (time.Duration, string, scache.Stats) {
-	d, transcript, st, _ := workloadStops(b, delay, 0, mode, o, journal)
-	return d, transcript, st
+	s := workloadStops(b, delay, 0, mode, o, journal)
+	return s.Elapsed, s.Transcript, s.Stats
+}
+
+// liveSession is what one live session gave: what the driver printed and
+// measured, the stats of the proxy (split: both halves'), and the stops as
+// the debugger lived them.
+type liveSession struct {
+	jvmtest.DriverRun
+	Stats scache.Stats
+	Stops []stoplog.Record
 }
 
 // workloadStops is workloadSession, with the stops as the debugger lived
 // them (a stoplog.Log on the journal of the proxy next to it; none direct),
-// and a VM that serves one command per service (latency.WithService; 0:
-// HotSpot as it is).
-func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) (time.Duration, string, scache.Stats, []stoplog.Record) {
+// the attach time, and a VM that serves one command per service
+// (latency.WithService; 0: HotSpot as it is).
+func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) liveSession {
 	vm := jvmtest.Start(b, "Debuggee", o.DebuggeeArgs(o.Stops)...)
 	vmAddr := vm.Addr
 	if service > 0 {
@@ -61,8 +70,8 @@ func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jv
 		}
 	}
 	if mode == "split" {
-		d, transcript, st := splitSession(b, vmAddr, delay, o, record)
-		return d, transcript, st, stops.Stops()
+		run, st := splitSessionRun(b, vmAddr, delay, o, record)
+		return liveSession{DriverRun: run, Stats: st, Stops: stops.Stops()}
 	}
 	var extra []scache.Option
 	if mode != "direct" {
@@ -76,12 +85,12 @@ func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jv
 	if mode != "direct" {
 		addr = serveProxy(b, link.Addr, mode, stats, extra...)
 	}
-	transcript, elapsed := jvmtest.RunDriver(b, addr, o)
+	run := jvmtest.RunDriverTimed(b, addr, o)
 	var st scache.Stats
 	if mode != "direct" {
 		st = <-stats
 	}
-	return elapsed, transcript, st, stops.Stops()
+	return liveSession{DriverRun: run, Stats: st, Stops: stops.Stops()}
 }
 
 // splitSession runs the JDI driver with workload o through a split proxy:
@@ -91,14 +100,21 @@ func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jv
 // belayed commands. journal gets the far half's journal.
 func splitSession(b *testing.B, vmAddr string, delay time.Duration, o jvmtest.DriverOptions, journal func(scache.JournalEntry),
 	both ...scache.Option) (time.Duration, string, scache.Stats) {
+	run, st := splitSessionRun(b, vmAddr, delay, o, journal, both...)
+	return run.Elapsed, run.Transcript, st
+}
+
+// splitSessionRun is splitSession with all the driver measured.
+func splitSessionRun(b *testing.B, vmAddr string, delay time.Duration, o jvmtest.DriverOptions, journal func(scache.JournalEntry),
+	both ...scache.Option) (jvmtest.DriverRun, scache.Stats) {
 	nearStats, farStats := make(chan scache.Stats, 1), make(chan scache.Stats, 1)
 	near := serveProxy(b, vmAddr, "scache", nearStats, append([]scache.Option{transport.WithSplit(transport.NearHalf)}, both...)...)
 	link, err := latency.Listen(near, delay, linkOptions...)
 	require.NoError(b, err)
 	defer link.Close()
 	far := serveProxy(b, link.Addr, "scache", farStats, append([]scache.Option{transport.WithSplit(transport.FarHalf), scache.WithJournal(journal)}, both...)...)
-	transcript, elapsed := jvmtest.RunDriver(b, far, o)
-	return elapsed, transcript, replay.SplitStats(<-nearStats, <-farStats)
+	run := jvmtest.RunDriverTimed(b, far, o)
+	return run, replay.SplitStats(<-nearStats, <-farStats)
 }
 
 // serveProxy serves a proxy in mode (with extra options) in front of
@@ -165,13 +181,16 @@ func compareModesAll(b *testing.B, delay, service time.Duration, modes []string,
 	breakpointInspection := map[string][]float64{} // without the waiting on SetValues and the like
 	breakpointBeyond := map[string][]float64{}     // inspection, without the waiting on invocations
 	invocations := 0
+	attach := map[string]time.Duration{}     // from attach until the breakpoint was set
 	waitBehind := map[string]time.Duration{} // the longest wait of a debugger command behind speculation
 	var estimates [2]float64                 // scache's estimates of the link's round trip and the VM's service, µs
 	for i := 0; i < b.N; i++ {
 		var want string
 		for _, mode := range modes {
-			d, transcript, st, stops := workloadStops(b, delay, service, mode, o, nil)
-			for _, s := range stops {
+			live := workloadStops(b, delay, service, mode, o, nil)
+			d, transcript, st := live.Elapsed, live.Transcript, live.Stats
+			attach[mode] += live.Attach
+			for _, s := range live.Stops {
 				if forwarded != nil {
 					if forwarded[mode] == nil {
 						forwarded[mode] = map[jdwp.Command]int{}
@@ -213,6 +232,11 @@ func compareModesAll(b *testing.B, delay, service time.Duration, modes []string,
 	}
 	for mode, d := range total {
 		b.ReportMetric(float64(d.Milliseconds())/float64(b.N), "ms_"+mode)
+	}
+	for mode, d := range attach {
+		if d > 0 {
+			b.ReportMetric(float64(d.Microseconds())/1000/float64(b.N), "attach_ms_"+mode)
+		}
 	}
 	if sent > 0 {
 		b.ReportMetric(float64(used)/float64(sent), "used/speculated")

@@ -335,11 +335,32 @@ func (o DriverOptions) DebuggeeArgs(rounds int) []string {
 }
 
 // RunDriver runs the JDI driver against addr and returns its transcript
-// (without the timing line) and the session's wall time as the driver measured it.
+// (without the timing lines) and the session's wall time as the driver measured it.
 func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duration) {
 	t.Helper()
+	r := RunDriverTimed(t, addr, o)
+	return r.Transcript, r.Elapsed
+}
+
+// DriverRun is what one run of the JDI driver printed: its transcript and
+// the times it measured.
+type DriverRun struct {
+	// Transcript is what the debugger saw, without the timing lines.
+	Transcript string
+	// Elapsed is the session's wall time, from attach to dispose.
+	Elapsed time.Duration
+	// Attach is the time from attach until the debugger's breakpoint was
+	// set, as an IDE's attach ends (0 for jdb, which does not report it).
+	Attach time.Duration
+}
+
+// RunDriverTimed runs the JDI driver against addr as RunDriver does and
+// returns its transcript with both times it measured.
+func RunDriverTimed(t testing.TB, addr string, o DriverOptions) DriverRun {
+	t.Helper()
 	if o.Jdb {
-		return RunJdb(t, addr, o)
+		transcript, elapsed := RunJdb(t, addr, o)
+		return DriverRun{Transcript: transcript, Elapsed: elapsed}
 	}
 	cp := driverClassPath(t, o)
 	host, port, ok := strings.Cut(addr, ":")
@@ -385,9 +406,11 @@ func RunDriver(t testing.TB, addr string, o DriverOptions) (string, time.Duratio
 	if i < 0 {
 		t.Fatalf("JDI driver printed no timing:\n%s", text)
 	}
-	var ns int64
-	fmt.Sscan(text[i+len("elapsed_ns "):], &ns)
-	return text[:i], time.Duration(ns)
+	var elapsed, attach int64
+	if _, err := fmt.Sscanf(text[i:], "elapsed_ns %d\nattach_ns %d", &elapsed, &attach); err != nil {
+		t.Fatalf("JDI driver's timing lines: %v\n%s", err, text[i:])
+	}
+	return DriverRun{Transcript: text[:i], Elapsed: time.Duration(elapsed), Attach: time.Duration(attach)}
 }
 
 // RunLister runs the ThreadLister JDI client against addr for the given

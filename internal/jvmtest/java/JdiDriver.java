@@ -21,6 +21,10 @@
 // with vm.exit(7) at the last stop's event instead of inspecting it and
 // disposing, and prints how that went.
 //
+// After the transcript it prints elapsed_ns (the session's wall time, from
+// attach to dispose) and attach_ns (from attach until the breakpoint was
+// set: an IDE's attach).
+//
 // eclipse attaches with Eclipse's JDI (org.eclipse.jdi.Bootstrap, the
 // implementation the Eclipse IDE and VS Code's Java debugger run on; its
 // jars on the class path) instead of the JDK's. parallel=N inspects each
@@ -48,6 +52,11 @@ public class JdiDriver {
     private boolean renderers;
     // pool asks in concurrent waves (parallel=N); null: one at a time.
     private ExecutorService pool;
+    // start is when the driver began to attach; attached, how long after
+    // it the breakpoint was set (the debugger ready, as an IDE's attach
+    // ends): 0 until then.
+    private long start;
+    private long attached;
 
     JdiDriver(VirtualMachine vm) {
         this.vm = vm;
@@ -103,6 +112,7 @@ public class JdiDriver {
         long start = System.nanoTime();
         VirtualMachine vm = socket.attach(ca);
         JdiDriver d = new JdiDriver(vm);
+        d.start = start;
         d.policy = eventThread ? EventRequest.SUSPEND_EVENT_THREAD : EventRequest.SUSPEND_ALL;
         d.exit = exit;
         d.extras = extras;
@@ -119,6 +129,7 @@ public class JdiDriver {
         long elapsed = System.nanoTime() - start;
         System.out.print(d.out);
         System.out.println("elapsed_ns " + elapsed);
+        System.out.println("attach_ns " + d.attached);
     }
 
     // manager returns the JDK's JDI, or Eclipse's (found on the class path at
@@ -178,6 +189,9 @@ public class JdiDriver {
                     BreakpointRequest bp = erm.createBreakpointRequest(loc);
                     bp.setSuspendPolicy(policy);
                     bp.enable();
+                    if (attached == 0) {
+                        attached = System.nanoTime() - start;
+                    }
                     line("prepared " + t.name() + " breakpoint at " + describe(loc));
                 } else if (e instanceof BreakpointEvent) {
                     stop++;
