@@ -66,7 +66,8 @@ const (
 	// thread's Name, Status and FrameCount; and once the debugger walks the
 	// thread-group tree, each group's children and name, a level ahead.
 	FamilyThreads
-	// FamilyAttach: once the debugger has the id sizes, the facts it asks
+	// FamilyAttach: the id sizes as soon as the handshake is through
+	// (OnHandshake), and once they are known the facts a debugger asks
 	// once a session (Version, CapabilitiesNew).
 	FamilyAttach
 	// FamilyPrepare: at a ClassPrepare event that suspends (where a debugger
@@ -255,7 +256,7 @@ var families = []*family{
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdVirtualMachineIDSizes: speculateAttach,
 		},
-		sends: []jdwp.Command{jdwp.CmdVirtualMachineVersion, jdwp.CmdVirtualMachineCapabilitiesNew},
+		sends: []jdwp.Command{jdwp.CmdVirtualMachineIDSizes, jdwp.CmdVirtualMachineVersion, jdwp.CmdVirtualMachineCapabilitiesNew},
 	},
 	{
 		flag: FamilyPrepare, life: lifetimeClass,

@@ -70,6 +70,7 @@ var keyable = map[jdwp.Command]keySpec{
 	jdwp.CmdMethodVariableTable:               {},
 	jdwp.CmdMethodBytecodes:                   {},
 
+	jdwp.CmdVirtualMachineIDSizes:         {life: lifetimeSession},
 	jdwp.CmdVirtualMachineVersion:         {life: lifetimeSession},
 	jdwp.CmdVirtualMachineCapabilitiesNew: {life: lifetimeSession},
 

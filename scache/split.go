@@ -118,6 +118,15 @@ func (n *Near) FromVM(packet []byte) Traffic {
 	return n.out(&resp)
 }
 
+// OnHandshake tells the near half that the session's JDWP handshake with
+// the VM is through: its Speculator's OnHandshake, as packets for the VM and
+// announcements for the far half. Call it before any packet or frame.
+func (n *Near) OnHandshake() Traffic {
+	resp := n.spec.OnHandshake()
+	n.record(&resp, Upstream)
+	return n.out(&resp)
+}
+
 func (n *Near) record(resp *Response, dir Direction) { record(n.journal, resp, dir) }
 
 // record gives journal, if set, the entries of a Response.

@@ -146,6 +146,13 @@ func (sim *simulation) run() outcome {
 			sim.byAnchor[e.anchor] = append(sim.byAnchor[e.anchor], i)
 		}
 	}
+	// The handshake is through as the trace starts: what the proxy asks
+	// ahead of the debugger's first command goes first.
+	if sim.split != nil {
+		sim.nearOut(sim.split.near.OnHandshake())
+	} else {
+		sim.route(sim.spc.OnHandshake(), scache.Upstream)
+	}
 	// Events that no command let happen (VMStart) come at their recorded time.
 	for i, e := range s.events {
 		if e.anchor < 0 {

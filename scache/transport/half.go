@@ -46,6 +46,9 @@ func ParseHalf(name string) (Half, error) {
 // A splitHalf is a Near or a Far as the relay runs it: fromDown takes what
 // arrives from the debugger's side, fromUp what arrives from the VM's.
 type splitHalf interface {
+	// started is what the half sends once the session's handshake is
+	// through, before anything it reads.
+	started() scache.Traffic
 	fromDown(b []byte) (scache.Traffic, error)
 	fromUp(b []byte) (scache.Traffic, error)
 	stats() scache.Stats
@@ -55,6 +58,7 @@ type nearHalf struct {
 	*scache.Near
 }
 
+func (h *nearHalf) started() scache.Traffic                   { return h.OnHandshake() }
 func (h *nearHalf) fromDown(b []byte) (scache.Traffic, error) { return h.FromFar(b) }
 func (h *nearHalf) fromUp(b []byte) (scache.Traffic, error)   { return h.FromVM(b), nil }
 func (h *nearHalf) stats() scache.Stats                       { return h.Stats() }
@@ -63,6 +67,7 @@ type farHalf struct {
 	*scache.Far
 }
 
+func (h *farHalf) started() scache.Traffic                   { return scache.Traffic{} }
 func (h *farHalf) fromDown(b []byte) (scache.Traffic, error) { return h.FromDebugger(b), nil }
 func (h *farHalf) fromUp(b []byte) (scache.Traffic, error)   { return h.FromNear(b) }
 func (h *farHalf) stats() scache.Stats                       { return h.Stats() }

@@ -174,6 +174,13 @@ func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error 
 		first error
 		wg    sync.WaitGroup
 	)
+	// What the Speculator asks before the debugger's first command (the
+	// id sizes) goes to the VM before it, from the goroutine that forwards
+	// the debugger's commands, while the VM's side is already read.
+	start := r.spec.OnHandshake()
+	if r.journal != nil {
+		r.record(start, scache.Upstream)
+	}
 	fail := func(err error) {
 		errMu.Lock()
 		if first == nil && !jdwp.IsCleanClose(err) {
@@ -185,6 +192,10 @@ func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error 
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
+		if err := upW.write(start.Edict.Upstream); err != nil {
+			fail(fmt.Errorf("scache: writing to the VM: %w", err))
+			return
+		}
 		fail(r.pump(debugger, "debugger", upW, downW, scache.Upstream))
 	}()
 	go func() {

@@ -113,6 +113,9 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 		s.tunnel, s.tunnelW, s.jdwpConn, s.jdwpW, s.jdwpPeer = down, s.downW, up, s.upW, "VM"
 	}
 	s.heard.Store(time.Now().UnixNano())
+	start := s.half.started() // the near half's speculation ahead of the debugger's first command
+	s.upW.put(start.Upstream)
+	s.downW.put(start.Downstream)
 	var backstop *time.Timer
 	var bmu sync.Mutex
 	stop := context.AfterFunc(ctx, func() { // at once if ctx has ended already
