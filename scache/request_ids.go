@@ -15,11 +15,19 @@ import (
 // debugger's step request at once with the next id, forwards the command
 // in its place in the stream, and checks the VM's reply when it comes.
 //
-// It answers only what cannot fail: a single step request of the thread
-// whose event suspended it, while nothing may have let it run (the agent
-// cannot refuse a live thread a step), with modifiers
-// the agent accepts whatever their values (a count above 0, class patterns),
-// when no other request's reply is awaited but the ones it answered itself.
+// It answers only what cannot fail, when no other request's reply is
+// awaited but the ones it answered itself:
+//   - a single step request of the thread whose event suspended it, while
+//     nothing may have let it run (the agent cannot refuse a live thread a
+//     step), with modifiers the agent accepts whatever their values (a count
+//     above 0, class patterns);
+//   - a request for the events of classes and threads (class prepare and
+//     unload, thread start and death), which name nothing that may have
+//     gone, with a count above 0 and, for classes, class patterns: what
+//     every debugger asks as it attaches (the JDK's JDI its own class
+//     prepare and unload requests, then the IDE's class prepare requests
+//     for its deferred breakpoints), one round trip each.
+//
 // A gap in the order (requests the debugger did not make) stops it until
 // two replies are in order again.
 // Should the VM give another id anyway, the debugger keeps the id it was
@@ -100,6 +108,43 @@ func (q *requestIDs) debuggerID(vm int32) int32 {
 	q.highest++
 	q.rename(vm, q.highest)
 	return q.highest
+}
+
+// aheadable reports whether a Set command asks for a request that the
+// agent accepts whatever the VM does meanwhile (see requestIDs).
+func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
+	if m.SuspendPolicy > jdwp.SuspendPolicyAll {
+		return false
+	}
+	switch m.EventKind {
+	case jdwp.EventSingleStep:
+		return s.stepAheadable(m)
+	case jdwp.EventClassPrepare, jdwp.EventClassUnload, jdwp.EventThreadStart, jdwp.EventThreadDeath:
+		return classEventAheadable(m)
+	}
+	return false
+}
+
+// classEventAheadable reports whether a Set command for the events of
+// classes or threads has only modifiers the agent accepts whatever their
+// values: a count above 0, and class patterns for the events of classes.
+func classEventAheadable(m *jdwp.EventRequestSetCommand) bool {
+	classes := m.EventKind == jdwp.EventClassPrepare || m.EventKind == jdwp.EventClassUnload
+	for _, mod := range m.Modifiers {
+		switch mod := mod.(type) {
+		case *jdwp.CountModifier:
+			if mod.Count <= 0 {
+				return false
+			}
+		case *jdwp.ClassMatchModifier, *jdwp.ClassExcludeModifier:
+			if !classes {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // stepAheadable reports whether a Set command asks for a single step
@@ -191,7 +236,7 @@ func (s *Speculator) setAhead(r *Response, h jdwp.Header, packet []byte) bool {
 		return false
 	}
 	m, err := s.decodeParams(h.Cmd(), jdwp.Data(packet))
-	if err != nil || !s.stepAheadable(m.(*jdwp.EventRequestSetCommand)) {
+	if err != nil || !s.aheadable(m.(*jdwp.EventRequestSetCommand)) {
 		return false
 	}
 	if q.ahead == nil {

@@ -109,9 +109,18 @@ func TestRequestsAnsweredAheadOnlyWhenCertain(t *testing.T) {
 			h.sendRaw(jdwp.AppendCommand(nil, 90, jdwp.CmdThreadReferenceResume, []byte{0, 0, 0, 0, 0, 0, 0, 1}))
 		}, set: stepRequest(1)},
 		"another Set awaited": {prep: func(h *harness) {
-			h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventThreadStart, SuspendPolicy: jdwp.SuspendPolicyNone})
+			h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventBreakpoint, SuspendPolicy: jdwp.SuspendPolicyNone})
 		}, set: stepRequest(1)},
-		"the session is ending": {prep: func(h *harness) { h.send(&jdwp.VMDisposeCommand{}) }, set: stepRequest(1)},
+		"a class's events for one class": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare,
+			Modifiers: []jdwp.Modifier{&jdwp.ClassOnlyModifier{Class: 7}}}},
+		"a thread's start for one thread": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventThreadStart,
+			Modifiers: []jdwp.Modifier{&jdwp.ThreadOnlyModifier{Thread: 1}}}},
+		"a class pattern on threads": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventThreadDeath,
+			Modifiers: []jdwp.Modifier{&jdwp.ClassMatchModifier{Pattern: "java.*"}}}},
+		"a class prepare counting 0": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare,
+			Modifiers: []jdwp.Modifier{&jdwp.CountModifier{Count: 0}}}},
+		"a suspend policy that is none": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassUnload, SuspendPolicy: 3}},
+		"the session is ending":         {prep: func(h *harness) { h.send(&jdwp.VMDisposeCommand{}) }, set: stepRequest(1)},
 		"its thread disposed": {prep: func(h *harness) {
 			h.send(&jdwp.VMDisposeObjectsCommand{Requests: []jdwp.DisposeRequest{{Object: 1, RefCount: 1}}})
 		}, set: stepRequest(1)},
@@ -136,6 +145,36 @@ func TestRequestsAnsweredAheadOnlyWhenCertain(t *testing.T) {
 			require.Zero(t, h.s.Stats().AnsweredAhead)
 		})
 	}
+}
+
+// The requests a debugger makes as it attaches, for the events of classes
+// and threads, are answered at once with the ids the VM gives them, once
+// two replies showed the order; each reaches the VM, whose reply is
+// absorbed.
+func TestClassAndThreadRequestsAreAnsweredAhead(t *testing.T) {
+	h := running(t, scache.WithAnswerAhead(true))
+	h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyNone})
+	h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassUnload, SuspendPolicy: jdwp.SuspendPolicyNone})
+	h.drain()
+	require.Zero(t, h.s.Stats().AnsweredAhead, "two replies first")
+	for i, set := range []*jdwp.EventRequestSetCommand{
+		{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyAll,
+			Modifiers: []jdwp.Modifier{&jdwp.ClassMatchModifier{Pattern: "Debuggee"}, &jdwp.ClassExcludeModifier{Pattern: "java.*"}}},
+		{EventKind: jdwp.EventThreadStart, SuspendPolicy: jdwp.SuspendPolicyNone, Modifiers: []jdwp.Modifier{&jdwp.CountModifier{Count: 1}}},
+		{EventKind: jdwp.EventThreadDeath, SuspendPolicy: jdwp.SuspendPolicyEventThread},
+	} {
+		before := len(h.toDebugger)
+		id := h.send(set)
+		require.Len(t, h.toDebugger, before+1, "%v answered at once", set.EventKind)
+		require.Equal(t, int32(3+i), requestID(t, h.replyTo(id)), "with the id the VM will give it")
+	}
+	require.Len(t, h.vmQueue, 3, "the commands are on their way to the VM")
+	h.drain()
+	require.Len(t, h.vm.Requests(), 5, "the VM made every request")
+	st := h.s.Stats()
+	require.Equal(t, int64(3), st.AnsweredAhead)
+	require.Zero(t, st.AheadContradicted)
+	require.Equal(t, []int32{5}, firedAs(t, h, 5), "their events keep their ids")
 }
 
 // Not before the session showed how the VM numbers requests: two replies
