@@ -68,14 +68,18 @@ func (s *Speculator) learnClasses(classes []jdwp.ClassInfo) {
 	}
 }
 
-// onEvents reacts to the events of a composite: class tracking and VM death.
+// onEvents reacts to the events of a composite: class tracking, the VM's
+// start and death, the stops.
 func (s *Speculator) onEvents(packet []byte) error {
 	var c jdwp.Composite
 	if err := jdwp.Unmarshal(jdwp.Data(packet), s.sizes, &c); err != nil {
 		return fmt.Errorf("event composite: %w", err)
 	}
+	started := false
 	for _, e := range c.Events {
 		switch e := e.(type) {
+		case *jdwp.ThreadEvent:
+			started = started || e.EventKind == jdwp.EventVMStart
 		case *jdwp.ClassPrepareEvent:
 			s.classes.add(e.Signature, e.TypeID)
 			if c.SuspendPolicy != jdwp.SuspendPolicyNone {
@@ -90,6 +94,8 @@ func (s *Speculator) onEvents(packet []byte) error {
 	}
 	if stop, stopped := s.onStopEvents(&c); stopped {
 		s.table.stop(s, stop)
+	} else if started && s.susp.kind == allSuspended {
+		s.table.start(s)
 	}
 	return nil
 }

@@ -65,6 +65,7 @@ const (
 	// FamilyThreads: while all threads are suspended, AllThreads and each
 	// thread's Name, Status and FrameCount; and once the debugger walks the
 	// thread-group tree, each group's children and name, a level ahead.
+	// At the VMStart of a VM started suspended, the thread list.
 	FamilyThreads
 	// FamilyAttach: the id sizes as soon as the handshake is through
 	// (OnHandshake), and once they are known the facts a debugger asks
@@ -126,6 +127,9 @@ type family struct {
 	onStop func(s *Speculator, stop stopEvent)
 	// onPrepare runs at a ClassPrepare event that suspends, for its class.
 	onPrepare func(s *Speculator, class jdwp.ReferenceTypeID)
+	// onStart runs at the VMStart event of a VM started suspended: every
+	// thread is, and the debugger is attaching.
+	onStart func(s *Speculator)
 	// onReply runs on the successful reply to any of its commands, the
 	// debugger's or (except in Classic) a synthetic one. A trigger command
 	// whose reply is state of a suspension fires only for a reply that is
@@ -239,7 +243,8 @@ var families = []*family{
 	},
 	{
 		flag: FamilyThreads, life: lifetimeSuspension,
-		onStop: speculateThreads,
+		onStop:  speculateThreads,
+		onStart: speculateThreadList,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdVirtualMachineAllThreads:           onAllThreads,
 			jdwp.CmdVirtualMachineTopLevelThreadGroups: onThreadGroups,
@@ -339,6 +344,15 @@ func (t familyTable) stop(s *Speculator, stop stopEvent) {
 	for _, f := range t {
 		if f.onStop != nil && f.on {
 			f.onStop(s, stop)
+		}
+	}
+}
+
+// start runs the start handlers of the families that are on.
+func (t familyTable) start(s *Speculator) {
+	for _, f := range t {
+		if f.onStart != nil && f.on {
+			f.onStart(s)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 // FamilyThreads: a debugger's threads view at a stop (the thread list,
 // each thread's name, status, depth and, once the debugger asked another
 // thread's, top frame), asked while the suspension lets the replies be
-// cached.
+// cached; and the thread list as a VM started suspended begins a session.
 
 // threadsView is what FamilyThreads sent at the stop: the threads whose
 // view went out at the stop of epoch epoch, so that an AllThreads reply of
@@ -44,6 +44,13 @@ func speculateThreads(s *Speculator, stop stopEvent) {
 	case s.susp.kind == threadSuspended:
 		s.enqueue(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
 	}
+}
+
+// speculateThreadList asks for the thread list as a VM started suspended
+// begins a session: Eclipse's JDI (the Eclipse IDE's, VS Code's) asks it
+// before every resume, the first one included.
+func speculateThreadList(s *Speculator) {
+	s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
 }
 
 // threadsViewSpeculable reports whether the threads view may be asked now:

@@ -179,3 +179,33 @@ func TestTheListAskedAgainBeforeAResumeIsReady(t *testing.T) {
 		require.Zero(t, view(), "stop %d: answered from the list asked again", stop)
 	}
 }
+
+// A VM started suspended: at its VMStart event the thread list is asked,
+// and the debugger's, after the requests it makes as it attaches (Eclipse's
+// JDI asks it before its first resume), is answered from the cache.
+func TestTheThreadListIsAskedAtTheVMsStart(t *testing.T) {
+	vm, _ := scachetest.OneFrameWorld(sizes8)
+	h := newHarness(t, vm)
+	ask(h, &jdwp.VMIDSizesCommand{})
+	h.event(jdwp.AppendCommandPacket(nil, 1, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyAll, Events: []jdwp.Event{
+		&jdwp.ThreadEvent{EventKind: jdwp.EventVMStart, Thread: 1}}}, sizes8))
+	h.drain()
+	_, synthetic := h.vmCommands(jdwp.CmdVirtualMachineAllThreads)
+	require.Equal(t, 1, synthetic, "asked at the start")
+	ask(h, &jdwp.EventRequestSetCommand{EventKind: jdwp.EventThreadDeath, SuspendPolicy: jdwp.SuspendPolicyNone})
+	ask(h, &jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyAll,
+		Modifiers: []jdwp.Modifier{&jdwp.ClassMatchModifier{Pattern: "Debuggee"}}})
+	got, want := ask(h, &jdwp.VMAllThreadsCommand{})
+	require.Equal(t, want, got)
+	total, _ := h.vmCommands(jdwp.CmdVirtualMachineAllThreads)
+	require.Equal(t, 1, total, "the debugger's was answered from the cache")
+
+	// A VMStart that suspends nothing asks nothing.
+	h = newHarness(t, vm)
+	ask(h, &jdwp.VMIDSizesCommand{})
+	h.event(jdwp.AppendCommandPacket(nil, 1, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyNone, Events: []jdwp.Event{
+		&jdwp.ThreadEvent{EventKind: jdwp.EventVMStart, Thread: 1}}}, sizes8))
+	h.drain()
+	total, _ = h.vmCommands(jdwp.CmdVirtualMachineAllThreads)
+	require.Zero(t, total)
+}
