@@ -150,7 +150,8 @@
 // the suspension (suspension.go), the queue (queue_state.go), the stop
 // (stop.go), the cache (cache.go, read by command in lookup.go), the
 // learner (learn.go) and the cost model (cost.go). The Speculator's
-// methods are glue: OnUpstream (upstream.go) and OnDownstream
+// methods are glue: OnHandshake (handshake.go) starts a session,
+// OnUpstream (upstream.go) and OnDownstream
 // (downstream.go) list the stages a packet goes through, in order, and the
 // queue's gate (queue.go: admit) asks the owners. The table of families,
 // their hooks and how to add one are at the head of families.go; a
