@@ -158,6 +158,11 @@ func FuzzSpeculator(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := &conservation{t: t, s: newSpeculator(t, scache.WithMaxInFlight(3), scache.WithCacheBytes(2000), scache.WithAnswerAhead(true)), issued: map[uint32]bool{}, ahead: map[uint32]int{}, sets: map[uint32]int{}}
 		nextID := uint32(1)
+		if len(data)%2 == 1 { // a session its transport started with OnHandshake
+			for _, q := range c.s.OnHandshake().Edict.Upstream {
+				c.issued[jdwp.PacketID(q)] = true
+			}
+		}
 		for len(data) > 0 {
 			op := data[0]
 			data = data[1:]
