@@ -34,6 +34,7 @@ func (s *Speculator) OnDownstream(packet []byte) Response {
 	d := downPacket{packet: packet}
 	switch {
 	case s.readDown(r, &d): // a malformed packet switches speculation off
+	case s.auditReply(r, &d): // the reply to an audit's copy: compared, absorbed (audit.go)
 	case s.event(r, &d): // an event: stops, classes, death; speculate the stop (families.go)
 	case s.settleReply(r, &d): // a reply that lets the suspension settle or a hot swap's metadata be asked again
 	case s.requestReply(r, &d): // the reply to a Set answered ahead: absorbed (request_ids.go)
@@ -218,6 +219,9 @@ func (s *Speculator) answerWaiters(r *Response, p *inFlight, reply []byte) {
 		if s.pins(p) {
 			s.pos.deliver(s.pos.arrived)
 		}
+		if hc.audit != nil {
+			hc.audit.served = auditedPart(reply)
+		}
 		b := s.retag(&s.scratch.down, reply, hc.id)
 		s.stats.Belayed++
 		r.Edict.Downstream = append(r.Edict.Downstream, b)
@@ -240,6 +244,9 @@ func (s *Speculator) sendHeldUp(r *Response, held []*heldCommand) {
 			continue
 		}
 		// Already in the journal since it was held: only the edict sends it now.
+		if hc.audit != nil {
+			hc.audit.gone = true // the VM answers it itself
+		}
 		s.cost.sent(hc.packet)
 		r.Edict.Upstream = append(r.Edict.Upstream, hc.packet)
 	}

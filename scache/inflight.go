@@ -51,6 +51,7 @@ type heldCommand struct {
 	id       uint32
 	packet   []byte // a copy, sent upstream if the Speculator is disabled meanwhile
 	answered bool
+	audit    *audit // with WithAudit: the check of its answer (audit.go)
 }
 
 // closeOut empties the table as the Speculator closes: nothing in flight

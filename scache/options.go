@@ -39,6 +39,8 @@ type config struct {
 	// (request_ids.go) and its Clear of a step or breakpoint request
 	// (answer_ahead.go).
 	answerAhead bool
+	// audit: check each answer against the VM's own (audit.go).
+	audit bool
 	// consistency: what may be served of state that moves (sequential.go).
 	consistency Consistency
 	// clock: the time, for the estimates of the link and the VM (cost.go);
@@ -103,6 +105,9 @@ func configOf(st *option.Settings) config {
 	c.answerAhead = st.Preset == option.PresetDefault
 	if st.AnswerAhead.Set {
 		c.answerAhead = st.AnswerAhead.V
+	}
+	if st.Audit.Set {
+		c.audit = st.Audit.V
 	}
 	if st.Consistency.Set {
 		c.consistency = Consistency(st.Consistency.V)
@@ -219,6 +224,24 @@ func WithBelay(on bool) Option {
 func WithAnswerAhead(on bool) Option {
 	return option.New(fmt.Sprintf("WithAnswerAhead(%v)", on), option.All, func(st *option.Settings) error {
 		st.AnswerAhead.Put(on)
+		return nil
+	})
+}
+
+// WithAudit turns on or off (default off) the audit of every answer: for
+// each debugger command answered from the cache, derived from a cached
+// reply or held on a command in flight, the Speculator also sends the VM a
+// copy of the command in the debugger's command's place, and compares the
+// VM's reply with the answer the debugger got (Stats.Audited,
+// Stats.AuditMismatches; a mismatch is logged). It checks, command by
+// command, that the session is what plain forwarding would have given,
+// and costs a command per answer: for tests and for checking scache on
+// your own sessions. Moving entries (see Sequential), which may differ by
+// design, and the far half of a split proxy, which sends nothing of its
+// own, are not audited.
+func WithAudit(on bool) Option {
+	return option.New(fmt.Sprintf("WithAudit(%v)", on), option.All, func(st *option.Settings) error {
+		st.Audit.Put(on)
 		return nil
 	})
 }

@@ -227,7 +227,7 @@ func (s *Speculator) send(r *Response, sc *responseBuffers, q queued) {
 	if !q.subject.moving && (held || s.inflight.hasKey(q.key)) {
 		return
 	}
-	id := s.queue.syntheticID(s.inflight.busy)
+	id := s.queue.syntheticID(s.idBusy)
 	p := &inFlight{id: id, cmd: q.key.Command(), key: q.key, subject: q.subject, epoch: s.susp.epoch, synthetic: true,
 		writes: s.pos.writesSent}
 	s.cost.sending(p)

@@ -123,6 +123,10 @@ type Stats struct {
 	// then answered with an error, or with another request id (renamed for
 	// the debugger from then on).
 	AnsweredAhead, AheadContradicted int64
+	// With WithAudit: Audited counts the answers checked against the VM's
+	// own reply to a copy of the command, AuditMismatches those that
+	// differed.
+	Audited, AuditMismatches int64
 	// FramesPredicted counts stops whose top frame id was predicted at the
 	// event; FramesMispredicted those the Frames reply proved wrong.
 	FramesPredicted, FramesMispredicted int64

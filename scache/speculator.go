@@ -56,6 +56,7 @@ type Speculator struct {
 	// (request_ids.go).
 	requests requestIDs
 	learn    learner   // which speculation this debugger uses (learn.go)
+	audits   audits    // with WithAudit: the answers being checked (audit.go)
 	pos      positions // the VM's stream, for moving entries (positions.go)
 	// familyState is what the families keep (families.go): the mechanism
 	// holds it and never looks inside; the table's hooks keep it true.

@@ -204,7 +204,9 @@ func (s *Speculator) answerFromCache(r *Response, c *upCommand) bool {
 	}
 	s.stats.Hits++
 	s.use(r, c.key, e)
-	s.answerHit(r, c.packet, s.retag(&s.scratch.up, e.reply, c.h.ID))
+	reply := s.retag(&s.scratch.up, e.reply, c.h.ID)
+	s.answerHit(r, c.packet, reply)
+	s.auditAnswer(r, c, reply)
 	s.debug("hit", c.h.ID, c.cmd)
 	return true
 }
@@ -215,14 +217,18 @@ func (s *Speculator) belay(r *Response, c *upCommand) bool {
 	if !ok || !s.cfg.belay || p.moving != c.moving || p.moving && p.writes != s.pos.writesSent {
 		return false
 	}
-	s.hold(r, p, c.h.ID, c.packet)
+	s.hold(r, p, c.h.ID, c.packet, s.auditAnswer(r, c, nil))
 	s.debug("belay", c.h.ID, c.cmd)
 	return true
 }
 
 // derive answers the command from a cached reply it is a function of.
 func (s *Speculator) derive(r *Response, c *upCommand) bool {
-	return s.cfg.cacheState && s.derived(r, c.h.ID, c.packet, c.params)
+	if !s.cfg.cacheState || !s.derived(r, c.h.ID, c.packet, c.params) {
+		return false
+	}
+	s.auditAnswer(r, c, r.Edict.Downstream[len(r.Edict.Downstream)-1])
+	return true
 }
 
 // miss forwards a cacheable command nothing answered, tracked so that its
@@ -286,10 +292,11 @@ func (s *Speculator) answerHit(r *Response, cmd, reply []byte) {
 	r.Journal.Downstream = append(r.Journal.Downstream, reply)
 }
 
-// hold belays a debugger command on a command in flight.
-func (s *Speculator) hold(r *Response, p *inFlight, id uint32, packet []byte) {
+// hold belays a debugger command on a command in flight (with a, the
+// audit of its answer).
+func (s *Speculator) hold(r *Response, p *inFlight, id uint32, packet []byte, a *audit) {
 	r.Outcome = Held
-	s.inflight.hold(p, &heldCommand{id: id, packet: append([]byte(nil), packet...)})
+	s.inflight.hold(p, &heldCommand{id: id, packet: append([]byte(nil), packet...), audit: a})
 	r.Journal.Upstream = append(r.Journal.Upstream, packet)
 }
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/internal/latency"
+	"github.com/jdwpscache/scache/scache"
 	"github.com/stretchr/testify/require"
 )
 
@@ -55,6 +57,38 @@ func TestTranscriptOfEveryClientEqualsDirect(t *testing.T) {
 						got, _ := jvmtest.RunDriver(t, addr, opts)
 						require.Equal(t, direct, got, "%s's transcript through the %s proxy", c.Name, mode)
 					}
+				})
+			}
+		})
+	}
+}
+
+// TestEveryAnswerToAParallelClientIsTheVMs checks the parallel clients
+// command by command, not only by transcript: through one proxy with the
+// audit on (scache.WithAudit), 2 ms from the VM so that their concurrent
+// asks meet speculation in flight, every answer the proxy gave from the
+// cache, derived or held equals the VM's reply to a copy of the command
+// sent in its place.
+func TestEveryAnswerToAParallelClientIsTheVMs(t *testing.T) {
+	for _, c := range jvmtest.Clients {
+		if c.Parallel == 0 {
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			for _, name := range []string{"extras", "event thread", "threads"} {
+				opts := c.With(clientWorkloads[name])
+				t.Run(name, func(t *testing.T) {
+					vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+					link, err := latency.Listen(vm.Addr, time.Millisecond)
+					require.NoError(t, err)
+					defer link.Close()
+					addr, stats := serveProxyFor(t, link.Addr, "the audited proxy", append(modeOptions["scache"], scache.WithAudit(true))...)
+					transcript, _ := jvmtest.RunDriver(t, addr, opts)
+					require.Regexp(t, "disposed after", transcript)
+					st := <-stats
+					require.Positive(t, st.Audited, "answers were audited")
+					require.Zero(t, st.AuditMismatches, "of %d answers audited", st.Audited)
+					t.Logf("%s %s: %d answers audited (%d hits, %d held)", c.Name, name, st.Audited, st.Hits, st.Belayed)
 				})
 			}
 		})

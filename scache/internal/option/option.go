@@ -70,7 +70,7 @@ type Settings struct {
 	Preset                          Preset
 	Presets                         []string // the names of the presets given
 	CacheBytes, MaxFrames, InFlight Optional[int]
-	Belay, AnswerAhead              Optional[bool]
+	Belay, AnswerAhead, Audit       Optional[bool]
 	Families                        Optional[uint16]
 	Consistency                     Optional[int] // a scache.Consistency
 	Logger                          *slog.Logger
@@ -125,7 +125,7 @@ func Collect(sc Scope, opts []Option) (*Settings, error) {
 // SpeculatorOptions reports whether options of a Speculator were given.
 func (st *Settings) SpeculatorOptions() bool {
 	return len(st.Presets) > 0 || st.CacheBytes.Set || st.MaxFrames.Set || st.InFlight.Set || st.Belay.Set ||
-		st.Families.Set || st.AnswerAhead.Set || st.Consistency.Set || st.Clock != nil
+		st.Families.Set || st.AnswerAhead.Set || st.Audit.Set || st.Consistency.Set || st.Clock != nil
 }
 
 // Within returns the options of opts that apply to the constructor of
