@@ -2,7 +2,7 @@
 // reports what speculation would have saved.
 //
 //	go run ./benchmarks/replay [-json] [-mode scache|split|classic|off|all] [-rtt 20ms] [-rtts 1ms,5ms,20ms,50ms]
-//	                           [-timeline FILE.json] [-chart FILE.svg|.png] [FILE ...]
+//	                           [-link usb|wifi|wifi-powersave|cloud|ocean] [-timeline FILE.json] [-chart FILE.svg|.png] [FILE ...]
 //
 // FILE is a trace written by the proxy's -journal, or a pcap/pcapng capture of
 // JDWP over TCP. With no FILE, it replays the trace embedded in the binary: a
@@ -12,6 +12,11 @@
 // scache one proxy next to the debugger, split a split proxy's two halves
 // (the near one next to the VM, the far one next to the debugger, the link
 // between them).
+//
+// -link shapes the simulated link (the one proxy's to the VM, or the one
+// between the halves) as a live link with that profile: its bandwidth,
+// jitter and Wi-Fi power save at every RTT, and its round trip as the
+// default -rtt.
 //
 // Every reply the simulated debugger receives is checked against the
 // recorded one; a difference (a stale cache entry on real traffic) is an
@@ -24,10 +29,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/jdwpscache/scache/internal/journal"
+	"github.com/jdwpscache/scache/internal/latency"
 	"github.com/jdwpscache/scache/internal/replay"
 )
 
@@ -47,6 +54,7 @@ type options struct {
 	captureRTT  time.Duration
 	debuggerRTT time.Duration
 	service     time.Duration
+	link        *latency.Profile
 	files       []string
 }
 
@@ -72,6 +80,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		"debugger (a capture made next to the VM); 0: estimated from each trace, -1ns: next to the debugger")
 	service := fs.Duration("service", 0, "added to the VM's service time of every command: a slow VM (an Android "+
 		"device's runtime serves a command in 0.5 to 2 ms) in place of the recorded one")
+	linkName := fs.String("link", "", "shape the simulated link as a profile ("+profileNames()+"): its bandwidth, jitter and power save at every RTT, its round trip the default -rtt")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
 	}
@@ -80,6 +89,18 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	o := options{json: *asJSON, rtt: *rtt, timeline: *timeline, chart: *chart, wide: *wide, stops: *stops, captureRTT: *captureRTT, debuggerRTT: *debuggerRTT,
 		service: *service, files: fs.Args()}
+	if *linkName != "" {
+		p, ok := latency.Profiles[*linkName]
+		if !ok {
+			return o, fmt.Errorf("-link: no profile %q (%s)", *linkName, profileNames())
+		}
+		o.link = &p
+		rttSet := false
+		fs.Visit(func(f *flag.Flag) { rttSet = rttSet || f.Name == "rtt" })
+		if !rttSet {
+			o.rtt = 2 * p.Delay
+		}
+	}
 	if *mode == "all" {
 		o.modes = replay.Modes
 	} else {
@@ -99,6 +120,31 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
+// describeLink says what a link profile does besides its round trip.
+func describeLink(p latency.Profile) string {
+	d := p.Name + ": round trip " + (2 * p.Delay).String()
+	if p.Bandwidth > 0 {
+		d += fmt.Sprintf(", %.1f MB/s each way", float64(p.Bandwidth)/(1<<20))
+	}
+	if p.Jitter > 0 {
+		d += ", jitter up to " + p.Jitter.String()
+	}
+	if p.PowerSave.Every > 0 {
+		d += ", the device's Wi-Fi in power save (beacons every " + p.PowerSave.Every.String() + ")"
+	}
+	return d
+}
+
+// profileNames lists the link profiles, sorted.
+func profileNames() string {
+	names := make([]string, 0, len(latency.Profiles))
+	for name := range latency.Profiles {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
@@ -116,6 +162,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if !o.json {
 			fmt.Fprintf(stdout, "Replaying the embedded traces (real JDI sessions against HotSpot 17);\npass trace or capture files to replay your own, -wide for every column.\n\n")
 		}
+	}
+	if o.link != nil && !o.json {
+		fmt.Fprintf(stdout, "The link: %s.\n\n", describeLink(*o.link))
 	}
 	for _, f := range o.files {
 		ts, err := replay.LoadFile(f)
@@ -138,7 +187,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		var results []replay.Result
 		for _, m := range o.modes {
-			cfg := replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT, DebuggerRTT: o.debuggerRTT, Service: o.service}
+			cfg := replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT, DebuggerRTT: o.debuggerRTT, Service: o.service, Link: o.link}
 			if o.timeline != "" {
 				timeline = timeline[:0]
 				cfg.Journal = func(r journal.Record) { timeline = append(timeline, r) }
@@ -156,7 +205,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		baseline := baselineOf(results)
 		if baseline == nil {
 			// Speedups are against off: replay it too, without printing it.
-			if res, err := replay.Run(tr, replay.ModeOff, replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT, DebuggerRTT: o.debuggerRTT, Service: o.service}); err == nil {
+			if res, err := replay.Run(tr, replay.ModeOff, replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT, DebuggerRTT: o.debuggerRTT, Service: o.service, Link: o.link}); err == nil {
 				baseline = &res
 			}
 		}

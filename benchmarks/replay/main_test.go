@@ -197,3 +197,19 @@ func TestServiceSlowsTheVM(t *testing.T) {
 	require.Equal(t, 2, run([]string{"-service", "-1ms"}, &out, &errOut))
 	require.Contains(t, errOut.String(), "not negative")
 }
+
+// TestLinkProfiles: -link names a profile, says so above the tables, takes
+// its round trip as the default -rtt (an -rtt given wins), and an unknown
+// name is refused with the names there are.
+func TestLinkProfiles(t *testing.T) {
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run([]string{"-mode", "off", "-rtts", "5ms", "-link", "cloud"}, &out, &errOut), errOut.String())
+	require.Contains(t, out.String(), "The link: cloud: round trip 72ms")
+	require.Contains(t, out.String(), "wait@72ms")
+	out.Reset()
+	require.Equal(t, 0, run([]string{"-mode", "off", "-rtts", "5ms", "-link", "wifi", "-rtt", "30ms"}, &out, &errOut), errOut.String())
+	require.Contains(t, out.String(), "wait@30ms")
+	out.Reset()
+	require.Equal(t, 2, run([]string{"-link", "dialup"}, &out, &errOut))
+	require.Contains(t, errOut.String(), `no profile "dialup" (cloud, ocean, usb, wifi, wifi-powersave)`)
+}

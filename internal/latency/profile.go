@@ -93,13 +93,47 @@ func (l *Link) shapers() (toTarget, back *shaper) {
 	l.conn++
 	n := l.conn
 	l.mu.Unlock()
+	return newShapers(l.profile, l.seed, n)
+}
+
+// newShapers returns the shapers of connection n's two directions on a
+// link with profile p.
+func newShapers(p *Profile, seed, n uint64) (toTarget, back *shaper) {
 	var r *radio
-	if l.profile.PowerSave.Every > 0 {
-		r = &radio{ps: l.profile.PowerSave}
+	if p.PowerSave.Every > 0 {
+		r = &radio{ps: p.PowerSave}
 	}
-	toTarget = &shaper{p: l.profile, rnd: rand.New(rand.NewPCG(l.seed, 2*n)), radio: r, toDev: true}
-	back = &shaper{p: l.profile, rnd: rand.New(rand.NewPCG(l.seed, 2*n+1)), radio: r}
+	toTarget = &shaper{p: p, rnd: rand.New(rand.NewPCG(seed, 2*n)), radio: r, toDev: true}
+	back = &shaper{p: p, rnd: rand.New(rand.NewPCG(seed, 2*n+1)), radio: r}
 	return toTarget, back
+}
+
+// A Clock dates, on a simulated clock, what crosses one connection of a
+// link with a profile, both ways, as a live link with the profile would
+// deliver it: the replay's link (internal/replay). Its calls must come in
+// the order of their times.
+type Clock struct {
+	toTarget, back *shaper
+	epoch          time.Time
+}
+
+// NewClock returns the Clock of a connection of a link with profile p,
+// its jitter and spikes drawn from seed.
+func NewClock(p Profile, seed uint64) *Clock {
+	c := &Clock{epoch: time.Unix(0, 0)}
+	c.toTarget, c.back = newShapers(&p, seed, 1)
+	return c
+}
+
+// Arrival returns when n bytes handed to the link at now (simulated time
+// since any fixed start) arrive: towards the target (the VM's side) if
+// toTarget, else back.
+func (c *Clock) Arrival(now time.Duration, n int, toTarget bool) time.Duration {
+	s := c.back
+	if toTarget {
+		s = c.toTarget
+	}
+	return s.due(c.epoch.Add(now), n).Sub(c.epoch)
 }
 
 // due returns when n bytes handed to the direction at now arrive.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jdwpscache/scache/internal/journal"
+	"github.com/jdwpscache/scache/internal/latency"
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 )
@@ -114,6 +115,12 @@ type Config struct {
 	// VM (an Android device's runtime) behind the recorded one, as
 	// latency.WithService puts one in front of a live VM.
 	Service time.Duration
+	// Link, if set, shapes the link of every run as a live link with the
+	// profile (latency.Profiles: "wifi", "cloud", ...): its bandwidth,
+	// jitter and power save, with each run's RTT as its delay (the
+	// profile's own delay is the command's default -rtt). Its draws are
+	// the same from run to run.
+	Link *latency.Profile
 }
 
 // Run replays a trace in a mode at each RTT (the counts are those at
@@ -146,7 +153,7 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 				cfg.Journal(r)
 			}
 		}
-		out, st, err := runOnce(s, mode, opts, d, cfg.Service, rec)
+		out, st, err := runOnce(s, mode, opts, link{rtt: d, profile: cfg.Link}, cfg.Service, rec)
 		if err != nil {
 			return Result{}, err
 		}
@@ -193,7 +200,7 @@ func Run(t Trace, mode Mode, cfg Config) (Result, error) {
 // command's at the VM, through a proxy of mode made with opts, and returns
 // what it found and the proxy's counters. The proxy's clock is the
 // simulation's, as a live proxy's is the wall clock.
-func runOnce(s *session, mode Mode, opts []scache.Option, rtt, service time.Duration, rec func(journal.Record)) (outcome, scache.Stats, error) {
+func runOnce(s *session, mode Mode, opts []scache.Option, l link, service time.Duration, rec func(journal.Record)) (outcome, scache.Stats, error) {
 	var sim *simulation
 	opts = append(opts[:len(opts):len(opts)], scache.WithClock(func() time.Time {
 		if sim == nil {
@@ -206,7 +213,7 @@ func runOnce(s *session, mode Mode, opts []scache.Option, rtt, service time.Dura
 		if err != nil {
 			return outcome{}, scache.Stats{}, err
 		}
-		sim = newSimulation(s, rtt, rec, spc, nil)
+		sim = newSimulation(s, l, rec, spc, nil)
 		sim.service = service
 		out := sim.run()
 		_ = spc.Close()
@@ -225,7 +232,7 @@ func runOnce(s *session, mode Mode, opts []scache.Option, rtt, service time.Dura
 	if err != nil {
 		return outcome{}, scache.Stats{}, err
 	}
-	sim = newSimulation(s, rtt, nil, nil, h)
+	sim = newSimulation(s, l, nil, nil, h)
 	sim.service = service
 	out := sim.run()
 	h.close()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jdwpscache/scache/internal/journal"
+	"github.com/jdwpscache/scache/internal/latency"
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 )
@@ -60,6 +61,7 @@ type simulation struct {
 	spc   *scache.Speculator // one proxy; nil in split mode
 	split *halves            // split mode; nil with one proxy
 	rtt   time.Duration
+	clock *latency.Clock // the link's profile (link.go); nil: rtt/2 each way
 	// service is added to each command's service time at the VM (Config.Service).
 	service time.Duration
 
@@ -127,8 +129,8 @@ func (sim *simulation) at(t time.Duration, f func()) {
 
 // simulate runs the trace; record, if set, receives the journal with times
 // as offsets from the zero time.
-func newSimulation(s *session, rtt time.Duration, record func(journal.Record), spc *scache.Speculator, split *halves) *simulation {
-	return &simulation{s: s, spc: spc, split: split, rtt: rtt, syntheticCmd: map[uint32]syntheticInfo{}, record: record, gens: classGens{},
+func newSimulation(s *session, l link, record func(journal.Record), spc *scache.Speculator, split *halves) *simulation {
+	return &simulation{s: s, spc: spc, split: split, rtt: l.rtt, clock: l.clock(), syntheticCmd: map[uint32]syntheticInfo{}, record: record, gens: classGens{},
 		moving: newMovingStates(s)}
 }
 
@@ -284,7 +286,7 @@ func (sim *simulation) route(resp scache.Response, dir scache.Direction) {
 	for _, p := range resp.Edict.Upstream {
 		p := append([]byte(nil), p...)
 		sim.noteSynthetic(p)
-		sim.at(sim.now+sim.rtt/2, func() { sim.toVM(p) })
+		sim.at(sim.cross(len(p), true), func() { sim.toVM(p) })
 	}
 	for _, p := range resp.Edict.Downstream {
 		sim.toDebugger(append([]byte(nil), p...))
@@ -374,6 +376,11 @@ func (sim *simulation) emitEvents(i int) {
 func (sim *simulation) vmSends(d time.Duration, p []byte) {
 	if sim.split != nil {
 		sim.at(sim.now+d, func() { sim.nearFromVM(p) })
+		return
+	}
+	if sim.clock != nil {
+		// The link dates what it is handed in order: hand it over at d.
+		sim.at(sim.now+d, func() { sim.at(sim.cross(len(p), false), func() { sim.fromVM(p) }) })
 		return
 	}
 	sim.at(sim.now+d+sim.rtt/2, func() { sim.fromVM(p) })

@@ -63,7 +63,7 @@ func (sim *simulation) farFromDebugger(i int) {
 func (sim *simulation) farOut(t scache.Traffic, cause int) {
 	if len(t.Upstream) > 0 {
 		frames := t.Upstream
-		sim.at(sim.now+sim.rtt/2, func() { sim.nearFromFar(frames, cause) })
+		sim.at(sim.cross(frameBytes(frames), true), func() { sim.nearFromFar(frames, cause) })
 	}
 	for _, p := range t.Downstream {
 		sim.toDebugger(p)
@@ -101,7 +101,7 @@ func (sim *simulation) nearOut(t scache.Traffic) {
 	}
 	if len(t.Downstream) > 0 {
 		frames := t.Downstream
-		sim.at(sim.now+sim.rtt/2, func() { sim.farFromNear(frames) })
+		sim.at(sim.cross(frameBytes(frames), false), func() { sim.farFromNear(frames) })
 	}
 }
 
