@@ -1,9 +1,15 @@
 package benchmarks
 
 import (
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/jdwpscache/scache/internal/journal"
 	"github.com/jdwpscache/scache/internal/latency"
+	"github.com/jdwpscache/scache/internal/replay"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/require"
 )
 
 // linkOptions are the options of the slow link the running benchmark's
@@ -35,6 +41,65 @@ func BenchmarkProfiles(b *testing.B) {
 					total := compareModesServed(b, p.Delay, 0, []string{"off", "scache", "split"}, w.opts)
 					b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
 					b.ReportMetric(float64(total["split"])/float64(total["off"]), "split/off")
+				})
+			}
+		})
+	}
+}
+
+// BenchmarkReplayPredictsProfiles checks the replay's link profiles
+// (replay.Config.Link, -link) against live sessions on the same profiled
+// link: for each workload of profileWorkloads but jdb, it runs the session
+// live off, through one proxy and through a split proxy, replays the off
+// session's capture (taken next to the debugger, as a user's own often is) with
+// the profile, and reports, per mode, the replay's predicted wait against
+// the wait measured live (1 is a perfect prediction), and the same
+// prediction without the profile (the delay alone), from that capture
+// (far) and from one made next to the VM over the same link (near).
+// Run it with -benchtime 1x.
+func BenchmarkReplayPredictsProfiles(b *testing.B) {
+	for _, name := range []string{"wifi", "cloud"} {
+		p := latency.Profiles[name]
+		b.Run(name, func(b *testing.B) {
+			linkOptions = []latency.Option{latency.WithProfile(p, 1)}
+			defer func() { linkOptions = nil }()
+			for _, w := range relayWorkloads {
+				if !profileWorkloads[w.name] || w.opts.Jdb {
+					continue
+				}
+				b.Run(w.name, func(b *testing.B) {
+					for range b.N {
+						var capture []journal.Record
+						live := map[replay.Mode]time.Duration{}
+						for _, mode := range []replay.Mode{replay.ModeOff, replay.ModeScache, replay.ModeSplit} {
+							var mu sync.Mutex
+							var records []journal.Record
+							workloadSession(b, p.Delay, string(mode), w.opts, func(e scache.JournalEntry) {
+								mu.Lock()
+								defer mu.Unlock()
+								records = append(records, journal.FromEntry(e))
+							})
+							live[mode] = debuggerWait(records)
+							if mode == replay.ModeOff {
+								capture = records
+							}
+						}
+						captures := map[string][]journal.Record{"far": capture, "near": recordNearVM(b, p.Delay, w.opts)}
+						for side, records := range captures {
+							tr := replay.Trace{Name: w.name, Records: records}
+							for mode, wait := range live {
+								res, err := replay.Run(tr, mode, replay.Config{RTT: 2 * p.Delay, Link: &p})
+								require.NoError(b, err, "%s", mode)
+								b.ReportMetric(float64(res.Wait[2*p.Delay])/float64(wait), "predicted/live_wait_"+side+"_"+string(mode))
+								plain, err := replay.Run(tr, mode, replay.Config{RTT: 2 * p.Delay})
+								require.NoError(b, err, "%s", mode)
+								b.ReportMetric(float64(plain.Wait[2*p.Delay])/float64(wait), "unshaped/live_wait_"+side+"_"+string(mode))
+							}
+						}
+						for mode, wait := range live {
+							b.ReportMetric(float64(wait.Milliseconds()), "live_wait_ms_"+string(mode))
+						}
+					}
 				})
 			}
 		})

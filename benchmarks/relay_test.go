@@ -527,7 +527,7 @@ func recordNearVM(b *testing.B, delay time.Duration, o jvmtest.DriverOptions) []
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(ctx, ln) }()
-	link, err := latency.Listen(ln.Addr().String(), delay)
+	link, err := latency.Listen(ln.Addr().String(), delay, linkOptions...)
 	require.NoError(b, err)
 	jvmtest.RunDriver(b, link.Addr, o)
 	<-ended
