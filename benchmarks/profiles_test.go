@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jdwpscache/scache/internal/journal"
+	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/internal/latency"
 	"github.com/jdwpscache/scache/internal/replay"
 	"github.com/jdwpscache/scache/scache"
@@ -101,6 +102,41 @@ func BenchmarkReplayPredictsProfiles(b *testing.B) {
 						}
 					}
 				})
+			}
+		})
+	}
+}
+
+// bigAttach is an IDE attaching to a running app with an Android app's
+// worth of classes loaded (20,000): every class listed
+// (AllClassesWithGeneric), then breakpoints in 200 of them, each class's
+// lines asked; then one stop at the marker.
+var bigAttach = jvmtest.DriverOptions{Stops: 1, Classes: 20000, BigAttach: 200}
+
+// BenchmarkBigAttach measures the big attach off, through one proxy and
+// through a split proxy, on a 20 ms link and on the wifi and cloud
+// profiles, and reports the attach times (attach_ms_MODE) and the ratios
+// of the attach to off's. Run it with -benchtime 1x.
+func BenchmarkBigAttach(b *testing.B) {
+	for _, name := range []string{"20ms", "wifi", "cloud"} {
+		b.Run(name, func(b *testing.B) {
+			delay := 10 * time.Millisecond
+			if p, ok := latency.Profiles[name]; ok {
+				delay = p.Delay
+				linkOptions = []latency.Option{latency.WithProfile(p, 1)}
+				defer func() { linkOptions = nil }()
+			}
+			attach := map[string]time.Duration{}
+			for range b.N {
+				for _, mode := range []string{"off", "scache", "split"} {
+					live := workloadStops(b, delay, 0, mode, bigAttach, nil)
+					require.Contains(b, live.Transcript, "attached: breakpoints in 200 generated classes")
+					attach[mode] += live.Attach
+				}
+			}
+			for mode, d := range attach {
+				b.ReportMetric(float64(d.Microseconds())/1000/float64(b.N), "attach_ms_"+mode)
+				b.ReportMetric(float64(d)/float64(attach["off"]), "attach_"+mode+"/off")
 			}
 		})
 	}

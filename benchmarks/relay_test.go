@@ -54,7 +54,7 @@ type liveSession struct {
 // the attach time, and a VM that serves one command per service
 // (latency.WithService; 0: HotSpot as it is).
 func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jvmtest.DriverOptions, journal func(scache.JournalEntry)) liveSession {
-	vm := jvmtest.Start(b, "Debuggee", o.DebuggeeArgs(o.Stops)...)
+	vm := jvmtest.StartFor(b, o)
 	vmAddr := vm.Addr
 	if service > 0 {
 		slow, err := latency.Listen(vm.Addr, 0, latency.WithService(service))

@@ -145,6 +145,31 @@ type VM struct {
 	mu     sync.Mutex
 	output strings.Builder
 	exited chan struct{}
+	// printed is closed and replaced at each line the VM prints and when
+	// it exits (under mu): waitOutput waits on it.
+	printed chan struct{}
+}
+
+// waitOutput reports whether the VM printed s within timeout (false as
+// soon as it exited without).
+func (vm *VM) waitOutput(s string, timeout time.Duration) bool {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		vm.mu.Lock()
+		found, printed := strings.Contains(vm.output.String(), s), vm.printed
+		vm.mu.Unlock()
+		if found {
+			return true
+		}
+		select {
+		case <-printed:
+		case <-vm.exited:
+			return strings.Contains(vm.Output(), s)
+		case <-deadline.C:
+			return false
+		}
+	}
 }
 
 // Output returns what the VM printed so far (stdout and stderr).
@@ -224,7 +249,7 @@ func StartWithAgent(t testing.TB, agent, mainClass string, args ...string) *VM {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting java: %v", err)
 	}
-	vm := &VM{cmd: cmd, exited: make(chan struct{})}
+	vm := &VM{cmd: cmd, exited: make(chan struct{}), printed: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		pw.Close()
@@ -242,6 +267,8 @@ func StartWithAgent(t testing.TB, agent, mainClass string, args ...string) *VM {
 			line := sc.Text()
 			vm.mu.Lock()
 			vm.output.WriteString(line + "\n")
+			close(vm.printed)
+			vm.printed = make(chan struct{})
 			vm.mu.Unlock()
 			if a, ok := agentAddr(line); ok && !sent {
 				addr <- a
@@ -322,6 +349,23 @@ type DriverOptions struct {
 	// Parallel, when not 0, has the driver inspect each stop in concurrent
 	// waves of that many threads, as an async IDE does (clients.go).
 	Parallel int
+	// Classes, when not 0, runs the session on a VM that has loaded that
+	// many generated classes when the debugger attaches (StartFor,
+	// StartLoaded), and BigAttach has the driver attach to it as an IDE
+	// does to a running app: every class listed, then breakpoints in
+	// BigAttach of the generated classes and at the marker.
+	Classes, BigAttach int
+}
+
+// StartFor starts the VM the options' session runs on: a Debuggee started
+// suspended for its rounds (Start), or with Classes one that has loaded
+// them (StartLoaded).
+func StartFor(t testing.TB, o DriverOptions) *VM {
+	t.Helper()
+	if o.Classes > 0 {
+		return StartLoaded(t, o.Classes)
+	}
+	return Start(t, "Debuggee", o.DebuggeeArgs(o.Stops)...)
 }
 
 // DebuggeeArgs returns the arguments of a Debuggee that runs the given
@@ -395,6 +439,9 @@ func RunDriverTimed(t testing.TB, addr string, o DriverOptions) DriverRun {
 	}
 	if o.Parallel > 0 {
 		args = append(args, fmt.Sprintf("parallel=%d", o.Parallel))
+	}
+	if o.BigAttach > 0 {
+		args = append(args, fmt.Sprintf("bigattach=%d:%d", o.BigAttach, GeneratedLine))
 	}
 	cmd := exec.Command("java", args...)
 	out, err := cmd.CombinedOutput()

@@ -75,3 +75,16 @@ func TestDriverDirectWithRenderers(t *testing.T) {
 	require.Contains(t, transcript, "render this.shapes = size 0")
 	require.Equal(t, 8, strings.Count(transcript, "after rendering at "), "two stops and their three steps, each rendered")
 }
+
+// A big attach: the driver attaches to a running VM with generated
+// classes loaded and sets breakpoints in many of them, then stops at the
+// marker as usual.
+func TestBigAttach(t *testing.T) {
+	o := jvmtest.DriverOptions{Stops: 1, Classes: 300, BigAttach: 20}
+	vm := jvmtest.StartFor(t, o)
+	r := jvmtest.RunDriverTimed(t, vm.Addr, o)
+	require.Contains(t, r.Transcript, "attached: breakpoints in 20 generated classes and at the marker")
+	require.Contains(t, r.Transcript, "stop 1 in thread main")
+	require.Positive(t, r.Attach)
+	require.Less(t, r.Attach, r.Elapsed)
+}

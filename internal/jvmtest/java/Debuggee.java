@@ -97,6 +97,8 @@ public class Debuggee {
         for (int i = 1; i < args.length; i++) {
             if (args[i].startsWith("threads=")) {
                 threads = Integer.parseInt(args[i].substring("threads=".length()));
+            } else if (args[i].startsWith("classes=")) {
+                loadGenerated(args[i].substring("classes=".length()));
             }
         }
         if (threads > 0) {
@@ -114,6 +116,20 @@ public class Debuggee {
             }
         }
         System.out.println("debuggee done " + d.counter + " " + d.name);
+    }
+
+    // loadGenerated loads N generated classes (gen.G0 ...) from DIR, given as
+    // N:DIR, and prints how many: an app's worth of classes for a debugger
+    // that attaches late (jvmtest.StartLoaded).
+    static void loadGenerated(String spec) throws Exception {
+        int colon = spec.indexOf(':');
+        int n = Integer.parseInt(spec.substring(0, colon));
+        java.net.URLClassLoader loader = new java.net.URLClassLoader(
+                new java.net.URL[] {new java.io.File(spec.substring(colon + 1)).toURI().toURL()});
+        for (int i = 0; i < n; i++) {
+            Class.forName("gen.G" + i, true, loader);
+        }
+        System.out.println("loaded " + n + " classes");
     }
 
     // inTurns runs the rounds on threads app-0, app-1, ... taking turns:

@@ -5,7 +5,7 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [bigattach=M:LINE]
 //
 // hotswap redefines Swappable after the first stop; setvalue changes a local
 // at each stop and reads it back; extras expands `this` at every stop and
@@ -20,6 +20,13 @@
 // again (JDI forgets a thread's frames once it ran); exit ends the VM
 // with vm.exit(7) at the last stop's event instead of inspecting it and
 // disposing, and prints how that went.
+//
+// bigattach=M:LINE attaches as an IDE attaches to a running app with many
+// classes (a VM jvmtest.StartLoaded started): it lists every class
+// (VirtualMachine.AllClassesWithGeneric), then sets a breakpoint at LINE
+// in M of the generated classes (gen.G*, spread over them) and one at the
+// marker, each class found in the list and its lines asked, instead of
+// waiting for Debuggee's ClassPrepare.
 //
 // After the transcript it prints elapsed_ns (the session's wall time, from
 // attach to dispose) and attach_ns (from attach until the breakpoint was
@@ -57,6 +64,9 @@ public class JdiDriver {
     // ends): 0 until then.
     private long start;
     private long attached;
+    // bigAttach and bigAttachLine: bigattach=M:LINE (0: none).
+    private int bigAttach;
+    private int bigAttachLine;
 
     JdiDriver(VirtualMachine vm) {
         this.vm = vm;
@@ -76,6 +86,8 @@ public class JdiDriver {
         boolean renderers = false;
         boolean eclipse = false;
         int parallel = 0;
+        int bigAttach = 0;
+        int bigAttachLine = 0;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("hotswap=")) {
                 hotswap = args[i].substring("hotswap=".length());
@@ -93,6 +105,10 @@ public class JdiDriver {
                 exit = true;
             } else if (args[i].equals("eclipse")) {
                 eclipse = true;
+            } else if (args[i].startsWith("bigattach=")) {
+                String[] ml = args[i].substring("bigattach=".length()).split(":");
+                bigAttach = Integer.parseInt(ml[0]);
+                bigAttachLine = Integer.parseInt(ml[1]);
             } else if (args[i].startsWith("parallel=")) {
                 parallel = Integer.parseInt(args[i].substring("parallel=".length()));
             } else if (!args[i].isEmpty()) {
@@ -113,6 +129,8 @@ public class JdiDriver {
         VirtualMachine vm = socket.attach(ca);
         JdiDriver d = new JdiDriver(vm);
         d.start = start;
+        d.bigAttach = bigAttach;
+        d.bigAttachLine = bigAttachLine;
         d.policy = eventThread ? EventRequest.SUSPEND_EVENT_THREAD : EventRequest.SUSPEND_ALL;
         d.exit = exit;
         d.extras = extras;
@@ -170,10 +188,14 @@ public class JdiDriver {
 
     void run(int stops, int markerLine, String hotswap, boolean setValue) throws Exception {
         EventRequestManager erm = vm.eventRequestManager();
-        ClassPrepareRequest cpr = erm.createClassPrepareRequest();
-        cpr.addClassFilter("Debuggee");
-        cpr.setSuspendPolicy(EventRequest.SUSPEND_ALL);
-        cpr.enable();
+        if (bigAttach > 0) {
+            attachToLoaded(markerLine);
+        } else {
+            ClassPrepareRequest cpr = erm.createClassPrepareRequest();
+            cpr.addClassFilter("Debuggee");
+            cpr.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+            cpr.enable();
+        }
         // No vm.resume() here: the VM started suspended, and the VMStart event
         // set's resume below is what lets it run. Resuming twice would race
         // with the suspension of the next event.
@@ -232,6 +254,35 @@ public class JdiDriver {
         }
         vm.dispose();
         line("disposed after " + stop + " stops");
+    }
+
+    // attachToLoaded attaches as an IDE does to a running app (bigattach):
+    // every class listed, then breakpoints in bigAttach generated classes
+    // and at the marker.
+    void attachToLoaded(int markerLine) throws Exception {
+        EventRequestManager erm = vm.eventRequestManager();
+        List<ReferenceType> generated = new ArrayList<>();
+        for (ReferenceType t : vm.allClasses()) {
+            if (t.name().startsWith("gen.G")) {
+                generated.add(t);
+            }
+        }
+        generated.sort(Comparator.comparing(ReferenceType::name));
+        int step = Math.max(1, generated.size() / bigAttach);
+        int set = 0;
+        for (int i = 0; i < generated.size() && set < bigAttach; i += step) {
+            ReferenceType t = vm.classesByName(generated.get(i).name()).get(0);
+            BreakpointRequest bp = erm.createBreakpointRequest(t.locationsOfLine(bigAttachLine).get(0));
+            bp.setSuspendPolicy(policy);
+            bp.enable();
+            set++;
+        }
+        ReferenceType debuggee = vm.classesByName("Debuggee").get(0);
+        BreakpointRequest bp = erm.createBreakpointRequest(debuggee.locationsOfLine(markerLine).get(0));
+        bp.setSuspendPolicy(policy);
+        bp.enable();
+        attached = System.nanoTime() - start;
+        line("attached: breakpoints in " + set + " generated classes and at the marker");
     }
 
     void step(ThreadReference t, int depth, String name) throws Exception {
