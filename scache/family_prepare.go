@@ -11,6 +11,14 @@ import (
 // display, one round trip each while the VM waits suspended. Asked at the
 // event, the methods and source names come back together, and each line
 // table follows the methods at once.
+//
+// A debugger that asks a class's methods itself, outside a stop's
+// inspection, is most often setting breakpoints in a class already loaded
+// (an IDE attaching to a running app, breakpoints in many files): the
+// JDK's JDI then asks the class's source debug extension and each method's
+// line table, one round trip after the other. On the reply to its
+// MethodsWithGeneric those go out at once, while the learner finds line
+// tables used (an IDE that lists methods to invoke a renderer asks none).
 
 // prepareSet is what is asked about a class at its preparation; the line
 // tables of its methods follow the reply to MethodsWithGeneric.
@@ -39,14 +47,18 @@ func speculatePrepared(s *Speculator, class jdwp.ReferenceTypeID) {
 }
 
 // onPreparedMethods queues the line table of each method of a class just
-// prepared, on the reply to its MethodsWithGeneric.
+// prepared, on the reply to its MethodsWithGeneric; and, on the reply to
+// the debugger's own, its source debug extension too.
 func onPreparedMethods(s *Speculator, p *inFlight, reply *replyData) error {
-	if !s.prepared[p.class] {
+	if !s.prepared[p.class] && p.synthetic {
 		return nil
 	}
 	delete(s.prepared, p.class)
 	if !s.learn.allowsClass(jdwp.CmdMethodLineTable) {
 		return nil
+	}
+	if !p.synthetic && s.learn.allowsClass(jdwp.CmdReferenceTypeSourceDebugExtension) {
+		s.enqueueClass(jdwp.CmdReferenceTypeSourceDebugExtension, p.class, 0, true)
 	}
 	m, err := reply.typed(s)
 	if err != nil {

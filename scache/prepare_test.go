@@ -40,3 +40,25 @@ func TestClassPrepareSpeculatesWhatBreakpointsNeed(t *testing.T) {
 		require.Equal(t, sent, len(h.toVM), "every command answered from the speculation")
 	}
 }
+
+// A debugger that asks a loaded class's methods itself (setting a
+// breakpoint in it) gets its source debug extension and every method's
+// line table from the speculation that follows the reply.
+func TestTheDebuggersOwnMethodsBringTheLineTables(t *testing.T) {
+	h := running(t)
+	c := h.vm.AddClass("LLoaded;", 3, false, false)
+	got, want := ask(h, &jdwp.RefTypeMethodsWithGenericCommand{RefType: c.ID})
+	require.Equal(t, want, got)
+	_, lineTables := h.vmCommands(jdwp.CmdMethodLineTable)
+	require.Equal(t, len(c.Methods), lineTables, "a line table for each method")
+	sent := len(h.toVM)
+	asked := []jdwp.CommandMessage{&jdwp.RefTypeSourceDebugExtensionCommand{RefType: c.ID}}
+	for _, m := range c.Methods {
+		asked = append(asked, &jdwp.MethodLineTableCommand{RefType: c.ID, Method: m})
+	}
+	for _, m := range asked {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+	}
+	require.Equal(t, sent, len(h.toVM), "every command answered from the speculation")
+}
