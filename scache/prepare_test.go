@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache/scachetest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -27,18 +28,25 @@ func TestClassPrepareSpeculatesWhatBreakpointsNeed(t *testing.T) {
 		}
 		require.Equal(t, 1, methods)
 		require.Equal(t, len(c.Methods), lineTables, "a line table for each method")
-		sent := len(h.toVM)
-		asked := []jdwp.CommandMessage{&jdwp.RefTypeMethodsWithGenericCommand{RefType: c.ID},
-			&jdwp.RefTypeSourceDebugExtensionCommand{RefType: c.ID}, &jdwp.RefTypeSourceFileCommand{RefType: c.ID}}
-		for _, m := range c.Methods {
-			asked = append(asked, &jdwp.MethodLineTableCommand{RefType: c.ID, Method: m})
-		}
-		for _, m := range asked {
-			got, want := ask(h, m)
-			require.Equal(t, want, got, "%s", m.Command())
-		}
-		require.Equal(t, sent, len(h.toVM), "every command answered from the speculation")
+		requireAnsweredWithLineTables(t, h, c, &jdwp.RefTypeMethodsWithGenericCommand{RefType: c.ID},
+			&jdwp.RefTypeSourceDebugExtensionCommand{RefType: c.ID}, &jdwp.RefTypeSourceFileCommand{RefType: c.ID})
 	}
+}
+
+// requireAnsweredWithLineTables asks the commands, then the line table of
+// each of class c's methods, and fails unless each reply equals the model's
+// and none went to the VM.
+func requireAnsweredWithLineTables(t *testing.T, h *harness, c *scachetest.ModelClass, asked ...jdwp.CommandMessage) {
+	t.Helper()
+	sent := len(h.toVM)
+	for _, m := range c.Methods {
+		asked = append(asked, &jdwp.MethodLineTableCommand{RefType: c.ID, Method: m})
+	}
+	for _, m := range asked {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+	}
+	require.Equal(t, sent, len(h.toVM), "every command answered from the speculation")
 }
 
 // A debugger that asks a loaded class's methods itself (setting a
@@ -51,14 +59,5 @@ func TestTheDebuggersOwnMethodsBringTheLineTables(t *testing.T) {
 	require.Equal(t, want, got)
 	_, lineTables := h.vmCommands(jdwp.CmdMethodLineTable)
 	require.Equal(t, len(c.Methods), lineTables, "a line table for each method")
-	sent := len(h.toVM)
-	asked := []jdwp.CommandMessage{&jdwp.RefTypeSourceDebugExtensionCommand{RefType: c.ID}}
-	for _, m := range c.Methods {
-		asked = append(asked, &jdwp.MethodLineTableCommand{RefType: c.ID, Method: m})
-	}
-	for _, m := range asked {
-		got, want := ask(h, m)
-		require.Equal(t, want, got, "%s", m.Command())
-	}
-	require.Equal(t, sent, len(h.toVM), "every command answered from the speculation")
+	requireAnsweredWithLineTables(t, h, c, &jdwp.RefTypeSourceDebugExtensionCommand{RefType: c.ID})
 }
