@@ -50,7 +50,8 @@ type clientConn struct {
 // of the JDWP handshake. The VM's packets are read from the first client's
 // arrival on (a VM started suspended sends its VMStart event at once, and
 // that client is the one to receive it) until the connection ends (see Done
-// and Err). One Speculator made with opts serves every client.
+// and Err). One Speculator made with opts serves every client; what it asks
+// at the handshake (Speculator.OnHandshake) is sent here.
 func New(vm io.ReadWriteCloser, opts ...scache.Option) (*Session, error) {
 	if err := jdwp.DebuggerHandshake(vm, 0); err != nil {
 		vm.Close()
@@ -60,6 +61,15 @@ func New(vm io.ReadWriteCloser, opts ...scache.Option) (*Session, error) {
 	if err != nil {
 		vm.Close()
 		return nil, err
+	}
+	// What the Speculator asks before any client's first command (the id
+	// sizes) goes to the VM first; its reply waits in the connection until
+	// the VM's packets are read.
+	for _, p := range spec.OnHandshake().Edict.Upstream {
+		if _, err := vm.Write(p); err != nil {
+			vm.Close()
+			return nil, fmt.Errorf("share: writing to the VM: %w", err)
+		}
 	}
 	s := &Session{spec: spec, m: newMux(spec), vm: vm, clients: map[ClientID]*clientConn{}, done: make(chan struct{})}
 	return s, nil
