@@ -94,8 +94,8 @@ func (s *Speculator) onEvents(packet []byte) error {
 	}
 	if stop, stopped := s.onStopEvents(&c); stopped {
 		s.table.stop(s, stop)
-	} else if started && s.susp.kind == allSuspended {
-		s.table.start(s)
+	} else if s.susp.kind == allSuspended {
+		s.table.quiet(s, started)
 	}
 	return nil
 }

@@ -65,7 +65,9 @@ const (
 	// FamilyThreads: while all threads are suspended, AllThreads and each
 	// thread's Name, Status and FrameCount; and once the debugger walks the
 	// thread-group tree, each group's children and name, a level ahead.
-	// At the VMStart of a VM started suspended, the thread list.
+	// At the VMStart of a VM started suspended, the thread list, and at a
+	// class prepared with every thread suspended, if the debugger asked it
+	// at such an event before.
 	FamilyThreads
 	// FamilyAttach: the id sizes as soon as the handshake is through
 	// (OnHandshake), and once they are known the facts a debugger asks
@@ -127,9 +129,10 @@ type family struct {
 	onStop func(s *Speculator, stop stopEvent)
 	// onPrepare runs at a ClassPrepare event that suspends, for its class.
 	onPrepare func(s *Speculator, class jdwp.ReferenceTypeID)
-	// onStart runs at the VMStart event of a VM started suspended: every
-	// thread is, and the debugger is attaching.
-	onStart func(s *Speculator)
+	// onQuiet runs at an event that suspends every thread and stops none at
+	// a location: the VMStart of a VM started suspended (start: the
+	// debugger is attaching), or a class prepared.
+	onQuiet func(s *Speculator, start bool)
 	// onReply runs on the successful reply to any of its commands, the
 	// debugger's or (except in Classic) a synthetic one. A trigger command
 	// whose reply is state of a suspension fires only for a reply that is
@@ -244,7 +247,7 @@ var families = []*family{
 	{
 		flag: FamilyThreads, life: lifetimeSuspension,
 		onStop:  speculateThreads,
-		onStart: speculateThreadList,
+		onQuiet: speculateThreadList,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdVirtualMachineAllThreads:           onAllThreads,
 			jdwp.CmdVirtualMachineTopLevelThreadGroups: onThreadGroups,
@@ -348,11 +351,11 @@ func (t familyTable) stop(s *Speculator, stop stopEvent) {
 	}
 }
 
-// start runs the start handlers of the families that are on.
-func (t familyTable) start(s *Speculator) {
+// quiet runs the onQuiet handlers of the families that are on.
+func (t familyTable) quiet(s *Speculator, start bool) {
 	for _, f := range t {
-		if f.onStart != nil && f.on {
-			f.onStart(s)
+		if f.onQuiet != nil && f.on {
+			f.onQuiet(s, start)
 		}
 	}
 }

@@ -24,6 +24,11 @@ type threadsView struct {
 	lastAsks  [2]int
 	listEpoch uint64
 	listStep  bool
+	// quietEpoch is the epoch of the last event that suspended every
+	// thread at no location; listWhenQuiet, whether the debugger asked the
+	// list in such an epoch.
+	quietEpoch    uint64
+	listWhenQuiet bool
 }
 
 // speculateThreads asks, at a stop with every thread suspended, for the
@@ -46,11 +51,17 @@ func speculateThreads(s *Speculator, stop stopEvent) {
 	}
 }
 
-// speculateThreadList asks for the thread list as a VM started suspended
-// begins a session: Eclipse's JDI (the Eclipse IDE's, VS Code's) asks it
-// before every resume, the first one included.
-func speculateThreadList(s *Speculator) {
-	s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
+// speculateThreadList asks for the thread list at an event that suspends
+// every thread at no location (onQuiet): as a VM started suspended begins
+// a session, and at a class prepared once the debugger asked the list at
+// such an event. Eclipse's JDI (the Eclipse IDE's, VS Code's) asks it
+// before every resume, the first one included; the JDK's asks none there.
+func speculateThreadList(s *Speculator, start bool) {
+	v := &s.view
+	v.quietEpoch = s.susp.epoch
+	if start || v.listWhenQuiet {
+		s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
+	}
 }
 
 // threadsViewSpeculable reports whether the threads view may be asked now:
@@ -150,6 +161,9 @@ func askListAgain(s *Speculator, key Key, _ jdwp.CommandMessage) {
 		return
 	}
 	v := &s.view
+	if v.quietEpoch != 0 && v.quietEpoch == s.susp.epoch {
+		v.listWhenQuiet = true
+	}
 	if v.listEpoch != s.susp.epoch {
 		if v.listAsks > 0 {
 			v.lastAsks[boolIndex(v.listStep)] = v.listAsks

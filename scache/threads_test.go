@@ -209,3 +209,40 @@ func TestTheThreadListIsAskedAtTheVMsStart(t *testing.T) {
 	total, _ = h.vmCommands(jdwp.CmdVirtualMachineAllThreads)
 	require.Zero(t, total)
 }
+
+// A debugger that asked the thread list while its VM was suspended at its
+// start (Eclipse's JDI, before every resume) gets it from the cache at a
+// class prepared with every thread suspended too; one that did not (the
+// JDK's JDI) gets no list speculated there.
+func TestTheThreadListAtAClassPreparedFollowsTheDebugger(t *testing.T) {
+	for _, asksAtStart := range []bool{true, false} {
+		vm, classes := scachetest.World(sizes8)
+		h := newHarness(t, vm)
+		ask(h, &jdwp.VMIDSizesCommand{})
+		h.event(jdwp.AppendCommandPacket(nil, 1, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyAll, Events: []jdwp.Event{
+			&jdwp.ThreadEvent{EventKind: jdwp.EventVMStart, Thread: 1}}}, sizes8))
+		h.drain()
+		if asksAtStart {
+			ask(h, &jdwp.VMAllThreadsCommand{})
+		}
+		ask(h, &jdwp.VMResumeCommand{})
+		for _, th := range h.vm.Threads() { // the class prepared suspends every thread
+			th.Suspends++
+		}
+		c := classes[0]
+		h.event(jdwp.AppendCommandPacket(nil, 2, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyAll, Events: []jdwp.Event{
+			&jdwp.ClassPrepareEvent{RequestID: 5, Thread: 1, TypeTag: jdwp.TypeTagClass, TypeID: c.ID,
+				Signature: c.Signature, Status: jdwp.ClassStatusPrepared | jdwp.ClassStatusVerified}}}, sizes8))
+		h.drain()
+		_, synthetic := h.vmCommands(jdwp.CmdVirtualMachineAllThreads)
+		if !asksAtStart {
+			require.Equal(t, 1, synthetic, "the list at the start only")
+			continue
+		}
+		require.Equal(t, 2, synthetic, "the list at the start and at the class prepared")
+		sent := len(h.toVM)
+		got, want := ask(h, &jdwp.VMAllThreadsCommand{})
+		require.Equal(t, want, got)
+		require.Equal(t, sent, len(h.toVM), "answered from the cache")
+	}
+}
