@@ -49,18 +49,15 @@ func (s *Speculator) auditAnswer(r *Response, c *upCommand, answer []byte) *audi
 	}
 	id := s.queue.syntheticID(s.idBusy)
 	s.audits[id] = a
-	cp := s.scratch.up.copy(c.packet)
-	binary.BigEndian.PutUint32(cp[4:8], id)
+	cp := s.retag(&s.scratch.up, c.packet, id)
 	r.Edict.Upstream = append(r.Edict.Upstream, cp)
 	r.Journal.Upstream = append(r.Journal.Upstream, cp)
 	return a
 }
 
-// auditedPart is what an audit compares of a reply packet: its error code
-// and data (its id is the command's).
-func auditedPart(reply []byte) []byte {
-	return append([]byte(nil), reply[jdwp.HeaderSize-2:]...)
-}
+// auditedPart is what an audit compares of a reply packet, copied: its
+// error code and data (its id is the command's).
+func auditedPart(reply []byte) []byte { return bytes.Clone(reply[jdwp.HeaderSize-2:]) }
 
 // auditReply takes the VM's reply to an audit's copy, if the reply in d is
 // one: it compares it with the answer the debugger got and absorbs it.
@@ -79,7 +76,7 @@ func (s *Speculator) auditReply(r *Response, d *downPacket) bool {
 		return true
 	}
 	s.stats.Audited++
-	if vm := d.packet[jdwp.HeaderSize-2:]; !bytes.Equal(a.served, vm) {
+	if vm := auditedPart(d.packet); !bytes.Equal(a.served, vm) {
 		s.stats.AuditMismatches++
 		s.log.Warn("scache: audit: the debugger's answer differs from the VM's", "command", a.cmd.String(),
 			"answer", jdwp.ErrorCode(binary.BigEndian.Uint16(a.served)).String(), "answer_bytes", len(a.served)-2,
