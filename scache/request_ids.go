@@ -111,55 +111,32 @@ func (q *requestIDs) debuggerID(vm int32) int32 {
 }
 
 // aheadable reports whether a Set command asks for a request that the
-// agent accepts whatever the VM does meanwhile (see requestIDs).
+// agent accepts whatever the VM does meanwhile (see requestIDs): a single
+// step of the thread known suspended, or the events of classes or threads;
+// with only modifiers the agent accepts whatever their values (a count
+// above 0, and class patterns but for the events of threads).
 func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
 	if m.SuspendPolicy > jdwp.SuspendPolicyAll {
 		return false
 	}
-	switch m.EventKind {
-	case jdwp.EventSingleStep:
-		return s.stepAheadable(m)
-	case jdwp.EventClassPrepare, jdwp.EventClassUnload, jdwp.EventThreadStart, jdwp.EventThreadDeath:
-		return classEventAheadable(m)
-	}
-	return false
-}
-
-// classEventAheadable reports whether a Set command for the events of
-// classes or threads has only modifiers the agent accepts whatever their
-// values: a count above 0, and class patterns for the events of classes.
-func classEventAheadable(m *jdwp.EventRequestSetCommand) bool {
-	classes := m.EventKind == jdwp.EventClassPrepare || m.EventKind == jdwp.EventClassUnload
-	for _, mod := range m.Modifiers {
-		switch mod := mod.(type) {
-		case *jdwp.CountModifier:
-			if mod.Count <= 0 {
-				return false
-			}
-		case *jdwp.ClassMatchModifier, *jdwp.ClassExcludeModifier:
-			if !classes {
-				return false
-			}
-		default:
+	step := m.EventKind == jdwp.EventSingleStep
+	switch {
+	case step:
+		if !s.susp.settled() || s.susp.kind == running {
 			return false
 		}
-	}
-	return true
-}
-
-// stepAheadable reports whether a Set command asks for a single step
-// request that the agent accepts whatever the VM does meanwhile, of a
-// thread known suspended.
-func (s *Speculator) stepAheadable(m *jdwp.EventRequestSetCommand) bool {
-	if m.EventKind != jdwp.EventSingleStep || !s.susp.settled() {
+	case m.EventKind == jdwp.EventThreadStart, m.EventKind == jdwp.EventThreadDeath,
+		m.EventKind == jdwp.EventClassPrepare, m.EventKind == jdwp.EventClassUnload:
+	default:
 		return false
 	}
+	threads := m.EventKind == jdwp.EventThreadStart || m.EventKind == jdwp.EventThreadDeath
 	steps := 0
 	for _, mod := range m.Modifiers {
 		switch mod := mod.(type) {
 		case *jdwp.StepModifier:
 			steps++
-			if s.susp.kind == running || mod.Thread != s.susp.stopped || mod.Thread == 0 || mod.Size < jdwp.StepSizeMin || mod.Size > jdwp.StepSizeLine ||
+			if !step || mod.Thread != s.susp.stopped || mod.Thread == 0 || mod.Size < jdwp.StepSizeMin || mod.Size > jdwp.StepSizeLine ||
 				mod.Depth < jdwp.StepDepthInto || mod.Depth > jdwp.StepDepthOut {
 				return false
 			}
@@ -168,11 +145,14 @@ func (s *Speculator) stepAheadable(m *jdwp.EventRequestSetCommand) bool {
 				return false
 			}
 		case *jdwp.ClassMatchModifier, *jdwp.ClassExcludeModifier:
+			if threads {
+				return false
+			}
 		default:
 			return false
 		}
 	}
-	return steps == 1
+	return !step || steps == 1
 }
 
 // onRequestCommand sees a debugger's command of the EventRequest set before
