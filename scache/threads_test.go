@@ -180,16 +180,22 @@ func TestTheListAskedAgainBeforeAResumeIsReady(t *testing.T) {
 	}
 }
 
+// startVM has the debugger ask the id sizes, then the VM send its VMStart
+// event with policy, and lets the VM answer what that starts.
+func startVM(h *harness, policy jdwp.SuspendPolicy) {
+	ask(h, &jdwp.VMIDSizesCommand{})
+	h.event(jdwp.AppendCommandPacket(nil, 1, &jdwp.Composite{SuspendPolicy: policy, Events: []jdwp.Event{
+		&jdwp.ThreadEvent{EventKind: jdwp.EventVMStart, Thread: 1}}}, sizes8))
+	h.drain()
+}
+
 // A VM started suspended: at its VMStart event the thread list is asked,
 // and the debugger's, after the requests it makes as it attaches (Eclipse's
 // JDI asks it before its first resume), is answered from the cache.
 func TestTheThreadListIsAskedAtTheVMsStart(t *testing.T) {
 	vm, _ := scachetest.OneFrameWorld(sizes8)
 	h := newHarness(t, vm)
-	ask(h, &jdwp.VMIDSizesCommand{})
-	h.event(jdwp.AppendCommandPacket(nil, 1, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyAll, Events: []jdwp.Event{
-		&jdwp.ThreadEvent{EventKind: jdwp.EventVMStart, Thread: 1}}}, sizes8))
-	h.drain()
+	startVM(h, jdwp.SuspendPolicyAll)
 	_, synthetic := h.vmCommands(jdwp.CmdVirtualMachineAllThreads)
 	require.Equal(t, 1, synthetic, "asked at the start")
 	ask(h, &jdwp.EventRequestSetCommand{EventKind: jdwp.EventThreadDeath, SuspendPolicy: jdwp.SuspendPolicyNone})
@@ -202,10 +208,7 @@ func TestTheThreadListIsAskedAtTheVMsStart(t *testing.T) {
 
 	// A VMStart that suspends nothing asks nothing.
 	h = newHarness(t, vm)
-	ask(h, &jdwp.VMIDSizesCommand{})
-	h.event(jdwp.AppendCommandPacket(nil, 1, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyNone, Events: []jdwp.Event{
-		&jdwp.ThreadEvent{EventKind: jdwp.EventVMStart, Thread: 1}}}, sizes8))
-	h.drain()
+	startVM(h, jdwp.SuspendPolicyNone)
 	total, _ = h.vmCommands(jdwp.CmdVirtualMachineAllThreads)
 	require.Zero(t, total)
 }
@@ -218,10 +221,7 @@ func TestTheThreadListAtAClassPreparedFollowsTheDebugger(t *testing.T) {
 	for _, asksAtStart := range []bool{true, false} {
 		vm, classes := scachetest.World(sizes8)
 		h := newHarness(t, vm)
-		ask(h, &jdwp.VMIDSizesCommand{})
-		h.event(jdwp.AppendCommandPacket(nil, 1, &jdwp.Composite{SuspendPolicy: jdwp.SuspendPolicyAll, Events: []jdwp.Event{
-			&jdwp.ThreadEvent{EventKind: jdwp.EventVMStart, Thread: 1}}}, sizes8))
-		h.drain()
+		startVM(h, jdwp.SuspendPolicyAll)
 		if asksAtStart {
 			ask(h, &jdwp.VMAllThreadsCommand{})
 		}
