@@ -283,7 +283,7 @@ func (sim *simulation) route(resp scache.Response, dir scache.Direction) {
 	if sim.record != nil {
 		sim.journal(resp, dir)
 	}
-	if sim.clock != nil && len(resp.Edict.Upstream) > 0 {
+	if len(resp.Edict.Upstream) > 0 {
 		// One write, as a live proxy writes its edict: one chunk on the link.
 		var batch [][]byte
 		for _, p := range resp.Edict.Upstream {
@@ -296,12 +296,6 @@ func (sim *simulation) route(resp scache.Response, dir scache.Direction) {
 				sim.toVM(p)
 			}
 		})
-	} else {
-		for _, p := range resp.Edict.Upstream {
-			p := append([]byte(nil), p...)
-			sim.noteSynthetic(p)
-			sim.at(sim.cross(len(p), true), func() { sim.toVM(p) })
-		}
 	}
 	for _, p := range resp.Edict.Downstream {
 		sim.toDebugger(append([]byte(nil), p...))
