@@ -46,8 +46,8 @@ type PowerSave struct {
 	Max   time.Duration
 }
 
-// Profiles are the named links of the benchmarks (WithProfile, and the
-// benchmarks' -profile).
+// Profiles are the named links of the benchmarks (WithProfile) and of the
+// replay's -link.
 var Profiles = map[string]Profile{
 	"usb": {Name: "usb", Delay: 500 * time.Microsecond, Bandwidth: 36 << 20,
 		Sources: "RTT about 1 ms, unmeasured (H-M-H/Weylus#76); adb push over USB 2.0 36 MB/s (AOSP adb 2f0f9eb)"},
