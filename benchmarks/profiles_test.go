@@ -1,7 +1,6 @@
 package benchmarks
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -9,7 +8,6 @@ import (
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/internal/latency"
 	"github.com/jdwpscache/scache/internal/replay"
-	"github.com/jdwpscache/scache/scache"
 	"github.com/stretchr/testify/require"
 )
 
@@ -73,13 +71,7 @@ func BenchmarkReplayPredictsProfiles(b *testing.B) {
 						var capture []journal.Record
 						live := map[replay.Mode]time.Duration{}
 						for _, mode := range []replay.Mode{replay.ModeOff, replay.ModeScache, replay.ModeSplit} {
-							var mu sync.Mutex
-							var records []journal.Record
-							workloadSession(b, p.Delay, string(mode), w.opts, func(e scache.JournalEntry) {
-								mu.Lock()
-								defer mu.Unlock()
-								records = append(records, journal.FromEntry(e))
-							})
+							records := sessionRecords(b, p.Delay, 0, string(mode), w.opts)
 							live[mode] = debuggerWait(records)
 							if mode == replay.ModeOff {
 								capture = records

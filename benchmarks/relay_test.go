@@ -435,14 +435,7 @@ func BenchmarkReplayPredictsSlowVM(b *testing.B) {
 						tr := replay.Trace{Name: w.name, Records: recordNearVM(b, 0, w.opts)}
 						predicted, live := map[replay.Mode]time.Duration{}, map[replay.Mode]time.Duration{}
 						for _, mode := range []replay.Mode{replay.ModeOff, replay.ModeScache, replay.ModeSplit} {
-							var mu sync.Mutex
-							var records []journal.Record
-							workloadStops(b, c.delay, c.service, string(mode), w.opts, func(e scache.JournalEntry) {
-								mu.Lock()
-								defer mu.Unlock()
-								records = append(records, journal.FromEntry(e))
-							})
-							live[mode] = debuggerWait(records)
+							live[mode] = debuggerWait(sessionRecords(b, c.delay, c.service, string(mode), w.opts))
 							res, err := replay.Run(tr, mode, replay.Config{RTT: 2 * c.delay, Service: c.service, CaptureRTT: -1})
 							require.NoError(b, err, "%s", mode)
 							predicted[mode] = res.Wait[2*c.delay]
@@ -475,13 +468,7 @@ func BenchmarkReplayPredictsLive(b *testing.B) {
 				var capture []journal.Record
 				liveWait := map[string]time.Duration{}
 				for _, mode := range replay.Modes {
-					var mu sync.Mutex
-					var records []journal.Record
-					workloadSession(b, delay, string(mode), w.opts, func(e scache.JournalEntry) {
-						mu.Lock()
-						defer mu.Unlock()
-						records = append(records, journal.FromEntry(e))
-					})
+					records := sessionRecords(b, delay, 0, string(mode), w.opts)
 					liveWait[string(mode)] = debuggerWait(records)
 					if mode == "off" {
 						capture = records
@@ -501,6 +488,22 @@ func BenchmarkReplayPredictsLive(b *testing.B) {
 			}
 		})
 	}
+}
+
+// sessionRecords runs workload o live as workloadStops does and returns
+// the journal of the proxy next to the debugger (none direct) as trace
+// records.
+func sessionRecords(b *testing.B, delay, service time.Duration, mode string, o jvmtest.DriverOptions) []journal.Record {
+	var mu sync.Mutex
+	var records []journal.Record
+	workloadStops(b, delay, service, mode, o, func(e scache.JournalEntry) {
+		mu.Lock()
+		defer mu.Unlock()
+		records = append(records, journal.FromEntry(e))
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	return records
 }
 
 // recordNearVM records the workload through a pass-through proxy next to
