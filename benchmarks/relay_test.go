@@ -306,6 +306,10 @@ var relayWorkloads = []struct {
 	// The same under suspend policy EVENT_THREAD: the threads that wait
 	// their turn run through each stop, and the threads view shows them.
 	{"eventthreads", jvmtest.DriverOptions{Stops: relayStops, Threads: 4, EventThread: true}},
+	// The threads at once, under suspend-thread breakpoints: several
+	// suspended at their own stops while others run, the stopped one
+	// resumed alone, as an IDE's threads view sees them.
+	{"threadsview", jvmtest.DriverOptions{Stops: 8, Threads: 4, Together: true}},
 	// An IDE's renderers: toString() and size() invoked at every stop and step.
 	{"renderers", jvmtest.DriverOptions{Stops: relayStops, Renderers: true}},
 }

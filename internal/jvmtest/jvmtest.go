@@ -331,6 +331,15 @@ type DriverOptions struct {
 	// threads view also reads every other suspended thread's top frame,
 	// as an IDE's does.
 	Threads int
+	// Together, with Threads, has the app threads run their rounds at once
+	// instead of in turns, under suspend policy EVENT_THREAD (implied): at
+	// each stop the driver shows the threads view, the other suspended
+	// threads' top frames included, and resumes the stopped thread alone,
+	// without steps, so that several threads are suspended at their own
+	// breakpoints while others run, as an IDE's threads view sees them
+	// under suspend-thread breakpoints. The stops go in the transcript
+	// sorted: the threads reach them in any order.
+	Together bool
 	// Renderers shows this and the objects among the locals at every stop
 	// and step as an IDE's default renderers do: toString() and size()
 	// invoked in the stopped thread, then the top frame read again. The
@@ -374,6 +383,9 @@ func (o DriverOptions) DebuggeeArgs(rounds int) []string {
 	args := []string{fmt.Sprint(rounds)}
 	if o.Threads > 0 {
 		args = append(args, fmt.Sprintf("threads=%d", o.Threads))
+	}
+	if o.Together {
+		args = append(args, "together")
 	}
 	return args
 }
@@ -419,8 +431,11 @@ func RunDriverTimed(t testing.TB, addr string, o DriverOptions) DriverRun {
 	if o.SetValue {
 		args = append(args, "setvalue")
 	}
-	if o.EventThread {
+	if o.EventThread || o.Together {
 		args = append(args, "eventthread")
+	}
+	if o.Together {
+		args = append(args, "together")
 	}
 	if o.Extras {
 		args = append(args, "extras")

@@ -88,3 +88,23 @@ func TestBigAttach(t *testing.T) {
 	require.Positive(t, r.Attach)
 	require.Less(t, r.Attach, r.Elapsed)
 }
+
+// TestDriverDirectTogether runs the JDI driver against a debuggee whose
+// app threads run at once under suspend-thread breakpoints: each thread
+// stops once per round of its own, the stopped thread alone is resumed,
+// and two sessions' transcripts are equal whatever order the threads
+// reached their breakpoints in.
+func TestDriverDirectTogether(t *testing.T) {
+	opts := jvmtest.DriverOptions{Stops: 6, Threads: 3, Together: true}
+	var transcripts []string
+	for range 2 {
+		vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(opts.Stops)...)
+		transcript, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+		for _, app := range []string{"app-0", "app-1", "app-2"} {
+			require.Equal(t, 2, strings.Count(transcript, "stop in thread "+app+"\n"), transcript)
+		}
+		require.Contains(t, transcript, "disposed after 6 stops")
+		transcripts = append(transcripts, transcript)
+	}
+	require.Equal(t, transcripts[0], transcripts[1])
+}

@@ -22,6 +22,7 @@ var clientWorkloads = map[string]jvmtest.DriverOptions{
 	"hot swap":     {Stops: 2, HotSwap: true},
 	"event thread": {Stops: 2, EventThread: true},
 	"threads":      {Stops: 3, Threads: 3},
+	"together":     {Stops: 3, Threads: 3, Together: true},
 	"renderers":    {Stops: 2, Renderers: true},
 }
 

@@ -94,15 +94,19 @@ public class Debuggee {
         // Each round on a new object, as a program calls a method on one
         // object after another: `this` differs from one breakpoint to the next.
         int threads = 0;
+        boolean together = false;
         for (int i = 1; i < args.length; i++) {
             if (args[i].startsWith("threads=")) {
                 threads = Integer.parseInt(args[i].substring("threads=".length()));
+            } else if (args[i].equals("together")) {
+                together = true;
             } else if (args[i].startsWith("classes=")) {
                 loadGenerated(args[i].substring("classes=".length()));
             }
         }
         if (threads > 0) {
-            inTurns(d, rounds, threads);
+            Runnable work = together ? new Together(d, rounds, threads) : new Turns(d, rounds, threads);
+            onThreads(work, threads);
             System.out.println("debuggee done " + d.counter + " " + d.name);
             return;
         }
@@ -132,15 +136,14 @@ public class Debuggee {
         System.out.println("loaded " + n + " classes");
     }
 
-    // inTurns runs the rounds on threads app-0, app-1, ... taking turns:
-    // round r on app-(r % threads), each on a new object, so that the stops
-    // come from one thread after another in a known order while the others
-    // wait their turn.
-    static void inTurns(Debuggee d, int rounds, int threads) throws InterruptedException {
-        Turns turns = new Turns(d, rounds, threads);
+    // onThreads runs work on threads app-0, app-1, ... and waits for them:
+    // round r on app-(r % threads), each on a new object, taking turns
+    // (Turns: the stops come from one thread after another in a known order
+    // while the others wait their turn) or at once (Together).
+    static void onThreads(Runnable work, int threads) throws InterruptedException {
         List<Thread> apps = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
-            Thread app = new Thread(turns, "app-" + i);
+            Thread app = new Thread(work, "app-" + i);
             app.start();
             apps.add(app);
         }
@@ -193,6 +196,55 @@ public class Debuggee {
                     next++;
                     notifyAll();
                 }
+            }
+        }
+    }
+
+    // Together is what each app thread runs with "together": its rounds
+    // (r % threads == its number) one after another, at once with the other
+    // threads, so that under suspend policy EVENT_THREAD several threads
+    // are suspended at their own breakpoints while others run. Every app
+    // thread is alive from the first stop to the last: each starts its
+    // rounds once all have started, and ends once all are done.
+    static final class Together implements Runnable {
+        private final Debuggee d;
+        private final int rounds;
+        private final int threads;
+        private int started;
+        private int done;
+
+        Together(Debuggee d, int rounds, int threads) {
+            this.d = d;
+            this.rounds = rounds;
+            this.threads = threads;
+        }
+
+        public void run() {
+            int first = Integer.parseInt(Thread.currentThread().getName().substring("app-".length()));
+            try {
+                synchronized (this) {
+                    started++;
+                    notifyAll();
+                    while (started < threads) {
+                        wait();
+                    }
+                }
+                for (int round = first; round < rounds; round += threads) {
+                    Debuggee r = new Debuggee("round-" + round);
+                    r.recurse(40);
+                    synchronized (this) {
+                        d.counter += r.counter;
+                    }
+                }
+                synchronized (this) {
+                    done++;
+                    notifyAll();
+                    while (done < threads) {
+                        wait();
+                    }
+                }
+            } catch (InterruptedException e) {
+                return;
             }
         }
     }

@@ -64,6 +64,11 @@ public class JdiDriver {
     // ends): 0 until then.
     private long start;
     private long attached;
+    // together: the app threads run at once (the debuggee's "together"):
+    // each stop is inspected and its event set resumed, the stopped thread
+    // alone under EVENT_THREAD, without steps; the stops' blocks go in the
+    // transcript sorted, as the threads reach them in any order.
+    private boolean together;
     // bigAttach and bigAttachLine: bigattach=M:LINE (0: none).
     private int bigAttach;
     private int bigAttachLine;
@@ -84,6 +89,7 @@ public class JdiDriver {
         boolean extras = false;
         boolean topFrames = false;
         boolean renderers = false;
+        boolean together = false;
         boolean eclipse = false;
         int parallel = 0;
         int bigAttach = 0;
@@ -101,6 +107,8 @@ public class JdiDriver {
                 topFrames = true;
             } else if (args[i].equals("renderers")) {
                 renderers = true;
+            } else if (args[i].equals("together")) {
+                together = true;
             } else if (args[i].equals("exit")) {
                 exit = true;
             } else if (args[i].equals("eclipse")) {
@@ -136,6 +144,7 @@ public class JdiDriver {
         d.extras = extras;
         d.topFrames = topFrames;
         d.renderers = renderers;
+        d.together = together;
         if (parallel > 0) {
             d.pool = Executors.newFixedThreadPool(parallel, r -> {
                 Thread th = new Thread(r, "jdi-async");
@@ -200,6 +209,7 @@ public class JdiDriver {
         // set's resume below is what lets it run. Resuming twice would race
         // with the suspension of the next event.
         int stop = 0;
+        List<String> blocks = new ArrayList<>();
         EventQueue q = vm.eventQueue();
         while (stop < stops) {
             EventSet set = q.remove();
@@ -220,6 +230,14 @@ public class JdiDriver {
                     ThreadReference t = ((BreakpointEvent) e).thread();
                     if (exit && stop == stops) {
                         break; // exit while the stop's speculation is under way
+                    }
+                    if (together) {
+                        int from = out.length();
+                        line("stop in thread " + t.name());
+                        inspect(t, setValue);
+                        blocks.add(out.substring(from));
+                        out.setLength(from);
+                        continue;
                     }
                     line("stop " + stop + " in thread " + t.name());
                     inspect(t, setValue);
@@ -242,6 +260,10 @@ public class JdiDriver {
             if (resume) {
                 set.resume();
             }
+        }
+        Collections.sort(blocks);
+        for (String b : blocks) {
+            out.append(b);
         }
         if (exit) {
             try {
