@@ -36,6 +36,7 @@ type entry struct {
 	reply     []byte               // the whole reply packet, as the VM sent it
 	class     jdwp.ReferenceTypeID // of a lifetimeClass entry
 	object    jdwp.ObjectID        // of a lifetimeObject entry
+	thread    jdwp.ObjectID        // of a lifetimeSuspension entry about a parked thread (parked.go)
 	values    bool                 // a suspension entry that SetValues commands change
 	life      lifetime
 	epoch     uint64 // the suspension epoch of a lifetimeSuspension entry
@@ -68,8 +69,9 @@ type replyCache struct {
 	max      int
 	byClass  map[jdwp.ReferenceTypeID]map[Key]struct{}
 	byObject map[jdwp.ObjectID]map[Key]struct{}
-	state    map[Key]struct{} // the keys of suspension entries
-	values   map[Key]struct{} // the keys of suspension entries that are values (GetValues)
+	state    map[Key]struct{}                   // the keys of suspension entries, but parked threads'
+	byThread map[jdwp.ObjectID]map[Key]struct{} // the keys of parked threads' suspension entries
+	values   map[Key]struct{}                   // the keys of suspension entries that are values (GetValues)
 	// wasted is called for every synthetic entry that leaves unused.
 	wasted func()
 	// chaining: the entry being replaced stays behind its successor (an
@@ -79,7 +81,7 @@ type replyCache struct {
 
 func newReplyCache(maxBytes int, wasted func()) *replyCache {
 	c := &replyCache{max: maxBytes, byClass: make(map[jdwp.ReferenceTypeID]map[Key]struct{}),
-		byObject: make(map[jdwp.ObjectID]map[Key]struct{}), state: make(map[Key]struct{}), values: make(map[Key]struct{}),
+		byObject: make(map[jdwp.ObjectID]map[Key]struct{}), byThread: make(map[jdwp.ObjectID]map[Key]struct{}), state: make(map[Key]struct{}), values: make(map[Key]struct{}),
 		wasted: wasted}
 	// The count bound is never reached: the byte bound evicts first.
 	c.lru, _ = simplelru.NewLRU[Key, *entry](math.MaxInt32, c.onEvict)
@@ -92,6 +94,7 @@ func (c *replyCache) onEvict(key Key, e *entry) {
 	case lifetimeSuspension:
 		delete(c.state, key)
 		delete(c.values, key)
+		unindex(c.byThread, e.thread, key)
 	case lifetimeObject:
 		unindex(c.byObject, e.object, key)
 	default:
@@ -143,7 +146,11 @@ func (c *replyCache) add(key Key, e *entry) {
 	c.peak = max(c.peak, c.bytes)
 	switch e.life {
 	case lifetimeSuspension:
-		c.state[key] = struct{}{}
+		if e.thread != 0 {
+			index(c.byThread, e.thread, key)
+		} else {
+			c.state[key] = struct{}{}
+		}
 		if e.values {
 			c.values[key] = struct{}{}
 		}
@@ -211,7 +218,15 @@ func (c *replyCache) purgeValues() {
 	}
 }
 
-// purgeState evicts every suspension entry.
+// removeThread evicts every suspension entry about a parked thread.
+func (c *replyCache) removeThread(thread jdwp.ObjectID) {
+	for key := range c.byThread[thread] {
+		c.lru.Remove(key)
+	}
+}
+
+// purgeState evicts every suspension entry but those about parked
+// threads, which outlive the epoch (parked.go).
 func (c *replyCache) purgeState() {
 	for key := range c.state {
 		c.lru.Remove(key)

@@ -150,7 +150,7 @@ func (s *Speculator) deliver(r *Response, d *downPacket) bool {
 	s.answerWaiters(r, p, d.packet)
 	if p.synthetic && len(p.waiters) > 0 {
 		s.stats.SyntheticUsed++
-		s.learnUsed(p.key, p.life, p.epoch, true)
+		s.learnUsed(p.key, p.life, p.epoch, p.thread, true)
 		if s.cfg.follower {
 			r.used = append(r.used, p.key)
 		}
@@ -171,7 +171,7 @@ func (s *Speculator) keepReply(d *downPacket) bool {
 		if p.moving {
 			older = s.cache.olderReplies(p.key)
 		}
-		s.cache.add(p.key, &entry{older: older, reply: append([]byte(nil), d.packet...), class: p.class, object: p.object, values: p.values,
+		s.cache.add(p.key, &entry{older: older, reply: append([]byte(nil), d.packet...), class: p.class, object: p.object, values: p.values, thread: p.thread,
 			life:  p.life,
 			epoch: p.epoch, synthetic: p.synthetic, used: !p.synthetic || len(p.waiters) > 0,
 			moving: p.moving, arrived: s.pos.arrived})

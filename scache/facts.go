@@ -49,6 +49,12 @@ func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
 				return err
 			}
 			s.stop.framesShown(t, m.(*jdwp.ThreadFramesReply).Frames)
+		} else if ok && p.thread == t && !p.poisoned {
+			m, err := reply.typed(s)
+			if err != nil {
+				return err
+			}
+			s.stop.framesShown(t, m.(*jdwp.ThreadFramesReply).Frames)
 		}
 	case jdwp.CmdVirtualMachineAllThreads:
 		// Asked at a stop or while threads run, the list is the next stop's

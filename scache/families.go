@@ -136,8 +136,10 @@ type family struct {
 	// onReply runs on the successful reply to any of its commands, the
 	// debugger's or (except in Classic) a synthetic one. A trigger command
 	// whose reply is state of a suspension fires only for a reply that is
-	// still true: cached under its key, not invalidated, of the current epoch.
-	onReply map[jdwp.Command]func(s *Speculator, p *inFlight, reply *replyData) error
+	// still true: cached under its key, not invalidated, of the current
+	// epoch, or with parkedToo about a parked thread (parked.go).
+	onReply   map[jdwp.Command]func(s *Speculator, p *inFlight, reply *replyData) error
+	parkedToo bool
 	// onInvoked runs at the successful reply to an invocation, after the
 	// onReply handlers of every family; s.stop.invoked says whether its
 	// thread is back where it stood.
@@ -153,8 +155,10 @@ type family struct {
 	// whether the family is on or not, so that what it keeps stays true.
 
 	// onEndStop runs when a suspension epoch ends, before the stop's
-	// owner closes the stop (s.stop still tells it).
-	onEndStop func(s *Speculator)
+	// owner closes the stop (s.stop still tells it); unseen: the stop's
+	// thread stays parked, and the debugger may not have looked at it yet
+	// (Speculator.stopUnseen).
+	onEndStop func(s *Speculator, unseen bool)
 	// onValuesChanged runs when the debugger changed values, once the
 	// values cached are dropped.
 	onValuesChanged func(s *Speculator)
@@ -202,7 +206,7 @@ var families = []*family{
 		sends:  []jdwp.Command{jdwp.CmdThreadReferenceFrames, jdwp.CmdThreadReferenceName},
 	},
 	{
-		flag: FamilyTopFrame, life: lifetimeSuspension,
+		flag: FamilyTopFrame, life: lifetimeSuspension, parkedToo: true,
 		onStop: predictTop,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdThreadReferenceFrames:           onFrames,
@@ -377,7 +381,7 @@ func (t familyTable) reply(s *Speculator, p *inFlight, reply *replyData) error {
 		if handle == nil || !f.on {
 			continue
 		}
-		if f.life == lifetimeSuspension && StateCommand(p.cmd) && !s.susp.current(p) {
+		if f.life == lifetimeSuspension && StateCommand(p.cmd) && !s.susp.current(p) && !(f.parkedToo && s.susp.parkedReply(p)) {
 			continue
 		}
 		if err := handle(s, p, reply); err != nil {
@@ -415,10 +419,10 @@ func (t familyTable) missed(s *Speculator, m jdwp.CommandMessage, life lifetime)
 }
 
 // endStop runs every entry's onEndStop.
-func (t familyTable) endStop(s *Speculator) {
+func (t familyTable) endStop(s *Speculator, unseen bool) {
 	for _, f := range t {
 		if f.onEndStop != nil {
-			f.onEndStop(s)
+			f.onEndStop(s, unseen)
 		}
 	}
 }

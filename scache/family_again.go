@@ -375,7 +375,7 @@ func (l *againLog) noteKey(key Key) {
 
 // beginStop starts recording the current stop.
 func (l *againLog) beginStop() {
-	l.endStop()
+	l.endStop(false)
 	l.recording = true
 	l.current = &l.kinds[boolIndex(l.step())]
 }
@@ -384,7 +384,7 @@ func (l *againLog) beginStop() {
 // invocation of method at the stop of ctx, and reports whether it did (the
 // methods remembered are bounded).
 func (l *againLog) beginInvoked(method jdwp.MethodID, ctx callContext) bool {
-	l.endStop()
+	l.endStop(false)
 	k := boundedEntry(&l.invoked, invokedSite{method, l.step()}, maxInvoked)
 	if k == nil {
 		return false
@@ -395,12 +395,18 @@ func (l *againLog) beginInvoked(method jdwp.MethodID, ctx callContext) bool {
 }
 
 // endStop closes the current stop, if any: what its debugger did not ask
-// ages, and what went idle too long is forgotten.
-func (l *againLog) endStop() {
+// ages, and what went idle too long is forgotten. Nothing ages at a stop
+// unseen (its thread parked: the debugger may not have looked at it yet).
+func (l *againLog) endStop(unseen bool) {
 	if !l.recording {
 		return
 	}
 	l.recording = false
+	if unseen {
+		clear(l.held)
+		l.this, l.thisType, l.fieldsAsked = 0, 0, 0
+		return
+	}
 	// Only the fields of this's type could have been asked at the stop.
 	// They age once a stop: what the debugger asked of this after an
 	// invocation counts for the stop it was asked at.
@@ -425,7 +431,7 @@ func (l *againLog) endStop() {
 func (l *againLog) reset() { *l = againLog{stop: l.stop} }
 
 // endAgainStop closes the stop's recording (onEndStop).
-func endAgainStop(s *Speculator) { s.again.endStop() }
+func endAgainStop(s *Speculator, unseen bool) { s.again.endStop(unseen) }
 
 // noteInvoking keeps what the log knows of the stop for the reply to the
 // invocation id (onInvoking).

@@ -19,6 +19,9 @@ func onFrames(s *Speculator, p *inFlight, reply *replyData) error {
 	if err != nil {
 		return err
 	}
+	if !s.susp.current(p) {
+		return onParkedFrames(s, p, reply) // parkedToo
+	}
 	frames := m.(*jdwp.ThreadFramesReply).Frames
 	cmd, err := p.key.Message(s.sizes)
 	asked, ok := cmd.(*jdwp.ThreadFramesCommand)
@@ -63,7 +66,52 @@ func predictTop(s *Speculator, stop stopEvent) {
 // variable table arrive.
 func onTopMetadata(s *Speculator, _ *inFlight, _ *replyData) error {
 	advanceTop(s)
+	advanceParkedTops(s)
 	return nil
+}
+
+// onParkedFrames goes on with the top frame of a parked thread whose stop
+// a later one superseded (parked.go) when its frames arrive: the reply is
+// still true, and the debugger reads that stop in its turn.
+func onParkedFrames(s *Speculator, p *inFlight, reply *replyData) error {
+	top, ok := s.stop.parkedTops[p.thread]
+	if !ok {
+		return nil
+	}
+	m, err := reply.typed(s)
+	if err != nil {
+		return err
+	}
+	frames := m.(*jdwp.ThreadFramesReply).Frames
+	cmd, err := p.key.Message(s.sizes)
+	asked, isFrames := cmd.(*jdwp.ThreadFramesCommand)
+	if err != nil || !isFrames || len(frames) == 0 || asked.StartFrame != 0 {
+		return nil
+	}
+	first := frames[0]
+	s.predictor.observe(p.thread, first.Frame, frameIDMask(s.sizes))
+	if top.set && (!top.predicted || top.frame == first.Frame && top.loc == first.Location) {
+		top.predicted = false
+		s.stop.parkedTops[p.thread] = top
+		return nil
+	}
+	s.stop.parkedTops[p.thread] = topFrame{set: true, thread: p.thread, frame: first.Frame, loc: first.Location}
+	advanceParkedTops(s)
+	return nil
+}
+
+// advanceParkedTops goes on with each parked top frame (onParkedFrames)
+// as advanceTop does with the stop's.
+func advanceParkedTops(s *Speculator) {
+	for t, top := range s.stop.parkedTops {
+		if top.thisDone && top.valuesDone {
+			continue
+		}
+		current := s.stop.top
+		s.stop.top = top
+		advanceTop(s)
+		s.stop.parkedTops[t], s.stop.top = s.stop.top, current
+	}
 }
 
 // advanceTop asks for the top frame's this and visible variables as soon as
@@ -98,7 +146,7 @@ func advanceTop(s *Speculator) {
 				return
 			}
 			s.enqueue(&jdwp.FrameGetValuesCommand{Thread: top.thread, Frame: top.frame, Slots: slots}, true)
-			if top.predicted && s.table.on(FamilyAgain) {
+			if top.predicted && s.table.on(FamilyAgain) && top.thread == s.stop.event.thread {
 				guessLocals(s, top.loc, slots) // behind the GetValues that gives their ids out
 			}
 		}

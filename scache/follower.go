@@ -65,6 +65,7 @@ func (s *Speculator) register(packet []byte, poisoned bool) error {
 			if !cacheable {
 				p.poison()
 			}
+			p.thread = s.susp.parkedOf(spec, m)
 		}
 		p.writes = s.pos.writesSent
 	}
@@ -123,7 +124,7 @@ func (s *Speculator) usedRemotely(key Key) (bytes int, firstUse bool) {
 		return len(e.reply), first
 	}
 	if spec, ok := s.keySpecOf(key.Command()); ok {
-		s.learnUsed(key, spec.life, s.susp.epoch, true)
+		s.learnUsed(key, spec.life, s.susp.epoch, 0, true)
 	}
 	return 0, false
 }

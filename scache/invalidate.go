@@ -62,6 +62,7 @@ func (s *Speculator) onDisposeObjects(data []byte) error {
 	for _, r := range m.Requests {
 		set[r.Object] = true
 		s.cache.removeObject(r.Object)
+		s.unpark(r.Object) // a thread's id may no longer name it
 		if r.Object == s.susp.stopped {
 			s.susp.stopped = 0 // its id may no longer name it: no step request ahead
 		}

@@ -46,7 +46,7 @@ func (l *learner) siteOf(m jdwp.CommandMessage) site {
 	if f, ok := m.(*jdwp.ThreadFramesCommand); ok {
 		st.whole = f.StartFrame == 0 && f.Length == -1
 	}
-	if t, ok := threadOf(m); ok && t != l.stop.event.thread {
+	if t, ok := threadOf(m); ok && t != l.stop.event.thread && !l.stop.hasParkedStop(t) {
 		st.other = true
 	}
 	return st
@@ -128,13 +128,16 @@ func (l *learner) use(st site) *siteUse {
 	return u
 }
 
-// endStop closes the accounting of the current stop, if any: its epoch ended.
-func (l *learner) endStop() {
+// endStop closes the accounting of the current stop, if any: its epoch
+// ended. A stop unseen (its thread stays parked: the debugger may not have
+// looked at it yet) is not counted.
+func (l *learner) endStop(unseen bool) {
 	if !l.stop.on {
 		return
 	}
 	for _, u := range l.sites {
 		switch {
+		case unseen:
 		case u.used:
 			u.unused = 0
 		case u.sent:

@@ -172,6 +172,7 @@ func (s *Speculator) admit(m jdwp.CommandMessage, asked bool) (subject, bool) {
 		if !cacheable || !asked && !s.learn.allows(m) {
 			return subject{}, false
 		}
+		sub.thread = s.susp.parkedOf(spec, m)
 	}
 	if s.cost.slow() && !s.cost.pays(s.learn.oddsOf(m, spec, asked)) {
 		return subject{}, false
@@ -258,6 +259,7 @@ type subject struct {
 	object jdwp.ObjectID        // of a lifetimeObject command
 	values bool                 // a lifetimeSuspension command that reads values
 	moving bool                 // a lifetimeSuspension command cached as a moving entry (sequential.go)
+	thread jdwp.ObjectID        // a lifetimeSuspension command about a parked thread, true while it is (parked.go)
 }
 
 // learnSent tells the learner that a queued command went out: class

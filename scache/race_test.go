@@ -2,6 +2,7 @@ package scache_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -66,10 +67,16 @@ type sequential struct {
 	// renamesOnly: at each stop the debugger renames a thread whose name
 	// it has just asked, and looks again (TestRenamesUnderRaces).
 	renamesOnly bool
-	eventState  map[uint32]int // by event packet id
-	replyState  map[uint32]int // by the debugger's command id: the VM's state once it answered
-	writes      []uint32       // the debugger's state-changing commands, in order sent
-	floor       int            // the latest state behind what the debugger received
+	// workers: the debugger reads the stops in the order their events
+	// came, each in its turn, and resumes each stop's thread alone; the
+	// threads stop while it reads (TestParkedWorkersUnderRaces). waiting
+	// holds the threads whose stop it received and did not resume.
+	workers    bool
+	waiting    []jdwp.ObjectID
+	eventState map[uint32]int // by event packet id
+	replyState map[uint32]int // by the debugger's command id: the VM's state once it answered
+	writes     []uint32       // the debugger's state-changing commands, in order sent
+	floor      int            // the latest state behind what the debugger received
 }
 
 type askedCommand struct {
@@ -260,6 +267,10 @@ func (s *raceSession) react(event []byte) {
 		}
 		t, _ := jdwp.EventThread(e)
 		s.stopped = t
+		if s.workers && c.SuspendPolicy == jdwp.SuspendPolicyEventThread {
+			s.reactions = append(s.reactions, s.workerView(t)...)
+			return
+		}
 		if s.renamesOnly {
 			s.reactions = append(s.reactions[:0],
 				func() { s.send(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}) },
@@ -350,7 +361,7 @@ func (s *raceSession) vmActs() {
 		s.vm.Tick(rapid.Uint64().Draw(s.t, "tick"))
 		s.changed()
 	case 2, 3, 4:
-		if s.eventThread && len(s.reactions) > 0 && rapid.IntRange(0, 3).Draw(s.t, "stopMidView") > 0 {
+		if s.eventThread && !s.workers && len(s.reactions) > 0 && rapid.IntRange(0, 3).Draw(s.t, "stopMidView") > 0 {
 			// An IDE's session of workers: most stops find the debugger done
 			// with the last one. The workers run on, and now and then one
 			// takes a task and renames itself, as a pool's threads do.
@@ -601,6 +612,33 @@ func (s *raceSession) threadsView() {
 	s.reactions = append(view, s.reactions...)
 }
 
+// workerView is what a debugger of workers does in the turn of thread t's
+// stop: t's frames and its top frame's this; each other thread whose stop
+// it received and did not resume, its depth, top frame and status; the
+// threads view; then it resumes t alone.
+func (s *raceSession) workerView(t jdwp.ObjectID) []func() {
+	s.waiting = append(s.waiting, t)
+	view := []func(){
+		func() { s.send(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}) },
+		func() { s.send(&jdwp.FrameThisObjectCommand{Thread: t, Frame: s.frame(t)}) },
+		func() {
+			for _, other := range s.waiting {
+				if other != t {
+					s.send(&jdwp.ThreadFrameCountCommand{Thread: other})
+					s.send(&jdwp.ThreadFramesCommand{Thread: other, StartFrame: 0, Length: 1})
+					s.send(&jdwp.ThreadStatusCommand{Thread: other})
+				}
+			}
+		},
+		s.threadsView,
+		func() {
+			s.waiting = slices.DeleteFunc(s.waiting, func(w jdwp.ObjectID) bool { return w == t })
+			s.sendRaw(jdwp.CmdThreadReferenceResume, func(w *jdwp.Writer) { w.ObjectID(t) })
+		},
+	}
+	return view
+}
+
 func (s *raceSession) check() {
 	for id, a := range s.asked {
 		require.Equal(s.t, 1, a.replies, "replies to id %d", id)
@@ -663,7 +701,12 @@ func TestRunningThreadsUnderRaces(t *testing.T) {
 // least three, every stop suspends only its thread, and the debugger,
 // an IDE, has shown the threads as it attached.
 func newRunningThreadsSession(t *rapid.T, opts []scache.Option) *raceSession {
-	s := newRaceSession(t, opts)
+	return runningThreadsIn(t, newRaceSession(t, opts), opts)
+}
+
+// runningThreadsIn makes the race session s, through a middle made with
+// opts, one of running threads (newRunningThreadsSession).
+func runningThreadsIn(t *rapid.T, s *raceSession, opts []scache.Option) *raceSession {
 	for len(s.threads) < 3 {
 		thread := jdwp.ObjectID(len(s.threads) + 1)
 		s.threads = append(s.threads, thread)
@@ -738,6 +781,27 @@ func TestRenamesUnderRaces(t *testing.T) {
 				s.on = sequentialMode(opts)
 				s.renamesOnly = true
 				s.eventThread = rapid.Bool().Draw(t, "eventThread")
+				s.run()
+				s.check()
+			})
+		})
+	}
+}
+
+// TestParkedWorkersUnderRaces is TestRunningThreadsUnderRaces with a
+// debugger of workers: the threads stop while it reads an earlier stop,
+// it reads each stop in its turn with the depth, top frame and status of
+// every other thread it holds stopped, and it resumes each stop's thread
+// alone. It is where parked threads' state outlives the epochs
+// (parked.go): with the unpark of a resumed thread taken out of
+// Speculator.unparkFor it fails within the package's sessions per mode.
+func TestParkedWorkersUnderRaces(t *testing.T) {
+	for _, name := range []string{"default", "no belay", "one at once", "unbounded", "linearizable"} {
+		opts := propertyModes[name]
+		t.Run(name, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				s := newRunningThreadsSession(t, opts)
+				s.workers = true
 				s.run()
 				s.check()
 			})

@@ -96,3 +96,21 @@ func TestNeverStaleThroughSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestParkedWorkersThroughSplit is TestParkedWorkersUnderRaces through a
+// split proxy: the far half serves a parked thread's state as long as its
+// own suspension says the thread stays parked, from what the near half
+// pushed.
+func TestParkedWorkersThroughSplit(t *testing.T) {
+	for _, name := range []string{"default", "no belay", "unbounded", "linearizable"} {
+		opts := propertyModes[name]
+		t.Run(name, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				s := runningThreadsIn(t, newRaceSessionThrough(t, newThroughSplit(t, opts)), opts)
+				s.workers = true
+				s.run()
+				s.check()
+			})
+		})
+	}
+}

@@ -20,6 +20,7 @@ type invocation struct {
 	back    stopEvent
 	method  jdwp.MethodID
 	stopped bool
+	parked  bool // the thread was parked (parked.go): it is again after the reply
 }
 
 // epochEnders are the debugger's commands, besides those that let threads
@@ -86,17 +87,29 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 			u.resumed = m.(*jdwp.ThreadResumeCommand).Thread
 		}
 	}
-	if m, ok := s.invocation(cmd, data); ok {
+	m, invoked := s.invocation(cmd, data)
+	if invoked {
 		t, options := m.Invoking()
 		u.call = invocation{back: stopEvent{thread: t}, method: m.Invoked(),
-			stopped: t != 0 && t == s.susp.stopped}
+			stopped: t != 0 && t == s.susp.stopped, parked: t != 0 && s.susp.isParked(t)}
 		if top := s.stop.top; top.set && top.thread == t {
 			u.call.back.loc = top.loc
 		}
 		s.table.invoking(s, id)
 		s.resumed(t, options&jdwp.InvokeSingleThreaded == 0)
 	}
-	s.endEpoch()
+	carry := cmd == jdwp.CmdThreadReferenceResume && s.susp.resumesAnother(u.resumed)
+	if tr.letRun {
+		u.resumedParked = u.resumed != 0 && s.susp.isParked(u.resumed)
+		u.elsewhere = carry
+		s.unparkFor(cmd, u, m)
+	}
+	stopped := s.susp.stopped
+	if carry {
+		s.endEpochOfOthers()
+	} else {
+		s.endEpoch()
+	}
 	if tr.letRun {
 		if err := s.susp.unsettle(id, u, s.cfg.maxOrganicIDs); err != nil {
 			return false, err
@@ -107,9 +120,16 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		s.susp.kind = running
 		s.resumed(0, true)
 	case jdwp.CmdThreadReferenceResume:
-		s.susp.kind = running
+		if carry {
+			s.susp.stopped = stopped
+		} else {
+			s.susp.kind = running
+		}
 		if u.resumed != 0 {
 			s.resumed(u.resumed, false)
+		}
+		if carry {
+			s.table.stop(s, s.stop.event) // what it changed, asked again
 		}
 	case jdwp.CmdVirtualMachineSuspend:
 		return true, nil // all threads are suspended once it is answered
@@ -185,6 +205,10 @@ func (s *Speculator) onStateReply(cmd jdwp.Command, code jdwp.ErrorCode) {
 // resume's reply, proving nothing: the epoch ends and nothing is trusted
 // until the next stop. It reports whether it did so.
 func (s *Speculator) onThreadNotSuspended(p *inFlight, code jdwp.ErrorCode) bool {
+	if code == jdwp.ErrThreadNotSuspended && p.thread != 0 && !p.poisoned {
+		s.unpark(p.thread) // it was not where its event left it
+		return true
+	}
 	if code != jdwp.ErrThreadNotSuspended || p.life != lifetimeSuspension || p.epoch != s.susp.epoch ||
 		p.poisoned || s.susp.kind == running || p.key == "" {
 		return false
@@ -251,11 +275,25 @@ func (s *Speculator) resumed(thread jdwp.ThreadID, others bool) {
 // queued speculation about it. The learner and the families close the stop
 // before its owner does.
 func (s *Speculator) endEpoch() {
-	s.learn.endStop()
-	s.table.endStop(s)
-	s.stop.end()
+	unseen := s.stopUnseen()
+	s.learn.endStop(unseen)
+	s.table.endStop(s, unseen)
+	s.stop.park(s.susp.isParked)
+	s.stop.end(s.susp.isParked)
 	s.cache.purgeState()
-	s.forget(func(p subject) bool { return p.life == lifetimeSuspension })
+	s.forget(func(p subject) bool { return p.life == lifetimeSuspension && p.thread == 0 })
+	s.susp.newEpoch()
+}
+
+// endEpochOfOthers ends the epoch as the debugger resumes another thread
+// than the one whose stop goes on, parked (suspension.resumesAnother):
+// what the resumed thread may change is dropped (the state of every
+// thread but the parked ones), and the stop's top frame stays, but the
+// stop itself goes on, for the learner and the families too.
+func (s *Speculator) endEpochOfOthers() {
+	s.stop.keepFramesOf(s.susp.isParked)
+	s.cache.purgeState()
+	s.forget(func(p subject) bool { return p.life == lifetimeSuspension && p.thread == 0 })
 	s.susp.newEpoch()
 }
 

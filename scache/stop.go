@@ -1,6 +1,10 @@
 package scache
 
-import "github.com/jdwpscache/scache/jdwp"
+import (
+	"maps"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
 
 // The stop: what the Speculator knows of the current stop of a thread at a
 // location. stopState owns it: the stop event (thread, location, kind),
@@ -31,6 +35,10 @@ type stopState struct {
 	// stands, by thread and frame id: a frame's method says what some
 	// replies about the frame are (derived.go).
 	frames map[threadFrame]jdwp.Location
+	// parkedTops holds the top frame of each parked thread whose stop a
+	// later one superseded (parked.go), for FamilyTopFrame to go on with
+	// as its frames and its method's metadata arrive.
+	parkedTops map[jdwp.ObjectID]topFrame
 }
 
 // threadFrame names a frame: frame ids are a thread's.
@@ -55,12 +63,43 @@ func (st *stopState) begin(ev stopEvent) {
 	st.count[boolIndex(ev.step)]++
 }
 
+// park keeps the top frame of the stop that ends, as far as it is known,
+// if its thread stays parked (isParked): it stays where it is.
+func (st *stopState) park(isParked func(jdwp.ObjectID) bool) {
+	t := st.event.thread
+	if !st.on || !isParked(t) {
+		return
+	}
+	if st.parkedTops == nil {
+		st.parkedTops = make(map[jdwp.ObjectID]topFrame)
+	}
+	top := st.top
+	if !top.set || top.thread != t {
+		top = topFrame{thread: t}
+	}
+	st.parkedTops[t] = top
+}
+
+// hasParkedStop reports whether thread t is parked at a stop a later one
+// superseded: what is asked about it is asked at its own stop.
+func (st *stopState) hasParkedStop(t jdwp.ObjectID) bool {
+	_, ok := st.parkedTops[t]
+	return ok
+}
+
+// forgetParked drops the parked top frame of thread t, and what Frames
+// replies showed of it: it may run.
+func (st *stopState) forgetParked(t jdwp.ObjectID) {
+	delete(st.parkedTops, t)
+	st.keepFramesOf(func(th jdwp.ObjectID) bool { return th != t })
+}
+
 // end closes the stop's epoch: what was read of its top frame is gone,
-// and the frame ids with it.
-func (st *stopState) end() {
+// and the frame ids with it, but those of parked threads (isParked).
+func (st *stopState) end(isParked func(jdwp.ObjectID) bool) {
 	st.on = false
 	st.top = topFrame{}
-	clear(st.frames)
+	st.keepFramesOf(isParked)
 }
 
 // framesShown keeps where the frames of a Frames reply of the epoch about
@@ -74,6 +113,15 @@ func (st *stopState) framesShown(thread jdwp.ThreadID, frames []jdwp.Frame) {
 			return
 		}
 		st.frames[threadFrame{thread, f.Frame}] = f.Location
+	}
+}
+
+// keepFramesOf drops what the epoch's Frames replies showed of the
+// threads that keep does not keep.
+func (st *stopState) keepFramesOf(keep func(jdwp.ObjectID) bool) {
+	maps.DeleteFunc(st.frames, func(f threadFrame, _ jdwp.Location) bool { return !keep(f.thread) })
+	if st.top.set && !keep(st.top.thread) {
+		st.top = topFrame{}
 	}
 }
 
@@ -107,6 +155,7 @@ func (st *stopState) forgetTopIn(classes map[jdwp.ReferenceTypeID]bool) {
 // mean nothing any more. The counts go on.
 func (st *stopState) reset() {
 	st.top = topFrame{}
+	clear(st.parkedTops)
 	st.threads = nil
 	clear(st.frames)
 }

@@ -39,14 +39,20 @@ type suspension struct {
 	// (letRun) and whose replies have not arrived, by id: the VM may have
 	// sent what arrives meanwhile before or after processing them.
 	unsettled map[uint32]unsettled
+	// parked holds the threads that a trusted stop of suspend policy
+	// EVENT_THREAD suspended and that no command sent since may have let
+	// run (parked.go): their own state outlives the epochs.
+	parked map[jdwp.ObjectID]struct{}
 }
 
 // unsettled is a command that may let threads run, sent and not answered.
 type unsettled struct {
 	resume bool // VirtualMachine.Resume or ThreadReference.Resume
 	// resumed is the thread a ThreadReference.Resume resumes (0: another
-	// command).
-	resumed jdwp.ObjectID
+	// command); resumedParked, whether it was parked (parked.go) when sent:
+	// known suspended, it runs, and stops, only once the VM processed it.
+	resumed       jdwp.ObjectID
+	resumedParked bool
 	// elsewhere: a resume of another thread than the one a stop event that
 	// arrived after it suspended (othersResumed); processed before or after
 	// that event, it does not touch the suspension, and its reply changes
@@ -65,6 +71,9 @@ type unsettled struct {
 // is not moving is true until the epoch ends: every thread is suspended, or
 // m is about the one thread suspended.
 func (s *suspension) cacheable(spec keySpec, m jdwp.CommandMessage, c Consistency) (cacheable, moving bool) {
+	if s.parkedOf(spec, m) != 0 {
+		return true, false
+	}
 	if !s.settled() || s.kind == running {
 		return false, false
 	}
@@ -136,6 +145,9 @@ func (s *suspension) invoked(u unsettled) bool {
 	if u.call.stopped {
 		s.stopped = t
 	}
+	if u.call.parked {
+		s.park(t)
+	}
 	return true
 }
 
@@ -189,6 +201,7 @@ func (s *suspension) stops(policy jdwp.SuspendPolicy, t jdwp.ObjectID, found boo
 		s.kind = allSuspended
 	case policy == jdwp.SuspendPolicyEventThread && found:
 		s.kind, s.thread = threadSuspended, t
+		s.park(t)
 	default:
 		s.kind = running
 		return false
@@ -218,7 +231,8 @@ func (s *suspension) afterTheResume(t jdwp.ObjectID) bool {
 		return false
 	}
 	for _, u := range s.unsettled {
-		return u.resume && (u.kind == allSuspended || u.kind == threadSuspended && u.thread == t)
+		return u.resume && (u.kind == allSuspended || u.kind == threadSuspended && u.thread == t ||
+			u.resumed == t && u.resumedParked)
 	}
 	return false
 }
@@ -240,6 +254,15 @@ func (s *suspension) othersResumed(t jdwp.ObjectID, policy jdwp.SuspendPolicy) b
 		}
 	}
 	return true
+}
+
+// resumesAnother reports whether a ThreadReference.Resume of thread
+// resumed leaves the stop that goes on as it is: the stopped thread is
+// parked (parked.go), another one is resumed, and nothing is unsettled.
+// A debugger that lets each worker go at its breakpoint sends it while it
+// reads the next stop, whose event came before it resumed the last.
+func (s *suspension) resumesAnother(resumed jdwp.ObjectID) bool {
+	return resumed != 0 && s.settled() && s.kind == threadSuspended && s.thread != resumed && s.isParked(s.thread)
 }
 
 // newEpoch ends the epoch: what was true of the suspension may not be.

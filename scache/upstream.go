@@ -26,6 +26,8 @@ type upCommand struct {
 	params jdwp.CommandMessage // scratch: valid during this call
 	key    Key
 	moving bool // cached, if at all, as a moving entry (sequential.go)
+	// parked is the parked thread whose state it reads (parked.go; 0: none).
+	parked jdwp.ObjectID
 }
 
 // OnUpstream takes a packet going to the VM (normally a debugger command) and
@@ -174,6 +176,7 @@ func (s *Speculator) lookUp(r *Response, c *upCommand) bool {
 		c.spec, c.params = spec, m
 		if spec.life == lifetimeSuspension {
 			ok, c.moving = s.susp.cacheable(spec, m, s.cfg.consistency)
+			c.parked = s.susp.parkedOf(spec, m)
 		}
 	}
 	if !ok {
@@ -244,7 +247,7 @@ func (s *Speculator) miss(r *Response, c *upCommand) {
 	s.table.missed(s, c.params, c.spec.life)
 	if s.cfg.cacheOrganic || s.cfg.belay || c.track || s.triggers[c.cmd] {
 		sub := subjectOf(c.spec, c.params)
-		sub.moving = c.moving
+		sub.moving, sub.thread = c.moving, c.parked
 		s.track(&inFlight{id: c.h.ID, cmd: c.cmd, key: c.key, subject: sub, epoch: s.susp.epoch, writes: s.pos.writesSent})
 	}
 	s.forwardUp(r, c.packet)
@@ -261,20 +264,20 @@ func (s *Speculator) use(r *Response, key Key, e *entry) {
 	if s.cfg.follower { // the far half tells the near one (split.go)
 		r.used = append(r.used, key)
 	}
-	s.learnUsed(key, e.life, e.epoch, hit)
+	s.learnUsed(key, e.life, e.epoch, e.thread, hit)
 }
 
 // learnUsed tells the learner that a reply with key, of lifetime life,
 // answered the debugger (hit: a speculated one, its first use): class
 // metadata for the session, state only while its stop goes on.
-func (s *Speculator) learnUsed(key Key, life lifetime, epoch uint64, hit bool) {
+func (s *Speculator) learnUsed(key Key, life lifetime, epoch uint64, parked jdwp.ObjectID, hit bool) {
 	switch {
 	case life == lifetimeClass:
 		s.learn.classUsed(key.Command())
 		if hit {
 			s.learn.classOf(key.Command()).hits++
 		}
-	case life == lifetimeSuspension && epoch == s.susp.epoch && s.stop.on:
+	case life == lifetimeSuspension && (epoch == s.susp.epoch || parked != 0 && s.susp.isParked(parked)) && s.stop.on:
 		if m, err := key.Message(s.sizes); err == nil {
 			s.learn.used(m)
 			if hit {

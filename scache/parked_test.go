@@ -1,0 +1,89 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/require"
+)
+
+// organicSince counts the debugger's commands the VM received from the
+// before-th packet on, by command.
+func (h *harness) organicSince(before int) map[jdwp.Command]int {
+	n := map[jdwp.Command]int{}
+	for _, p := range h.toVM[before:] {
+		ph, err := jdwp.ParseHeader(p)
+		require.NoError(h.t, err)
+		if !scache.IsSyntheticID(ph.ID) {
+			n[ph.Cmd()]++
+		}
+	}
+	return n
+}
+
+// workersView is an IDE's view of thread t's stop while the threads of
+// suspended are suspended at their own breakpoints: t's frames and top
+// frame's this, the thread list, every thread's status and name, each
+// other suspended thread's depth and top frame; each reply is checked
+// against the VM's. It returns what went to the VM of the debugger's own.
+func workersView(h *harness, t jdwp.ThreadID, threads int, suspended []jdwp.ThreadID) map[jdwp.Command]int {
+	before := len(h.toVM)
+	check := func(m jdwp.CommandMessage) {
+		got, want := ask(h, m)
+		require.Equal(h.t, want, got, "%s", m.Command())
+	}
+	check(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1})
+	th := h.vm.Thread(t)
+	check(&jdwp.FrameThisObjectCommand{Thread: t, Frame: h.vm.FrameID(th, th.Generation, 0)})
+	check(&jdwp.VMAllThreadsCommand{})
+	for id := jdwp.ThreadID(1); id <= jdwp.ThreadID(threads); id++ {
+		check(&jdwp.ThreadStatusCommand{Thread: id})
+		check(&jdwp.ThreadNameCommand{Thread: id})
+	}
+	for _, other := range suspended {
+		if other != t {
+			check(&jdwp.ThreadFrameCountCommand{Thread: other})
+			check(&jdwp.ThreadFramesCommand{Thread: other, StartFrame: 0, Length: 1})
+		}
+	}
+	return h.organicSince(before)
+}
+
+// TestWorkersStoppedTogetherAreServedInTurn: under suspend-thread
+// breakpoints, four workers stop at once, each at its own breakpoint, and
+// the debugger shows each stop in turn, resuming its thread alone (an
+// IDE's threads view). The later stops' events arrived while it looked at
+// the first: each thread stays parked where its event left it, so its
+// frames, this and status, read at its own stop, still answer the
+// debugger at its turn, and so do the others' depths and top frames.
+// After the first round only what moves (the list, names, the running
+// threads' status) is asked again, and that is speculated too.
+func TestWorkersStoppedTogetherAreServedInTurn(t *testing.T) {
+	const threads = 6 // four workers and two threads that keep running
+	h := threadsWorld(t, threads, true)
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	workers := []jdwp.ThreadID{1, 2, 3, 4}
+	var last map[jdwp.Command]int
+	for round := 0; round < 3; round++ {
+		for _, w := range workers {
+			ev, ok := h.vm.Stop(w, jdwp.SuspendPolicyEventThread)
+			require.True(t, ok)
+			h.event(ev)
+		}
+		forwarded := map[jdwp.Command]int{}
+		for i, w := range workers {
+			v := workersView(h, w, threads, workers[i:])
+			t.Logf("round %d view %d: %v", round, w, v)
+			for c, n := range v {
+				forwarded[c] += n
+			}
+			ask(h, &jdwp.ThreadResumeCommand{Thread: w})
+		}
+		h.vm.Tick(uint64(round))
+		last = forwarded
+		t.Logf("round %d: forwarded %v", round, forwarded)
+	}
+	require.Empty(t, last)
+}
