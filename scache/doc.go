@@ -88,6 +88,17 @@
 // race 2). Otherwise the command goes to the VM, as under Linearizable. The
 // race property (race_test.go) checks the promise that applies.
 //
+// Under suspend-thread breakpoints several threads often stop at once, each
+// at its own breakpoint, and a debugger reads their stops in the order the
+// events came, resuming each thread alone. A thread suspended by its own
+// event stays where it is, whatever the others do, until the debugger
+// sends a command that may let it run (a resume of it or of every thread,
+// an invocation, PopFrames, a hot swap): it is parked (parked.go). Its
+// frames, depth, this, locals and status stay cached across the epochs
+// that other threads' events and resumes end, pin no state under rule (a),
+// and answer the debugger when it reads that stop in its turn. Both in
+// one proxy and at a far half, which keeps its own suspension.
+//
 // # What it speculates
 //
 // What the Speculator sends on its own is grouped in families (Family; the

@@ -29,6 +29,40 @@ type threadsView struct {
 	// list in such an epoch.
 	quietEpoch    uint64
 	listWhenQuiet bool
+	// againEpoch is the epoch of the last view asked again behind a
+	// moving command the debugger asked itself; againAsks, how many times
+	// in it (askViewAgain).
+	againEpoch uint64
+	againAsks  int
+}
+
+// maxViewAgain bounds the views asked again in one epoch (askViewAgain).
+const maxViewAgain = 2
+
+// askViewAgain follows a moving command of the view (a running thread's
+// status or name, the thread list) that the debugger asked and nothing
+// answered: the VM's reply, once delivered, is newer than every reply of
+// the view speculated before it, which rule (a) keeps from answering
+// after it (sequential.go). One such miss would send the rest of the view
+// to the VM, a round trip each for a client that asks in order, and all of
+// it for one that asks in parallel. So the view goes out again right
+// behind the miss, where the debugger's next asks find it, newer than what
+// the miss tells; at most maxViewAgain times an epoch.
+func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
+	if life != lifetimeSuspension || !MovingState(m.Command()) || s.cfg.consistency != Sequential ||
+		s.susp.kind != threadSuspended || !s.susp.settled() {
+		return
+	}
+	v := &s.view
+	if v.againEpoch != s.susp.epoch {
+		v.againEpoch, v.againAsks = s.susp.epoch, 0
+	}
+	if v.againAsks >= maxViewAgain || len(s.stop.threads) == 0 {
+		return
+	}
+	v.againAsks++
+	s.enqueueInOrder(&jdwp.VMAllThreadsCommand{})
+	enqueueThreadsView(s, s.stop.threads)
 }
 
 // speculateThreads asks, at a stop with every thread suspended, for the

@@ -114,3 +114,19 @@ func TestParkedWorkersThroughSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestRunningThreadsThroughSplit is TestRunningThreadsUnderRaces through
+// a split proxy: the far half keeps the sequential promise about running
+// threads with what the near half pushed.
+func TestRunningThreadsThroughSplit(t *testing.T) {
+	for _, name := range []string{"default", "no belay", "unbounded", "linearizable"} {
+		opts := propertyModes[name]
+		t.Run(name, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				s := runningThreadsIn(t, newRaceSessionThrough(t, newThroughSplit(t, opts)), opts)
+				s.run()
+				s.check()
+			})
+		})
+	}
+}

@@ -170,7 +170,7 @@ func TestTheListAskedAgainBeforeAResumeIsReady(t *testing.T) {
 		before := len(h.toVM)
 		got, want = ask(h, &jdwp.VMAllThreadsCommand{})
 		require.Equal(t, want, got)
-		forwardedAgain = h.sentSince(before)[jdwp.CmdVirtualMachineAllThreads]
+		forwardedAgain = h.organicSince(before)[jdwp.CmdVirtualMachineAllThreads]
 		ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
 		return forwardedAgain
 	}
