@@ -35,6 +35,10 @@ type config struct {
 	// follower: the far half of a split proxy. It sends nothing of its own:
 	// the near half's speculation reaches it through adopt.
 	follower bool
+	// near: the near half of a split proxy. A moving command the far half
+	// sends it found no reply the far half could serve: the near half,
+	// which does not see what the far half delivered, serves none either.
+	near bool
 	// answerAhead: answer at once the debugger's Set of a step request
 	// (request_ids.go) and its Clear of a step or breakpoint request
 	// (answer_ahead.go).

@@ -74,6 +74,7 @@ func NewNear(opts ...Option) (*Near, error) {
 
 func newNear(cfg config) *Near {
 	cfg.answerAhead = false // the far half answers ahead if at all, next to the debugger
+	cfg.near = true
 	n := &Near{spec: newSpeculator(cfg)}
 	// Its own round trip to the VM is about zero: its pushes save the
 	// debugger the far link's, which the far half tells it ('R').

@@ -19,6 +19,7 @@ type splitHarness struct {
 	vm            *scachetest.ModelVM
 	toNear, toFar [][]byte // tunnel frames in flight
 	vmQueue       [][]byte
+	toVM          [][]byte // every packet the VM read, in order
 	toDebugger    [][]byte
 	nextID        uint32
 }
@@ -67,6 +68,7 @@ func (h *splitHarness) nearSide() {
 		for len(h.vmQueue) > 0 {
 			cmd := h.vmQueue[0]
 			h.vmQueue = h.vmQueue[1:]
+			h.toVM = append(h.toVM, cmd)
 			if reply := h.vm.Handle(cmd); reply != nil {
 				h.fromVM(reply)
 			}
@@ -232,4 +234,48 @@ func TestHalvesTakeAJournal(t *testing.T) {
 	require.Len(t, entries, 1)
 	require.Equal(t, scache.Upstream, entries[0].Direction)
 	require.Equal(t, uint32(5), jdwp.PacketID(entries[0].Packet))
+}
+
+// TestTheNearHalfServesNoMovingReplyTheFarHalfRefused: rule (a) at a far
+// half. The debugger asks a running thread's name, which the far half
+// serves from the near half's speculation, then its status, speculated
+// before the name: the far half refuses it (it would go back in time) and
+// sends the command on. The near half, which does not see what the far
+// half delivered, holds the same reply: it must not serve it either, and
+// the VM answers.
+func TestTheNearHalfServesNoMovingReplyTheFarHalfRefused(t *testing.T) {
+	h := newSplitHarness(t)
+	h.send(&jdwp.VMIDSizesCommand{})
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	view := []jdwp.CommandMessage{&jdwp.VMAllThreadsCommand{},
+		&jdwp.ThreadStatusCommand{Thread: 2}, &jdwp.ThreadNameCommand{Thread: 2}}
+	for stop := 0; stop < 2; stop++ {
+		ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyEventThread)
+		require.True(t, ok)
+		h.fromVM(ev)
+		h.drain()
+		if stop == 0 { // the debugger shows its view: it is wanted at the next stop
+			for _, m := range view {
+				askSplit(h, m)
+			}
+			askSplit(h, &jdwp.ThreadResumeCommand{Thread: 1})
+		}
+	}
+	askSplit(h, &jdwp.VMAllThreadsCommand{})
+	before, nearHits := len(h.toVM), h.near.Stats().Hits
+	for range 3 {
+		for _, m := range []jdwp.CommandMessage{&jdwp.ThreadNameCommand{Thread: 2}, &jdwp.ThreadStatusCommand{Thread: 2}} {
+			got, want := askSplit(h, m)
+			require.Equal(t, want, got, "%s", m.Command())
+		}
+	}
+	organic := 0
+	for _, p := range h.toVM[before:] {
+		if !scache.IsSyntheticID(jdwp.PacketID(p)) {
+			organic++
+		}
+	}
+	require.Positive(t, organic, "the far half refused some: they went to the VM")
+	require.Equal(t, nearHits, h.near.Stats().Hits, "the near half served none of them")
 }

@@ -198,6 +198,7 @@ func (s *Speculator) answerFromCache(r *Response, c *upCommand) bool {
 	e, ok := s.cache.get(c.key)
 	if ok && e.moving {
 		e, ok = s.cache.servableReply(e, &s.pos)
+		ok = ok && !s.cfg.near // the far half served none (options.go)
 	}
 	if !ok || e.moving != c.moving {
 		return false
