@@ -78,3 +78,36 @@ func byCount(counts map[jdwp.Command]int) string {
 	}
 	return strings.Join(slices.Clip(parts), ", ")
 }
+
+// slowVMClientWorkloads are the workloads BenchmarkSlowVMClients runs with
+// each client: steps, a threads view under suspend-thread breakpoints,
+// renderers, threads taking turns under EVENT_THREAD, an expanded this.
+var slowVMClientWorkloads = map[string]bool{"steps": true, "threadsview": true, "renderers": true, "eventthreads": true, "extras": true}
+
+// BenchmarkSlowVMClients runs five workloads with each client users run
+// (jvmtest.Clients) against a VM that serves one command per 500 µs over
+// a link of RTT 2 ms, off, through one proxy and split, and reports each
+// ratio to the client's own off, and the five together (ms_ sums, logged).
+// Run it with -benchtime 1x.
+func BenchmarkSlowVMClients(b *testing.B) {
+	for _, c := range jvmtest.Clients {
+		b.Run(c.Name, func(b *testing.B) {
+			sum := map[string]time.Duration{}
+			for _, w := range clientWorkloads() {
+				if !slowVMClientWorkloads[w.name] {
+					continue
+				}
+				b.Run(w.name, func(b *testing.B) {
+					total := compareModesServed(b, time.Millisecond, 500*time.Microsecond, []string{"off", "scache", "split"}, c.With(w.opts))
+					for mode, d := range total {
+						sum[mode] += d
+					}
+					b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
+					b.ReportMetric(float64(total["split"])/float64(total["off"]), "split/off")
+				})
+			}
+			b.Logf("%s, five workloads together: scache/off %.2f, split/off %.2f", c.Name,
+				float64(sum["scache"])/float64(sum["off"]), float64(sum["split"])/float64(sum["off"]))
+		})
+	}
+}

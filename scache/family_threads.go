@@ -47,7 +47,7 @@ const maxViewAgain = 2
 // to the VM, a round trip each for a client that asks in order, and all of
 // it for one that asks in parallel. So the view goes out again right
 // behind the miss, where the debugger's next asks find it, newer than what
-// the miss tells; at most maxViewAgain times an epoch.
+// the miss tells; at most maxViewAgain times an epoch, and not on a slow VM.
 func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 	if life != lifetimeSuspension || !MovingState(m.Command()) || s.cfg.consistency != Sequential ||
 		s.susp.kind != threadSuspended || !s.susp.settled() {
@@ -58,6 +58,12 @@ func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 		v.againEpoch, v.againAsks = s.susp.epoch, 0
 	}
 	if v.againAsks >= maxViewAgain || len(s.stop.threads) == 0 {
+		return
+	}
+	if s.cost.slow() {
+		// On a slow VM the whole view's service time costs more than the
+		// round trips it saves, above all to a parallel client, whose
+		// misses overlap (BenchmarkSlowVMClients).
 		return
 	}
 	v.againAsks++
