@@ -334,7 +334,7 @@ func BenchmarkRelayWorkloads(b *testing.B) {
 // -benchtime 1x or 2x.
 func BenchmarkConsistency(b *testing.B) {
 	for _, w := range relayWorkloads {
-		if !w.opts.EventThread {
+		if !w.opts.EventThread && !w.opts.Together {
 			continue
 		}
 		b.Run(w.name, func(b *testing.B) {
