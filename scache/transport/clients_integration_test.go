@@ -76,7 +76,7 @@ func TestEveryAnswerToAParallelClientIsTheVMs(t *testing.T) {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			for _, name := range []string{"extras", "event thread", "threads"} {
+			for _, name := range []string{"extras", "event thread", "threads", "together"} {
 				opts := c.With(clientWorkloads[name])
 				t.Run(name, func(t *testing.T) {
 					vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
