@@ -81,3 +81,40 @@ func TestWorkersStoppedTogetherAreServedInTurn(t *testing.T) {
 		h.vm.Tick(uint64(round))
 	}
 }
+
+// TestAnInvocationUnparksTheThreadsItLetsRun: threads 1 and 2 are parked
+// at their own stops. A single-threaded invocation in thread 2 lets only
+// thread 2 run: thread 1's frames are still answered here. One that
+// resumes every thread for its run lets thread 1 run too: its frames are
+// asked of the VM again (their frame ids changed), and the answer is the
+// VM's.
+func TestAnInvocationUnparksTheThreadsItLetsRun(t *testing.T) {
+	for _, single := range []bool{true, false} {
+		h := threadsWorld(t, 3, true)
+		ask(h, &jdwp.VMIDSizesCommand{})
+		ask(h, &jdwp.VMResumeCommand{})
+		for _, w := range []jdwp.ThreadID{1, 2} {
+			ev, ok := h.vm.Stop(w, jdwp.SuspendPolicyEventThread)
+			require.True(t, ok)
+			h.event(ev)
+		}
+		frames := &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1}
+		got, want := ask(h, frames)
+		require.Equal(t, want, got)
+		class := h.vm.Classes()[0]
+		options := int32(0)
+		if single {
+			options = jdwp.InvokeSingleThreaded
+		}
+		ask(h, &jdwp.ClassTypeInvokeMethodCommand{StaticCall: jdwp.StaticCall{Class: class.ID,
+			MethodCall: jdwp.MethodCall{Thread: 2, Method: class.Methods[0], Options: options}}})
+		sent := len(h.toVM)
+		got, want = ask(h, frames)
+		require.Equal(t, want, got, "single-threaded %v", single)
+		if single {
+			require.Zero(t, organic(h.organicSince(sent)), "thread 1 stayed parked: its frames answered here")
+		} else {
+			require.Equal(t, 1, organic(h.organicSince(sent)), "thread 1 ran: its frames asked of the VM")
+		}
+	}
+}

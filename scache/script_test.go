@@ -404,12 +404,16 @@ func (d *script) controlCommand() bool {
 		})
 	case 6:
 		c := rapid.SampledFrom(d.classes).Draw(d.t, "invokedClass")
+		options := int32(0) // the other threads run meanwhile, or (single-threaded) stay where they are
+		if rapid.IntRange(0, 3).Draw(d.t, "staticSingleThreaded") == 0 {
+			options = jdwp.InvokeSingleThreaded
+		}
 		d.sendRaw(jdwp.CmdClassTypeInvokeMethod, func(w *jdwp.Writer) {
 			w.ReferenceTypeID(c.ID)
 			w.ObjectID(t)
 			w.MethodID(c.Methods[0])
 			w.Int32(0)
-			w.Int32(0)
+			w.Int32(options)
 		})
 	case 7:
 		// Clear a request, as a debugger does at each step event (answered ahead).

@@ -165,8 +165,16 @@ func (vm *ModelVM) stateAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer)
 		if code != jdwp.ErrNone {
 			return code, true
 		}
+		r.MethodID()
+		for n := r.Int32(); n > 0 && r.Err() == nil; n-- {
+			r.Value()
+		}
+		single := r.Int32()&jdwp.InvokeSingleThreaded != 0
 		seed := uint64(len(vm.objects))
 		for _, x := range vm.Threads() {
+			if single && x != t {
+				continue // INVOKE_SINGLE_THREADED: the others stay as they are
+			}
 			vm.nextGeneration(x)
 			if x == t {
 				if len(x.Frames) == 0 {
