@@ -15,21 +15,15 @@ import (
 
 // onFrames notes the top frame of a Frames reply of the current epoch.
 func onFrames(s *Speculator, p *inFlight, reply *replyData) error {
-	m, err := reply.typed(s)
-	if err != nil {
+	asked, top, ok, err := topOfFrames(s, p, reply)
+	if err != nil || !ok {
 		return err
 	}
+	s.predictor.observe(asked.Thread, top.Frame, frameIDMask(s.sizes))
 	if !s.susp.current(p) {
-		return onParkedFrames(s, p, reply) // parkedToo
-	}
-	frames := m.(*jdwp.ThreadFramesReply).Frames
-	cmd, err := p.key.Message(s.sizes)
-	asked, ok := cmd.(*jdwp.ThreadFramesCommand)
-	if err != nil || !ok || len(frames) == 0 || asked.StartFrame != 0 {
+		onParkedFrames(s, p.thread, top) // parkedToo
 		return nil
 	}
-	top := frames[0]
-	s.predictor.observe(asked.Thread, top.Frame, frameIDMask(s.sizes))
 	if s.susp.stopped != 0 && asked.Thread != s.susp.stopped {
 		return nil // another thread's, as a threads view asks: the top frame is the stopped thread's
 	}
@@ -70,34 +64,38 @@ func onTopMetadata(s *Speculator, _ *inFlight, _ *replyData) error {
 	return nil
 }
 
-// onParkedFrames goes on with the top frame of a parked thread whose stop
-// a later one superseded (parked.go) when its frames arrive: the reply is
-// still true, and the debugger reads that stop in its turn.
-func onParkedFrames(s *Speculator, p *inFlight, reply *replyData) error {
-	top, ok := s.stop.parkedTops[p.thread]
-	if !ok {
-		return nil
-	}
+// topOfFrames returns the command and the top frame of a Frames reply
+// that starts at the top (ok false for another one, or an empty stack).
+func topOfFrames(s *Speculator, p *inFlight, reply *replyData) (asked *jdwp.ThreadFramesCommand, top jdwp.Frame, ok bool, err error) {
 	m, err := reply.typed(s)
 	if err != nil {
-		return err
+		return nil, jdwp.Frame{}, false, err
 	}
 	frames := m.(*jdwp.ThreadFramesReply).Frames
 	cmd, err := p.key.Message(s.sizes)
-	asked, isFrames := cmd.(*jdwp.ThreadFramesCommand)
-	if err != nil || !isFrames || len(frames) == 0 || asked.StartFrame != 0 {
-		return nil
+	asked, ok = cmd.(*jdwp.ThreadFramesCommand)
+	if err != nil || !ok || len(frames) == 0 || asked.StartFrame != 0 {
+		return nil, jdwp.Frame{}, false, nil
 	}
-	first := frames[0]
-	s.predictor.observe(p.thread, first.Frame, frameIDMask(s.sizes))
+	return asked, frames[0], true, nil
+}
+
+// onParkedFrames goes on with the top frame of a parked thread whose stop
+// a later one superseded (parked.go) when its frames arrive (first, the
+// top one): the reply is still true, and the debugger reads that stop in
+// its turn.
+func onParkedFrames(s *Speculator, thread jdwp.ObjectID, first jdwp.Frame) {
+	top, ok := s.stop.parkedTops[thread]
+	if !ok {
+		return
+	}
 	if top.set && (!top.predicted || top.frame == first.Frame && top.loc == first.Location) {
 		top.predicted = false
-		s.stop.parkedTops[p.thread] = top
-		return nil
+		s.stop.parkedTops[thread] = top
+		return
 	}
-	s.stop.parkedTops[p.thread] = topFrame{set: true, thread: p.thread, frame: first.Frame, loc: first.Location}
+	s.stop.parkedTops[thread] = topFrame{set: true, thread: thread, frame: first.Frame, loc: first.Location}
 	advanceParkedTops(s)
-	return nil
 }
 
 // advanceParkedTops goes on with each parked top frame (onParkedFrames)
