@@ -69,8 +69,12 @@ func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jv
 			journal(e)
 		}
 	}
-	if mode == "split" {
-		run, st := splitSessionRun(b, vmAddr, delay, o, record)
+	if mode == "split" || mode == "splitoff" {
+		var both []scache.Option
+		if mode == "splitoff" { // the tunnel alone: both halves pass everything through
+			both = append(both, scache.PassThrough())
+		}
+		run, st := splitSessionRun(b, vmAddr, delay, o, record, both...)
 		return liveSession{DriverRun: run, Stats: st, Stops: stops.Stops()}
 	}
 	var extra []scache.Option
@@ -408,14 +412,24 @@ func BenchmarkSplitKeyed(b *testing.B) {
 // splitWorkloads runs every workload off, through one proxy and through a
 // split proxy over a link of the given one-way delay, against a VM that
 // serves one command per service (0: HotSpot as it is), and reports each
-// ratio to off. (A parent benchmark's own metrics are not printed: sum the
+// ratio to off; with no delay, also split against a split proxy that
+// passes everything through (splitoff: the tunnel's own cost). (A parent benchmark's own metrics are not printed: sum the
 // workloads' ms_ metrics for a whole cell.)
 func splitWorkloads(b *testing.B, delay, service time.Duration) {
+	modes := []string{"off", "scache", "split"}
+	if delay == 0 {
+		// With no link between the halves, the tunnel's own hop shows:
+		// split against a split proxy that only passes through.
+		modes = append(modes, "splitoff")
+	}
 	for _, w := range relayWorkloads {
 		b.Run(w.name, func(b *testing.B) {
-			total := compareModesServed(b, delay, service, []string{"off", "scache", "split"}, w.opts)
+			total := compareModesServed(b, delay, service, modes, w.opts)
 			b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
 			b.ReportMetric(float64(total["split"])/float64(total["off"]), "split/off")
+			if total["splitoff"] > 0 {
+				b.ReportMetric(float64(total["split"])/float64(total["splitoff"]), "split/splitoff")
+			}
 		})
 	}
 }
