@@ -9,6 +9,7 @@ import (
 
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/internal/logtest"
+	"github.com/jdwpscache/scache/internal/nettest"
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/stretchr/testify/require"
 )
@@ -66,10 +67,7 @@ func TestAFarHalfPointedAtARealVMSaysSo(t *testing.T) {
 // A far half whose near half is not there names the near half, not the VM.
 func TestAFarHalfWithoutANearHalfNamesIt(t *testing.T) {
 	log := logtest.CaptureDefault(t)
-	dead, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	deadAddr := dead.Addr().String()
-	dead.Close()
+	deadAddr := nettest.RefusingAddr(t)
 	far := startServe(t, config{vmAddr: deadAddr, mode: "scache", split: "far"})
 	c, err := net.Dial("tcp", far)
 	require.NoError(t, err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jdwpscache/scache/internal/nettest"
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/internal/tunnel"
@@ -83,10 +84,7 @@ func TestANearRelayTellsADebuggerWhereToGo(t *testing.T) {
 // VM, or serves another session, answers the far half's hello with a
 // status and a message that names the party it cannot reach.
 func TestNearHalfRefusalsCarryAStatusAndWhy(t *testing.T) {
-	dead, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	deadAddr := dead.Addr().String()
-	dead.Close() // nothing listens there now
+	deadAddr := nettest.RefusingAddr(t) // nothing listens there
 	release := make(chan struct{})
 	held := make(chan struct{}, 1)
 	first := true
@@ -103,7 +101,7 @@ func TestNearHalfRefusalsCarryAStatusAndWhy(t *testing.T) {
 	busyDone := make(chan error, 1)
 	go func() { busyDone <- hello() }()
 	<-held
-	err = hello()
+	err := hello()
 	require.ErrorContains(t, err, "the near half refused the session")
 	require.ErrorContains(t, err, "busy")
 	close(release)
@@ -175,10 +173,7 @@ func TestAFarHalfPointedAtAVMSaysSo(t *testing.T) {
 // half's address, the far half's session ends on "cannot reach the near
 // half at ADDR", not on the VM.
 func TestAFarHalfNamesTheNearHalfItCannotReach(t *testing.T) {
-	dead, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	deadAddr := dead.Addr().String()
-	dead.Close()
+	deadAddr := nettest.RefusingAddr(t)
 	ended := make(chan error, 1)
 	addr := serveProxy(t, func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
