@@ -43,13 +43,8 @@ func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
 		s.learnClasses(m.Classes)
 	case jdwp.CmdThreadReferenceFrames:
 		// The frames of a reply true in this epoch: where each stands.
-		if t, ok := p.key.thread(s.sizes); ok && s.susp.current(p) {
-			m, err := reply.typed(s)
-			if err != nil {
-				return err
-			}
-			s.stop.framesShown(t, m.(*jdwp.ThreadFramesReply).Frames)
-		} else if ok && p.thread == t && !p.poisoned {
+		// A parked thread's stay true beyond it (parked.go).
+		if t, ok := p.key.thread(s.sizes); ok && (s.susp.current(p) || s.susp.parkedReply(p)) {
 			m, err := reply.typed(s)
 			if err != nil {
 				return err

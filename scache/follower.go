@@ -61,11 +61,10 @@ func (s *Speculator) register(packet []byte, poisoned bool) error {
 		p.key, p.subject = keyOf(h, packet), subjectOf(spec, m)
 		if spec.life == lifetimeSuspension {
 			var cacheable bool
-			cacheable, p.moving = s.susp.cacheable(spec, m, s.cfg.consistency)
+			cacheable, p.moving, p.thread = s.susp.cacheable(spec, m, s.cfg.consistency)
 			if !cacheable {
 				p.poison()
 			}
-			p.thread = s.susp.parkedOf(spec, m)
 		}
 		p.writes = s.pos.writesSent
 	}

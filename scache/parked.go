@@ -67,18 +67,18 @@ func (s *Speculator) unpark(t jdwp.ObjectID) {
 	s.forget(func(p subject) bool { return gone(p.thread) })
 }
 
-// unparkFor unparks the threads a debugger's command that may let threads
-// run, cmd with data, may let run: the thread a ThreadReference.Resume
-// names, the invoking thread of a single-threaded invocation, or every
-// thread.
+// unparkFor unparks the threads that cmd, a debugger's command that may
+// let threads run (u, as the suspension keeps it; inv, if an invocation),
+// may let run: the thread a ThreadReference.Resume names, the invoking
+// thread of a single-threaded invocation, or every thread.
 func (s *Speculator) unparkFor(cmd jdwp.Command, u unsettled, inv jdwp.Invocation) {
 	switch {
 	case cmd == jdwp.CmdThreadReferenceResume && u.resumed != 0:
 		s.unpark(u.resumed)
 	case inv != nil:
 		t, options := inv.Invoking()
-		if options&jdwp.InvokeSingleThreaded == 0 || t == 0 {
-			t = 0
+		if options&jdwp.InvokeSingleThreaded == 0 {
+			t = 0 // every thread runs meanwhile
 		}
 		s.unpark(t)
 	default:

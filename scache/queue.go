@@ -168,11 +168,10 @@ func (s *Speculator) admit(m jdwp.CommandMessage, asked bool) (subject, bool) {
 	sub := subjectOf(spec, m)
 	if spec.life == lifetimeSuspension {
 		var cacheable bool
-		cacheable, sub.moving = s.susp.cacheable(spec, m, s.cfg.consistency)
+		cacheable, sub.moving, sub.thread = s.susp.cacheable(spec, m, s.cfg.consistency)
 		if !cacheable || !asked && !s.learn.allows(m) {
 			return subject{}, false
 		}
-		sub.thread = s.susp.parkedOf(spec, m)
 	}
 	if s.cost.slow() && !s.cost.pays(s.learn.oddsOf(m, spec, asked)) {
 		return subject{}, false

@@ -66,7 +66,7 @@ func (c Consistency) String() string {
 // state of the epoch: it pins none, and what was speculated about the
 // running threads earlier in the epoch may still follow it.
 func (s *Speculator) pins(p *inFlight) bool {
-	stable := (s.susp.current(p) || p.thread != 0 && !p.poisoned) && !p.moving // a parked thread's state: parked.go
+	stable := (s.susp.current(p) || s.susp.parkedReply(p)) && !p.moving
 	return PinsState(p.cmd) && !stable
 }
 

@@ -106,7 +106,7 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 	}
 	stopped := s.susp.stopped
 	if carry {
-		s.endEpochOfOthers()
+		s.dropEpochState()
 	} else {
 		s.endEpoch()
 	}
@@ -270,27 +270,26 @@ func (s *Speculator) resumed(thread jdwp.ThreadID, others bool) {
 	s.table.resumed(s, thread, others)
 }
 
-// endEpoch drops every suspension entry, keeps replies in flight about the
-// old state out of the cache (they still answer held commands), and drops
-// queued speculation about it. The learner and the families close the stop
-// before its owner does.
+// endEpoch closes the stop (the learner and the families before its
+// owner) and drops the epoch's state (dropEpochState).
 func (s *Speculator) endEpoch() {
 	unseen := s.stopUnseen()
 	s.learn.endStop(unseen)
 	s.table.endStop(s, unseen)
 	s.stop.park(s.susp.isParked)
-	s.stop.end(s.susp.isParked)
-	s.cache.purgeState()
-	s.forget(func(p subject) bool { return p.life == lifetimeSuspension && p.thread == 0 })
-	s.susp.newEpoch()
+	s.stop.end()
+	s.dropEpochState()
 }
 
-// endEpochOfOthers ends the epoch as the debugger resumes another thread
-// than the one whose stop goes on, parked (suspension.resumesAnother):
-// what the resumed thread may change is dropped (the state of every
-// thread but the parked ones), and the stop's top frame stays, but the
-// stop itself goes on, for the learner and the families too.
-func (s *Speculator) endEpochOfOthers() {
+// dropEpochState ends the epoch: it drops every suspension entry but the
+// parked threads' (parked.go), what Frames replies showed of other
+// threads, and queued speculation about them, and keeps replies in flight
+// about them out of the cache (they still answer held commands). Alone
+// (not from endEpoch) it ends the epoch as the debugger resumes another
+// thread than the one whose stop goes on, parked
+// (suspension.resumesAnother): what the resumed thread may change is
+// dropped, but the stop, its top frame, its learner and families go on.
+func (s *Speculator) dropEpochState() {
 	s.stop.keepFramesOf(s.susp.isParked)
 	s.cache.purgeState()
 	s.forget(func(p subject) bool { return p.life == lifetimeSuspension && p.thread == 0 })

@@ -94,12 +94,12 @@ func (st *stopState) forgetParked(t jdwp.ObjectID) {
 	st.keepFramesOf(func(th jdwp.ObjectID) bool { return th != t })
 }
 
-// end closes the stop's epoch: what was read of its top frame is gone,
-// and the frame ids with it, but those of parked threads (isParked).
-func (st *stopState) end(isParked func(jdwp.ObjectID) bool) {
+// end closes the stop's epoch: what was read of its top frame is gone
+// (the frame ids of threads that are not parked go with the epoch's
+// state: Speculator.dropEpochState).
+func (st *stopState) end() {
 	st.on = false
 	st.top = topFrame{}
-	st.keepFramesOf(isParked)
 }
 
 // framesShown keeps where the frames of a Frames reply of the epoch about

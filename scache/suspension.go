@@ -69,22 +69,23 @@ type unsettled struct {
 // while the debugger looks (the running threads' names and status, the
 // thread list), cached under Sequential only (sequential.go). An entry that
 // is not moving is true until the epoch ends: every thread is suspended, or
-// m is about the one thread suspended.
-func (s *suspension) cacheable(spec keySpec, m jdwp.CommandMessage, c Consistency) (cacheable, moving bool) {
-	if s.parkedOf(spec, m) != 0 {
-		return true, false
+// m is about the one thread suspended; or, with parked, for as long as
+// that thread, whose own state m reads, stays parked (parked.go).
+func (s *suspension) cacheable(spec keySpec, m jdwp.CommandMessage, c Consistency) (cacheable, moving bool, parked jdwp.ObjectID) {
+	if t := s.parkedOf(spec, m); t != 0 {
+		return true, false, t
 	}
 	if !s.settled() || s.kind == running {
-		return false, false
+		return false, false, 0
 	}
 	if s.kind == allSuspended {
-		return true, false
+		return true, false, 0
 	}
 	if t, ok := threadOf(m); ok && spec.threadLocal && t == s.thread {
-		return true, false
+		return true, false, 0
 	}
 	moving = c == Sequential && spec.moving
-	return moving, moving
+	return moving, moving, 0
 }
 
 // current reports whether the reply to a state command p is of the epoch

@@ -175,8 +175,7 @@ func (s *Speculator) lookUp(r *Response, c *upCommand) bool {
 		}
 		c.spec, c.params = spec, m
 		if spec.life == lifetimeSuspension {
-			ok, c.moving = s.susp.cacheable(spec, m, s.cfg.consistency)
-			c.parked = s.susp.parkedOf(spec, m)
+			ok, c.moving, c.parked = s.susp.cacheable(spec, m, s.cfg.consistency)
 		}
 	}
 	if !ok {
