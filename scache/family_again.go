@@ -402,11 +402,16 @@ func (l *againLog) endStop(unseen bool) {
 		return
 	}
 	l.recording = false
-	if unseen {
-		clear(l.held)
-		l.this, l.thisType, l.fieldsAsked = 0, 0, 0
-		return
+	if !unseen {
+		l.ageStop()
 	}
+	clear(l.held)
+	l.this, l.thisType, l.fieldsAsked = 0, 0, 0
+}
+
+// ageStop ages what the debugger did not ask at the stop that ends, and
+// forgets what went idle too long.
+func (l *againLog) ageStop() {
 	// Only the fields of this's type could have been asked at the stop.
 	// They age once a stop: what the debugger asked of this after an
 	// invocation counts for the stop it was asked at.
@@ -417,8 +422,6 @@ func (l *againLog) endStop(unseen bool) {
 		}
 		l.ageChains(kind)
 	}
-	clear(l.held)
-	l.this, l.thisType, l.fieldsAsked = 0, 0, 0
 	k := l.current
 	k.keys = aged(k.keys, func(e *againEntry) bool { return e.age() })
 	clear(k.index)
