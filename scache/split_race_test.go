@@ -1,6 +1,7 @@
 package scache_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/jdwpscache/scache/scache"
@@ -97,36 +98,23 @@ func TestNeverStaleThroughSplit(t *testing.T) {
 	}
 }
 
-// TestParkedWorkersThroughSplit is TestParkedWorkersUnderRaces through a
-// split proxy: the far half serves a parked thread's state as long as its
-// own suspension says the thread stays parked, from what the near half
-// pushed.
-func TestParkedWorkersThroughSplit(t *testing.T) {
-	for _, name := range []string{"default", "no belay", "unbounded", "linearizable"} {
-		opts := propertyModes[name]
-		t.Run(name, func(t *testing.T) {
-			rapid.Check(t, func(t *rapid.T) {
-				s := runningThreadsIn(t, newRaceSessionThrough(t, newThroughSplit(t, opts)), opts)
-				s.workers = true
-				s.run()
-				s.check()
-			})
-		})
-	}
-}
-
-// TestRunningThreadsThroughSplit is TestRunningThreadsUnderRaces through
-// a split proxy: the far half keeps the sequential promise about running
-// threads with what the near half pushed.
+// TestRunningThreadsThroughSplit is TestRunningThreadsUnderRaces, and
+// with workers TestParkedWorkersUnderRaces, through a split proxy: the far
+// half keeps the sequential promise about running threads, and serves a
+// parked thread's state as long as its own suspension says the thread
+// stays parked, from what the near half pushed.
 func TestRunningThreadsThroughSplit(t *testing.T) {
-	for _, name := range []string{"default", "no belay", "unbounded", "linearizable"} {
-		opts := propertyModes[name]
-		t.Run(name, func(t *testing.T) {
-			rapid.Check(t, func(t *rapid.T) {
-				s := runningThreadsIn(t, newRaceSessionThrough(t, newThroughSplit(t, opts)), opts)
-				s.run()
-				s.check()
+	for _, workers := range []bool{false, true} {
+		for _, name := range []string{"default", "no belay", "unbounded", "linearizable"} {
+			opts := propertyModes[name]
+			t.Run(fmt.Sprintf("%s/workers=%v", name, workers), func(t *testing.T) {
+				rapid.Check(t, func(t *rapid.T) {
+					s := runningThreadsIn(t, newRaceSessionThrough(t, newThroughSplit(t, opts)), opts)
+					s.workers = workers
+					s.run()
+					s.check()
+				})
 			})
-		})
+		}
 	}
 }
