@@ -120,6 +120,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	return o, nil
 }
 
+// config returns the replay's configuration the flags set (every mode's,
+// and off's as the baseline).
+func (o options) config() replay.Config {
+	return replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT, DebuggerRTT: o.debuggerRTT, Service: o.service, Link: o.link}
+}
+
 // describeLink says what a link profile does besides its round trip.
 func describeLink(p latency.Profile) string {
 	d := p.Name + ": round trip " + (2 * p.Delay).String()
@@ -187,7 +193,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		var results []replay.Result
 		for _, m := range o.modes {
-			cfg := replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT, DebuggerRTT: o.debuggerRTT, Service: o.service, Link: o.link}
+			cfg := o.config()
 			if o.timeline != "" {
 				timeline = timeline[:0]
 				cfg.Journal = func(r journal.Record) { timeline = append(timeline, r) }
@@ -205,7 +211,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		baseline := baselineOf(results)
 		if baseline == nil {
 			// Speedups are against off: replay it too, without printing it.
-			if res, err := replay.Run(tr, replay.ModeOff, replay.Config{RTT: o.rtt, RTTs: o.rtts, CaptureRTT: o.captureRTT, DebuggerRTT: o.debuggerRTT, Service: o.service, Link: o.link}); err == nil {
+			if res, err := replay.Run(tr, replay.ModeOff, o.config()); err == nil {
 				baseline = &res
 			}
 		}
