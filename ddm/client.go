@@ -43,15 +43,22 @@ type Client struct {
 	done chan struct{}
 }
 
-// Dial connects to a VM's JDWP port, performs the handshake, says HELO and
-// asks for the VM's features (FEAT). It returns ErrNotDDMAware (and no
-// Client) for a VM that does not speak DDM.
+// Dial connects to a VM's JDWP port and attaches to it (Attach). It
+// returns ErrNotDDMAware (and no Client) for a VM that does not speak DDM.
 func Dial(ctx context.Context, addr string) (*Client, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("ddm: dialing %s: %w", addr, err)
 	}
+	return Attach(ctx, nc)
+}
+
+// Attach performs the JDWP handshake on a connection to a VM (a TCP
+// connection, adb's jdwp:<pid>), says HELO and asks for the VM's features
+// (FEAT). It closes nc and returns ErrNotDDMAware (and no Client) for a VM
+// that does not speak DDM, and closes nc on any other error too.
+func Attach(ctx context.Context, nc net.Conn) (*Client, error) {
 	if err := jdwp.DebuggerHandshake(nc, 0); err != nil {
 		nc.Close()
 		return nil, err

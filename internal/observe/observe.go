@@ -1,8 +1,8 @@
 // Package observe is what a proxy program tells its user about its
 // sessions: each session's stats and stops as JSON (-stats), a log line per
 // stop (-v), the journal of every session (-journal) and the last
-// session's timeline (-timeline). The example programs (proxy, adbproxy)
-// share it, so that their flags mean the same.
+// session's timeline (-timeline), for scache proxy (package
+// sessionflags declares the flags).
 package observe
 
 import (

@@ -1,0 +1,84 @@
+package proxycmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/internal/cli/keygencmd"
+	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache/transport"
+	"github.com/stretchr/testify/require"
+)
+
+// The far half reaches the near half through a command's standard input
+// and output (-via), as through ssh: here the command runs the near half
+// itself (-stdio) on this machine. A JDI session's transcript equals the
+// direct one, twice: a command per session.
+func TestViaACommandStandingInForSSH(t *testing.T) {
+	bin := buildScache(t, t.TempDir())
+	opts := jvmtest.DriverOptions{Stops: 2}
+	direct, _ := jvmtest.RunDriver(t, jvmtest.Start(t, "Debuggee", "2").Addr, opts)
+	for range 2 {
+		vm := jvmtest.Start(t, "Debuggee", "2")
+		far, _ := startProxy(t, "-split", "far", "-via", bin+" proxy -split near -stdio -vm "+vm.Addr)
+		got, _ := jvmtest.RunDriver(t, far, opts)
+		require.Equal(t, direct, got)
+	}
+}
+
+// Two halves with the same key file (-genkey, -key) carry a JDI session
+// over TLS; its transcript equals the direct one.
+func TestAKeyedTunnelBetweenRealHalves(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tunnel.key")
+	require.Equal(t, 0, keygencmd.Command.Run(context.Background(), []string{path}, io.Discard, io.Discard))
+	_, err := transport.LoadTunnelKey(path)
+	require.NoError(t, err)
+	opts := jvmtest.DriverOptions{Stops: 2}
+	direct, _ := jvmtest.RunDriver(t, jvmtest.Start(t, "Debuggee", "2").Addr, opts)
+	vm := jvmtest.Start(t, "Debuggee", "2")
+	near, _ := startProxy(t, "-vm", vm.Addr, "-split", "near", "-key", path)
+	far, _ := startProxy(t, "-vm", near, "-split", "far", "-key", path)
+	got, _ := jvmtest.RunDriver(t, far, opts)
+	require.Equal(t, direct, got)
+}
+
+// When the -via command dies in the middle of a session, the far half
+// names it: the command, how it ended (here killed by a signal) and its
+// last line on standard error.
+func TestAViaCommandThatDiesIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildScache(t, dir)
+	vm := jvmtest.Start(t, "Debuggee", "-1")
+	pidFile := filepath.Join(dir, "near.pid")
+	command := fmt.Sprintf("echo $$ > %s; echo 'stand-in: connected to the near host' >&2; exec %s proxy -split near -stdio -vm %s 2>/dev/null", pidFile, bin, vm.Addr)
+	far, log := startProxy(t, "-split", "far", "-via", command)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dbg, err := jdwp.Dial(ctx, far)
+	require.NoError(t, err)
+	defer dbg.Close()
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMIDSizesCommand{}, nil), "the session runs")
+	b, err := os.ReadFile(pidFile)
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	require.NoError(t, err)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	require.Eventually(t, func() bool { return strings.Contains(log.String(), "signal: killed") }, 30*time.Second, time.Millisecond)
+	require.Contains(t, log.String(), `the -via command \"echo $$ > `)
+	require.Contains(t, log.String(), `its last line on standard error: \"stand-in: connected to the near host\"`)
+	require.NotContains(t, log.String(), "without an end frame")
+	for _, line := range strings.Split(log.String(), "\n") {
+		if strings.Contains(line, "signal: killed") {
+			t.Log(line)
+		}
+	}
+}
