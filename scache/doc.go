@@ -173,6 +173,18 @@
 // Package transport wires a Speculator between two real connections (its
 // Relay) or serves debuggers (its Proxy); this package does no I/O.
 //
+// # Options
+//
+// One [Option] type configures New, NewNear, NewFar and the transports'
+// constructors; each rejects an option that does not apply to it, or a bad
+// value, with an error. A Speculator's: [WithCacheBytes]
+// (DefaultCacheBytes), [WithMaxFrames] (DefaultMaxFrames), [WithMaxInFlight]
+// (DefaultMaxInFlight), [WithBelay], [WithFamilies], [WithAnswerAhead],
+// [WithConsistency], [WithClock], [WithLogger], [WithAudit], and the presets
+// [Classic] and [PassThrough] (options beside a preset refine it, in any
+// order). [WithJournal] is for whoever presents the packets; [ModeOptions]
+// turns a mode's name (scache, classic, off) into options.
+//
 // # Split mode
 //
 // Across a slow link, a proxy next to the debugger learns of a stop only when
