@@ -79,9 +79,9 @@ func names() string {
 
 // printOverview says what scache is and lists its commands.
 func printOverview(w io.Writer) {
-	fmt.Fprint(w, "scache makes Java debugging over slow links fast: it sits between a debugger and a VM, "+
-		"speculates the JDWP commands the debugger is about to send, and answers them from its cache.\n\n"+
-		"usage: scache COMMAND [flags]\n\nCommands:\n")
+	fmt.Fprint(w, command.Wrap("scache makes Java debugging over slow links fast: it sits between a debugger and a VM, "+
+		"speculates the JDWP commands the debugger is about to send, and answers them from its cache."),
+		"\n\nusage: scache COMMAND [flags]\n\nCommands:\n")
 	for _, c := range Commands() {
 		fmt.Fprintf(w, "  %-8s %s\n", c.Name, c.Short)
 	}

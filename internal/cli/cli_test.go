@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jdwpscache/scache/internal/cli/command"
 	"github.com/stretchr/testify/require"
 )
 
@@ -44,7 +45,12 @@ func TestHelpOfEachCommand(t *testing.T) {
 		code, out, errOut := main("help", c.Name)
 		require.Equal(t, 0, code, errOut)
 		require.True(t, strings.HasPrefix(out, "usage: scache "+c.Name+" [flags]"), "%q", out)
-		require.Contains(t, out, c.Summary)
+		require.Contains(t, out, command.Wrap(c.Summary))
+		for _, line := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "Example") {
+				require.LessOrEqual(t, len(line), 80, "%s -h: %q", c.Name, line)
+			}
+		}
 		require.Contains(t, out, "Example:\n  "+c.Example+"\n")
 		code, _, dashH := main(c.Name, "-h")
 		require.Equal(t, 0, code)

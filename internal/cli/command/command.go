@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // A Command is one scache subcommand.
@@ -44,7 +45,7 @@ func (c Command) PrintUsage(fs *flag.FlagSet) {
 	if c.Args != "" {
 		usage += " " + c.Args
 	}
-	fmt.Fprintf(w, "%s\n\n%s\n\nExample:\n  %s\n", usage, c.Summary, c.Example)
+	fmt.Fprintf(w, "%s\n\n%s\n\nExample:\n  %s\n", usage, Wrap(c.Summary), c.Example)
 	hasFlags := false
 	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
 	if hasFlags {
@@ -103,4 +104,24 @@ func NoArgs(fs *flag.FlagSet) error {
 func (c Command) With(run func(ctx context.Context, args []string, stdout, stderr io.Writer) int, check func(args []string) error) Command {
 	c.Run, c.Check = run, check
 	return c
+}
+
+// Wrap breaks text into lines of at most 80 columns, between words.
+func Wrap(text string) string {
+	var b strings.Builder
+	col := 0
+	for _, word := range strings.Fields(text) {
+		switch {
+		case col == 0:
+		case col+1+len(word) > 80:
+			b.WriteByte('\n')
+			col = 0
+		default:
+			b.WriteByte(' ')
+			col++
+		}
+		b.WriteString(word)
+		col += len(word)
+	}
+	return b.String()
 }

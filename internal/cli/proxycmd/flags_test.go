@@ -14,6 +14,7 @@ import (
 
 	"github.com/jdwpscache/scache/ddm"
 	"github.com/jdwpscache/scache/ddm/ddmtest"
+	"github.com/jdwpscache/scache/internal/cli/command"
 	"github.com/jdwpscache/scache/internal/observe"
 	"github.com/stretchr/testify/require"
 )
@@ -120,7 +121,7 @@ func TestHelpSaysWhatItIsFor(t *testing.T) {
 	require.Empty(t, out)
 	lines := strings.Split(errOut, "\n")
 	require.Equal(t, "usage: scache proxy [flags]", lines[0])
-	require.Equal(t, about.Summary, lines[2])
+	require.Contains(t, errOut, "\n\n"+command.Wrap(about.Summary)+"\n\n", "the summary follows the usage line")
 	require.Contains(t, errOut, "Example:\n  scache proxy -listen 127.0.0.1:8700 -vm 127.0.0.1:5005 -v\n")
 	for _, flag := range []string{"-listen", "-vm", "-app", "-pid", "-list", "-split", "-via", "-key", "-share", "-stats", "-journal", "-timeline", "-v"} {
 		require.Regexp(t, `\n  `+flag+`[ \t\n]`, errOut, "-h lists %s", flag)

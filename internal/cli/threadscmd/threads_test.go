@@ -11,6 +11,7 @@ import (
 	"github.com/jdwpscache/scache/ddm"
 	"github.com/jdwpscache/scache/ddm/ddmtest"
 	"github.com/jdwpscache/scache/internal/adbservertest"
+	"github.com/jdwpscache/scache/internal/cli/command"
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/internal/logtest"
 	"github.com/stretchr/testify/require"
@@ -83,7 +84,7 @@ func TestHelpSaysWhatItIsFor(t *testing.T) {
 	require.Equal(t, 0, Run(context.Background(), []string{"-h"}, &out, &errOut))
 	lines := strings.Split(errOut.String(), "\n")
 	require.Equal(t, "usage: scache threads [flags]", lines[0])
-	require.Equal(t, about.Summary, lines[2])
+	require.Contains(t, errOut.String(), "\n\n"+command.Wrap(about.Summary)+"\n\n", "the summary follows the usage line")
 	require.Contains(t, errOut.String(), "Example:\n  scache threads -app com.example.app -interval 500ms\n")
 	errOut.Reset()
 	require.Equal(t, 2, Run(context.Background(), []string{"1234"}, &out, &errOut))
