@@ -186,7 +186,7 @@ func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger
 			// serving it would bypass the key.)
 			st, hello, err = p.st.whole(), jdwp.HandshakeBytes, nil
 			log.Warn("scache: a JDWP debugger connected to the near half of a split proxy: serving it as one proxy next to the VM; "+
-				"for the split's speed, point the debugger at a far half (proxy -split far -vm THIS_ADDRESS)", "remote", conn.RemoteAddr().String())
+				"for the split's speed, point the debugger at a far half (scache proxy -split far -vm THIS_ADDRESS)", "remote", conn.RemoteAddr().String())
 		default:
 			refuseFar(conn, err)
 		}

@@ -416,7 +416,7 @@ func (r *Relay) farHandshake(debugger, tun io.ReadWriter, commit func() error) e
 	}
 	if err := tunnel.ReadNearHello(tun); err != nil {
 		if errors.Is(err, tunnel.ErrNoAnswer) {
-			return tunnel.Errorf("%s answered like a JDWP VM, not a near half (it closed the connection at the tunnel's hello without a word): use -split far only towards a near half (proxy -split near)", peerName(tun))
+			return tunnel.Errorf("%s answered like a JDWP VM, not a near half (it closed the connection at the tunnel's hello without a word): use -split far only towards a near half (scache proxy -split near)", peerName(tun))
 		}
 		return err
 	}

@@ -98,7 +98,7 @@ func LoadTunnelKey(path string) (*TunnelKey, error) {
 func parseTunnelKey(data []byte) (*TunnelKey, error) {
 	cert, err := tls.X509KeyPair(data, data)
 	if err != nil {
-		return nil, fmt.Errorf("not a tunnel key (make one with proxy -genkey FILE): %w", err)
+		return nil, fmt.Errorf("not a tunnel key (make one with scache keygen FILE): %w", err)
 	}
 	return &TunnelKey{cert: cert, fingerprint: sha256.Sum256(cert.Certificate[0])}, nil
 }

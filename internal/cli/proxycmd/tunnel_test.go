@@ -35,7 +35,7 @@ func TestViaACommandStandingInForSSH(t *testing.T) {
 	}
 }
 
-// Two halves with the same key file (-genkey, -key) carry a JDI session
+// Two halves with the same key file (scache keygen, -key) carry a JDI session
 // over TLS; its transcript equals the direct one.
 func TestAKeyedTunnelBetweenRealHalves(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tunnel.key")

@@ -104,7 +104,7 @@ const (
 // NotATunnelMessage is what a JDWP debugger that connects to the near half
 // reads in place of the handshake. A debugger shows the 14 bytes it read
 // in place of "JDWP-Handshake": they say what to do.
-const NotATunnelMessage = "use -split far: this is the near half of a split proxy (scache); connect a far half (proxy -split far) here and the debugger to the far half\n"
+const NotATunnelMessage = "use -split far: this is the near half of a split proxy (scache); connect a far half (scache proxy -split far) here and the debugger to the far half\n"
 
 // ErrTunnel marks errors about the tunnel between the halves of a split
 // proxy: a peer that is not the other half, another version, a malformed
