@@ -46,6 +46,43 @@ func BenchmarkProfiles(b *testing.B) {
 	}
 }
 
+// BenchmarkTunnelCompression runs workloads through a split proxy over the
+// links whose bandwidth is the bound (wifi, wifi-powersave) and one where it
+// is not (cloud), with the tunnel compressed (split, the default) and not
+// (splitraw), and reports split/splitraw and the bytes the near half's frames
+// took on the wire against what they hold.
+func BenchmarkTunnelCompression(b *testing.B) {
+	for _, name := range []string{"wifi", "wifi-powersave", "cloud"} {
+		p := latency.Profiles[name]
+		b.Run(name, func(b *testing.B) {
+			linkOptions = []latency.Option{latency.WithProfile(p, 1)}
+			defer func() { linkOptions = nil }()
+			for _, w := range relayWorkloads {
+				if !profileWorkloads[w.name] || w.opts.Jdb {
+					continue
+				}
+				b.Run(w.name, func(b *testing.B) {
+					var wire, held int64
+					total := map[string]time.Duration{}
+					for range b.N {
+						for _, mode := range []string{"split", "splitraw"} {
+							s := workloadStops(b, p.Delay, 0, mode, w.opts, nil)
+							total[mode] += s.Elapsed
+							if mode == "split" {
+								wire += s.Stats.TunnelWireBytes
+								held += s.Stats.TunnelBytes
+							}
+						}
+					}
+					b.ReportMetric(float64(total["split"])/float64(total["splitraw"]), "split/splitraw")
+					b.ReportMetric(float64(wire)/float64(held), "wire/frames")
+					b.ReportMetric(float64(held)/float64(b.N), "frame_bytes/op")
+				})
+			}
+		})
+	}
+}
+
 // BenchmarkReplayPredictsProfiles checks the replay's link profiles
 // (replay.Config.Link, -link) against live sessions on the same profiled
 // link: for each workload of profileWorkloads but jdb, it runs the session

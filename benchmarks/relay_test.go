@@ -69,10 +69,13 @@ func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jv
 			journal(e)
 		}
 	}
-	if mode == "split" || mode == "splitoff" {
+	if mode == "split" || mode == "splitoff" || mode == "splitraw" {
 		var both []scache.Option
-		if mode == "splitoff" { // the tunnel alone: both halves pass everything through
+		switch mode {
+		case "splitoff": // the tunnel alone: both halves pass everything through
 			both = append(both, scache.PassThrough())
+		case "splitraw": // the tunnel uncompressed
+			both = append(both, transport.WithTunnelCompression(false))
 		}
 		run, st := splitSessionRun(b, vmAddr, delay, o, record, both...)
 		return liveSession{DriverRun: run, Stats: st, Stops: stops.Stops()}

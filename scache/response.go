@@ -135,7 +135,10 @@ type Stats struct {
 	// commands and replies it pushed to the far half; PushedUsed and
 	// PushedUsedBytes: those replies that answered the debugger there. The
 	// far half's PushedDropped: replies to commands it did not adopt.
+	// TunnelWireBytes (a transport's): what the frames of TunnelBytes took
+	// on the wire, compressed where the halves agreed to.
 	TunnelBytes, PushedBytes, PushedUsed, PushedUsedBytes, PushedDropped int64
+	TunnelWireBytes                                                      int64
 	// With a clock (WithClock): the round trip of the link to the VM,
 	// measured on commands sent alone (the VM's service taken out), and the
 	// VM's service time per command, as moving averages (cost.go); zero

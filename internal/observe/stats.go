@@ -28,6 +28,7 @@ type SessionStats struct {
 	// of speculation pushed to the far half, and the replies (and their
 	// bytes) that answered the debugger there.
 	TunnelBytes     int64 `json:"tunnel_bytes,omitempty"`
+	TunnelWireBytes int64 `json:"tunnel_wire_bytes,omitempty"`
 	PushedBytes     int64 `json:"pushed_bytes,omitempty"`
 	PushedUsed      int64 `json:"pushed_used,omitempty"`
 	PushedUsedBytes int64 `json:"pushed_used_bytes,omitempty"`
@@ -77,7 +78,7 @@ func WriteStats(path string, st scache.Stats, stops []stoplog.Record) error {
 	out := SessionStats{PacketsUp: st.PacketsUp, PacketsDown: st.PacketsDown,
 		Synthetic: st.Synthetic, Hits: st.Hits, Belayed: st.Belayed, Misses: st.Misses, Wasted: st.Wasted,
 		CacheBytesAtEnd: st.CacheBytes, CachePeakBytes: st.CachePeakBytes, Used: st.SyntheticUsed, Stops: []StopStats{},
-		TunnelBytes: st.TunnelBytes, PushedBytes: st.PushedBytes, PushedUsed: st.PushedUsed, PushedUsedBytes: st.PushedUsedBytes,
+		TunnelBytes: st.TunnelBytes, TunnelWireBytes: st.TunnelWireBytes, PushedBytes: st.PushedBytes, PushedUsed: st.PushedUsed, PushedUsedBytes: st.PushedUsedBytes,
 		AnsweredAhead: st.AnsweredAhead,
 		RoundTripMs:   float64(st.RoundTrip.Microseconds()) / 1000, ServiceMs: float64(st.ServiceTime.Microseconds()) / 1000,
 		WaitBehindSpeculationMs: float64(st.WaitBehindSpeculation.Microseconds()) / 1000}

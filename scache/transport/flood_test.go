@@ -177,7 +177,7 @@ func floodMain(spec string) int {
 		}
 		conns = append(conns, c)
 	}
-	opening := tunnel.FarOpening()
+	opening := tunnel.FarOpening(tunnel.Supported)
 	for i := range slow {
 		c, err := dial(floodSources + i%floodSources)
 		if err != nil {
@@ -226,7 +226,7 @@ func TestAFarHalfRefusedAtTheDoorIsToldWhy(t *testing.T) {
 				// One that speaks and does not finish holds the address's place.
 				slow, err := net.Dial("tcp", near)
 				require.NoError(t, err)
-				_, err = slow.Write(tunnel.FarHello()[:3])
+				_, err = slow.Write(tunnel.FarHello(tunnel.Supported)[:3])
 				require.NoError(t, err)
 				ended := make(chan error, 1)
 				far := serveProxy(t, func(ctx context.Context) (net.Conn, error) {

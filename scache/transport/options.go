@@ -8,6 +8,7 @@ import (
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/internal/option"
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
 )
 
 // WithMaxPacketSize bounds the packets a Relay (or a Proxy's sessions) reads
@@ -49,6 +50,27 @@ func WithSilenceTimeout(d time.Duration) scache.Option {
 		st.SilenceTimeout = d
 		return nil
 	})
+}
+
+// WithTunnelCompression turns the compression of a split proxy's tunnel on
+// (the default) or off. When both halves have it on, each half packs the
+// frames it writes at once into one DEFLATE-compressed frame, if they are
+// 512 bytes or more and come out smaller: a stop's pushes, a big reply.
+// What is queued while the link is busy is written as one batch, so the
+// slower the link, the more is packed together.
+func WithTunnelCompression(on bool) scache.Option {
+	return option.New(fmt.Sprintf("WithTunnelCompression(%v)", on), option.Sessions, func(st *option.Settings) error {
+		st.NoCompression = !on
+		return nil
+	})
+}
+
+// features returns the tunnel features this half's settings let it use.
+func (st *settings) features() tunnel.Features {
+	if st.NoCompression {
+		return 0
+	}
+	return tunnel.Deflate
 }
 
 // WithSessionEnded makes a Proxy call fn after each session with its stats

@@ -133,7 +133,7 @@ func (p *Proxy) refuseAtTheDoor(log *slog.Logger, conn net.Conn, why error) {
 		return
 	}
 	_ = conn.SetDeadline(time.Now().Add(doorLinger))
-	_, _ = conn.Write(tunnel.NearHello(tunnel.StatusBusy, "the near half refused the connection: "+why.Error()+"; try again"))
+	_, _ = conn.Write(tunnel.NearHello(tunnel.StatusBusy, 0, "the near half refused the connection: "+why.Error()+"; try again"))
 	select {
 	case p.lingering <- struct{}{}:
 	default:
@@ -168,17 +168,19 @@ func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger
 	var err error
 	st, hello, peer := p.st, jdwp.HandshakeBytes, "a JDWP debugger"
 	if key := p.st.tunnelKey(); p.st.half() == NearHalf {
-		hello, peer = tunnel.FarOpening(), "the far half of a split proxy"
+		hello, peer = nil, "the far half of a split proxy"
 		if key != nil {
 			peer = "a far half holding this tunnel key (" + key.Fingerprint() + ")"
 			conn, err = p.keyedNear(ctx, conn, key)
 		}
+		var offered tunnel.Features
 		if err == nil {
-			err = tunnel.ReadFarHello(conn)
+			offered, err = tunnel.ReadFarHello(conn)
 		}
 		switch {
 		case err == nil:
-			err = tunnel.ReadHeartbeat(conn) // the VM is dialled only for a far half that goes on
+			hello = tunnel.FarOpening(offered) // as the far half sent it
+			err = tunnel.ReadHeartbeat(conn)   // the VM is dialled only for a far half that goes on
 		case errors.Is(err, tunnel.ErrJDWPAtNear) && key == nil:
 			// A debugger pointed here by mistake: serve it as one proxy
 			// next to the VM would, rather than fail its handshake with
@@ -209,7 +211,7 @@ func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger
 		who := "a second debugger"
 		if st.half() == NearHalf {
 			who = "a second far half"
-			_, _ = conn.Write(tunnel.NearHello(tunnel.StatusBusy,
+			_, _ = conn.Write(tunnel.NearHello(tunnel.StatusBusy, 0,
 				"the near half is busy: it serves another session, and the VM accepts one JDWP session at a time"))
 		}
 		log.Warn("scache: refusing "+who+": the VM accepts one JDWP session at a time",
@@ -298,8 +300,8 @@ func (p *Proxy) keyedNear(ctx context.Context, conn net.Conn, key *TunnelKey) (n
 	}
 	peeked := &handshakeRead{Conn: conn, pending: first}
 	if first[0] != tlsHandshakeRecord {
-		if tunnel.ReadFarHello(peeked) == nil {
-			_, _ = conn.Write(tunnel.NearHello(tunnel.StatusKey, "this near half requires a tunnel key: run the far half with -key FILE, the file the near half was given ("+key.Fingerprint()+")"))
+		if _, err := tunnel.ReadFarHello(peeked); err == nil {
+			_, _ = conn.Write(tunnel.NearHello(tunnel.StatusKey, 0, "this near half requires a tunnel key: run the far half with -key FILE, the file the near half was given ("+key.Fingerprint()+")"))
 			return conn, fmt.Errorf("%w: a far half came without a key", ErrWrongTunnelKey)
 		}
 		return conn, fmt.Errorf("not a TLS handshake (first byte %#x)", first[0])
@@ -392,7 +394,7 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 		err = fmt.Errorf("scache: cannot reach %s: %w", party, err)
 		if st.half() == NearHalf {
 			p.release(claim) // the far half that reads this and opens again is served, not told busy
-			_, _ = debugger.Write(tunnel.NearHello(tunnel.StatusVM, err.Error()))
+			_, _ = debugger.Write(tunnel.NearHello(tunnel.StatusVM, 0, err.Error()))
 		}
 		return notStarted(debugger, log, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 )
 
 // A queueWriter writes one connection's bytes from a goroutine of its own,
@@ -23,6 +24,10 @@ import (
 type queueWriter struct {
 	w     io.Writer
 	limit int
+	// pack, if set, turns each batch into what is written (the tunnel's
+	// compression), from the writer's goroutine; wrote counts what was.
+	pack  func([][]byte) [][]byte
+	wrote atomic.Int64
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -33,8 +38,8 @@ type queueWriter struct {
 	done    chan struct{}
 }
 
-func newQueueWriter(w io.Writer, limit int) *queueWriter {
-	q := &queueWriter{w: w, limit: limit, done: make(chan struct{})}
+func newQueueWriter(w io.Writer, limit int, pack func([][]byte) [][]byte) *queueWriter {
+	q := &queueWriter{w: w, limit: limit, pack: pack, done: make(chan struct{})}
 	q.cond = sync.NewCond(&q.mu)
 	go q.run()
 	return q
@@ -118,7 +123,11 @@ func (q *queueWriter) run() {
 		q.mu.Unlock()
 
 		all := bufs // WriteTo consumes its receiver
-		_, err := all.WriteTo(q.w)
+		if q.pack != nil {
+			all = q.pack(bufs)
+		}
+		wrote, err := all.WriteTo(q.w)
+		q.wrote.Add(wrote)
 		clear(bufs)
 
 		q.mu.Lock()

@@ -7,11 +7,13 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/internal/option"
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
 )
 
 // A Relay wires a Speculator between a debugger-side and a VM-side connection.
@@ -30,6 +32,9 @@ type Relay struct {
 	splitHalf Half
 	split     splitHalf
 	silence   time.Duration
+	features  tunnel.Features // what this half offers (far) or accepts (near)
+	// tunnelW: the last session's tunnel writer, which counts the bytes it wrote.
+	tunnelW atomic.Pointer[queueWriter]
 	// endMu guards endReason: why the other half ended the last session
 	// (its 'E' frame), or why this half did.
 	endMu     sync.Mutex
@@ -104,7 +109,7 @@ func (st *settings) relay(spec *scache.Speculator) *Relay {
 		silence = scache.TunnelSilenceTimeout
 	}
 	return &Relay{spec: spec, journal: st.journal(), maxPacketSize: st.MaxPacketSize, handshakeTimeout: st.HandshakeTimeout,
-		splitHalf: st.half(), silence: silence}
+		splitHalf: st.half(), silence: silence, features: st.features()}
 }
 
 // Speculator returns the Relay's Speculator (a half's, in split mode). Run
@@ -115,7 +120,11 @@ func (r *Relay) Speculator() *scache.Speculator { return r.spec }
 // the half's tunnel counters.
 func (r *Relay) Stats() scache.Stats {
 	if r.split != nil {
-		return r.split.stats()
+		st := r.split.stats()
+		if w := r.tunnelW.Load(); w != nil {
+			st.TunnelWireBytes = w.wrote.Load()
+		}
+		return st
 	}
 	return r.spec.Stats()
 }

@@ -98,8 +98,9 @@ func TestAStalledLinkEndsTheSessionAndTheNextFarHalfIsServed(t *testing.T) {
 func fakeNear(t *testing.T, ln net.Listener) (net.Conn, *tunnel.Reader) {
 	c, err := ln.Accept()
 	require.NoError(t, err)
-	require.NoError(t, tunnel.ReadFarHello(c))
-	_, err = c.Write(tunnel.NearHello(tunnel.StatusOn, ""))
+	_, err = tunnel.ReadFarHello(c)
+	require.NoError(t, err)
+	_, err = c.Write(tunnel.NearHello(tunnel.StatusOn, tunnel.Supported, ""))
 	require.NoError(t, err)
 	return c, tunnel.NewReader(c, 0)
 }

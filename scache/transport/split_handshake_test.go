@@ -201,7 +201,7 @@ func TestAHelloFollowedBySilenceNeverDialsTheVM(t *testing.T) {
 	c, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer c.Close()
-	_, err = c.Write(tunnel.FarHello())
+	_, err = c.Write(tunnel.FarHello(tunnel.Supported))
 	require.NoError(t, err)
 	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
 	_, err = io.ReadAll(c)
@@ -263,8 +263,9 @@ func openTunnel(t *testing.T, addr string) error {
 	c, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer c.Close()
-	_, err = c.Write(tunnel.FarOpening())
+	_, err = c.Write(tunnel.FarOpening(tunnel.Supported))
 	require.NoError(t, err)
 	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
-	return tunnel.ReadNearHello(c)
+	_, err = tunnel.ReadNearHello(c)
+	return err
 }

@@ -30,10 +30,10 @@ const ownErrorTries = 50
 // time, then the end of the stream.
 func TestAHalfsOwnErrorReachesTheOtherHalf(t *testing.T) {
 	bad := map[string][]byte{
-		"unknown type": tunnel.NewFrame(0x5a, []byte("junk")),
+		"unknown type": tunnel.NewFrame(0x7e, []byte("junk")),
 		"too long":     {tunnel.Packet, 0x7f, 0xff, 0xff, 0xff},
 	}
-	reasons := map[string]string{"unknown type": "a frame of unknown type 0x5a", "too long": "a frame whose length field says"}
+	reasons := map[string]string{"unknown type": "a frame of unknown type 0x7e", "too long": "a frame whose length field says"}
 	for name, frame := range bad {
 		t.Run("near half/"+name, func(t *testing.T) {
 			for range ownErrorTries {
@@ -91,9 +91,10 @@ func startNearRelay(t *testing.T) (net.Conn, <-chan error) {
 	go func() {
 		done <- newRelay(t, transport.WithSplit(transport.NearHalf)).Run(context.Background(), nearSide, vmSide)
 	}()
-	_, err := farSide.Write(tunnel.FarOpening())
+	_, err := farSide.Write(tunnel.FarOpening(tunnel.Supported))
 	require.NoError(t, err)
-	require.NoError(t, tunnel.ReadNearHello(farSide))
+	_, err = tunnel.ReadNearHello(farSide)
+	require.NoError(t, err)
 	return farSide, done
 }
 
@@ -109,8 +110,9 @@ func startFarRelay(t *testing.T) (net.Conn, <-chan error) {
 	}()
 	_, err := dbg.Write(jdwp.HandshakeBytes)
 	require.NoError(t, err)
-	require.NoError(t, tunnel.ReadFarHello(nearSide))
-	_, err = nearSide.Write(tunnel.NearHello(tunnel.StatusOn, ""))
+	_, err = tunnel.ReadFarHello(nearSide)
+	require.NoError(t, err)
+	_, err = nearSide.Write(tunnel.NearHello(tunnel.StatusOn, tunnel.Supported, ""))
 	require.NoError(t, err)
 	require.NoError(t, jdwp.ReadHandshake(dbg, "proxy"))
 	t.Cleanup(func() { dbg.Close() })
@@ -149,7 +151,7 @@ func TestAHalfsOwnErrorIsLoggedByTheOtherHalf(t *testing.T) {
 			log, culprit = nearLog, "far"
 		}
 		for try := range ownErrorTries {
-			told := "the " + culprit + " half ended the session: scache: tunnel: a frame of unknown type 0x5a"
+			told := "the " + culprit + " half ended the session: scache: tunnel: a frame of unknown type 0x7e"
 			before := strings.Count(log.String(), told)
 			ended := func() int {
 				return strings.Count(nearLog.String(), "scache: session ended") + strings.Count(farLog.String(), "scache: session ended")
@@ -158,7 +160,7 @@ func TestAHalfsOwnErrorIsLoggedByTheOtherHalf(t *testing.T) {
 			dbg, err := net.Dial("tcp", far)
 			require.NoError(t, err)
 			require.NoError(t, jdwp.DebuggerHandshake(dbg, 30*time.Second))
-			link.Inject(t, toNear, tunnel.NewFrame(0x5a, []byte("junk")))
+			link.Inject(t, toNear, tunnel.NewFrame(0x7e, []byte("junk")))
 			_, err = io.Copy(io.Discard, dbg) // the session ends
 			require.NoError(t, err)
 			dbg.Close()

@@ -41,8 +41,9 @@ type splitRun struct {
 	tunnelUp bool // the tunnel is up (far half) or down (near half)
 
 	tunnel, jdwpConn io.ReadWriteCloser
-	jdwpPeer         string // "debugger" or "VM": who is at the JDWP side
-	otherHalf        string // "near half" or "far half"
+	features         tunnel.Features // what the halves agreed on
+	jdwpPeer         string          // "debugger" or "VM": who is at the JDWP side
+	otherHalf        string          // "near half" or "far half"
 
 	mu             sync.Mutex // the order of the half's calls and of what they put
 	downW, upW     *queueWriter
@@ -91,10 +92,11 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 		return nil
 	}
 	var err error
+	var features tunnel.Features // agreed on in the handshake
 	if s.tunnelUp {
-		err = r.farHandshake(down, up, commit)
+		features, err = r.farHandshake(down, up, commit)
 	} else {
-		err = r.nearHandshake(down, up, commit)
+		features, err = r.nearHandshake(down, up, commit)
 	}
 	stopHandshake()
 	if err != nil {
@@ -105,13 +107,21 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 		return err
 	}
 	r.handshakeThrough()
-	s.downW = newQueueWriter(down, DefaultTunnelQueueBytes)
-	s.upW = newQueueWriter(up, DefaultTunnelQueueBytes)
+	s.features = features
+	var pack func([][]byte) [][]byte
+	if features&tunnel.Deflate != 0 {
+		pack = tunnel.NewPacker().Pack
+	}
 	if s.tunnelUp {
+		s.upW = newQueueWriter(up, DefaultTunnelQueueBytes, pack)
+		s.downW = newQueueWriter(down, DefaultTunnelQueueBytes, nil)
 		s.tunnel, s.tunnelW, s.jdwpConn, s.jdwpW, s.jdwpPeer = up, s.upW, down, s.downW, "debugger"
 	} else {
+		s.downW = newQueueWriter(down, DefaultTunnelQueueBytes, pack)
+		s.upW = newQueueWriter(up, DefaultTunnelQueueBytes, nil)
 		s.tunnel, s.tunnelW, s.jdwpConn, s.jdwpW, s.jdwpPeer = down, s.downW, up, s.upW, "VM"
 	}
+	r.tunnelW.Store(s.tunnelW)
 	s.heard.Store(time.Now().UnixNano())
 	start := s.half.started() // the near half's speculation ahead of the debugger's first command
 	s.upW.put(start.Upstream)
@@ -283,6 +293,7 @@ func (s *splitRun) readJDWP() {
 // tunnel's end.
 func (s *splitRun) readTunnel() {
 	fr := tunnel.NewReader(s.tunnel, s.r.maxPacketSize)
+	fr.Accept(s.features)
 	for {
 		b, err := fr.Read()
 		if err != nil {
@@ -406,54 +417,60 @@ func (s *splitRun) present(b []byte, up bool) error {
 // farHandshake takes the debugger's JDWP handshake, opens the tunnel with
 // the near half (which reaches the VM) and answers the debugger, once
 // commit lets the session on.
-func (r *Relay) farHandshake(debugger, tun io.ReadWriter, commit func() error) error {
+func (r *Relay) farHandshake(debugger, tun io.ReadWriter, commit func() error) (tunnel.Features, error) {
 	defer r.handshakeDeadline(debugger, tun)()
 	if err := jdwp.ReadHandshake(debugger, "debugger"); err != nil {
-		return err
+		return 0, err
 	}
-	if _, err := tun.Write(tunnel.FarOpening()); err != nil {
-		return fmt.Errorf("%w: sending the hello to the near half: %w", scache.ErrTunnel, err)
+	if _, err := tun.Write(tunnel.FarOpening(r.features)); err != nil {
+		return 0, fmt.Errorf("%w: sending the hello to the near half: %w", scache.ErrTunnel, err)
 	}
-	if err := tunnel.ReadNearHello(tun); err != nil {
+	accepted, err := tunnel.ReadNearHello(tun)
+	if err != nil {
 		if errors.Is(err, tunnel.ErrNoAnswer) {
-			return tunnel.Errorf("%s answered like a JDWP VM, not a near half (it closed the connection at the tunnel's hello without a word): use -split far only towards a near half (scache proxy -split near)", peerName(tun))
+			return 0, tunnel.Errorf("%s answered like a JDWP VM, not a near half (it closed the connection at the tunnel's hello without a word): use -split far only towards a near half (scache proxy -split near)", peerName(tun))
 		}
-		return err
+		return 0, err
+	}
+	if accepted&^r.features != 0 {
+		return 0, tunnel.Errorf("the near half accepted features %#x of the %#x offered", byte(accepted), byte(r.features))
 	}
 	if err := commit(); err != nil {
-		return err
+		return 0, err
 	}
 	if _, err := debugger.Write(jdwp.HandshakeBytes); err != nil {
-		return fmt.Errorf("scache: answering the debugger's handshake: %w", err)
+		return 0, fmt.Errorf("scache: answering the debugger's handshake: %w", err)
 	}
-	return nil
+	return accepted, nil
 }
 
 // nearHandshake takes the far half's hello, does the JDWP handshake with
 // the VM and answers the far half, once commit lets the session on.
-func (r *Relay) nearHandshake(tun, vm io.ReadWriter, commit func() error) error {
+func (r *Relay) nearHandshake(tun, vm io.ReadWriter, commit func() error) (tunnel.Features, error) {
 	defer r.handshakeDeadline(tun, vm)()
-	if err := tunnel.ReadFarHello(tun); err != nil {
+	offered, err := tunnel.ReadFarHello(tun)
+	if err != nil {
 		refuseFar(tun, err)
-		return err
+		return 0, err
 	}
 	if _, err := vm.Write(jdwp.HandshakeBytes); err != nil {
 		err = fmt.Errorf("scache: sending the handshake to the VM at %s: %w", peerName(vm), err)
-		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVM, err.Error()))
-		return err
+		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVM, 0, err.Error()))
+		return 0, err
 	}
 	if err := jdwp.ReadHandshake(vm, "VM"); err != nil {
 		err = fmt.Errorf("scache: the VM at %s: %w", peerName(vm), err)
-		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVM, err.Error()))
-		return err
+		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVM, 0, err.Error()))
+		return 0, err
 	}
 	if err := commit(); err != nil {
-		return err
+		return 0, err
 	}
-	if _, err := tun.Write(tunnel.NearHello(tunnel.StatusOn, "")); err != nil {
-		return fmt.Errorf("%w: answering the far half: %w", scache.ErrTunnel, err)
+	accepted := offered & r.features
+	if _, err := tun.Write(tunnel.NearHello(tunnel.StatusOn, accepted, "")); err != nil {
+		return 0, fmt.Errorf("%w: answering the far half: %w", scache.ErrTunnel, err)
 	}
-	return nil
+	return accepted, nil
 }
 
 // refuseFar tells a peer that is not a far half of this version why the
@@ -463,9 +480,9 @@ func refuseFar(tun io.Writer, err error) {
 	case errors.Is(err, tunnel.ErrJDWPAtNear):
 		_, _ = tun.Write([]byte(tunnel.NotATunnelMessage))
 	case errors.Is(err, tunnel.ErrKeyedFar):
-		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusKey, "this near half has no tunnel key: give it -key FILE, the far half's"))
+		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusKey, 0, "this near half has no tunnel key: give it -key FILE, the far half's"))
 	case errors.As(err, new(*tunnel.VersionError)):
-		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVersion, err.Error()))
+		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVersion, 0, err.Error()))
 	}
 }
 

@@ -200,7 +200,7 @@ func keyedFar(ctx context.Context, c net.Conn, key *TunnelKey, timeout time.Dura
 		// near half's handshake limits (a keyed near half answers nothing
 		// else in the clear). TLS read more than the record header.
 		var refusal *tunnel.RefusalError
-		if err := tunnel.ReadNearHello(io.MultiReader(bytes.NewReader(first.kept), c)); errors.As(err, &refusal) && refusal.Status != tunnel.StatusKey {
+		if _, err := tunnel.ReadNearHello(io.MultiReader(bytes.NewReader(first.kept), c)); errors.As(err, &refusal) && refusal.Status != tunnel.StatusKey {
 			return nil, fmt.Errorf("scache: the near half at %s: %w", addr, refusal)
 		}
 		fallthrough

@@ -92,7 +92,7 @@ func TestAKeyedTunnelLetsOnlyTheKeyIn(t *testing.T) {
 	err = <-noneEnded
 	require.ErrorContains(t, err, "this near half requires a tunnel key: run the far half with -key FILE")
 
-	for _, junk := range [][]byte{[]byte("GET / HTTP/1.1\r\n\r\n"), jdwp.HandshakeBytes, tunnel.FarHello(), {0x16, 3, 1, 0, 5, 1, 2, 3, 4, 5}} {
+	for _, junk := range [][]byte{[]byte("GET / HTTP/1.1\r\n\r\n"), jdwp.HandshakeBytes, tunnel.FarHello(tunnel.Supported), {0x16, 3, 1, 0, 5, 1, 2, 3, 4, 5}} {
 		c, err := net.Dial("tcp", near)
 		require.NoError(t, err)
 		_, _ = c.Write(junk)

@@ -85,6 +85,7 @@ type Settings struct {
 	MaxPacketSize    int
 	HandshakeTimeout time.Duration
 	SilenceTimeout   time.Duration // a split half's; 0: the tunnel's default
+	NoCompression    bool          // a split half's tunnel: no 'Z' frames
 	TunnelKey        any           // a *transport.TunnelKey
 	HandshakeLimits  any           // a transport.HandshakeLimits
 	SessionEnded     any           // a func(scache.Stats, error)

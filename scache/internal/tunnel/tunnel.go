@@ -6,11 +6,14 @@
 // connection.
 //
 // Handshake. The far half opens the tunnel and sends its hello: the 13 bytes
-// "SCACHE-TUNNEL", the version (uint16, big-endian) and the byte 'F', and
-// a heartbeat frame right behind it (version 3; FarOpening). The
-// near half answers with "SCACHE-TUNNEL", its version, a status byte (0: the
-// session is on; StatusVersion, StatusVM, StatusBusy: it is not), and a
-// message (uint16 length, UTF-8 text) saying why not. The near half reaches
+// "SCACHE-TUNNEL", the version (uint16, big-endian), the byte 'F' and the
+// features it offers (a byte of Features bits, version 4), and a heartbeat
+// frame right behind it (version 3; FarOpening). The near half answers
+// with "SCACHE-TUNNEL", its version, a status byte (0: the session is on;
+// StatusVersion, StatusVM, StatusBusy: it is not), the features it
+// accepts of those offered (version 4), and a message (uint16 length,
+// UTF-8 text) saying why not. Each half uses a feature only if the near
+// half accepted it. The near half reaches
 // the VM before it answers: the status tells the far half whether the VM
 // answered its JDWP handshake. Every refusal after a hello carries a status
 // and a message; a peer that closes without a word at the hello is no near
@@ -36,6 +39,9 @@
 //	                crosses (version 3)
 //	'E' end         either way: why the sender ends the session (UTF-8 text,
 //	                at most MaxText bytes); nothing follows it
+//	'Z' compressed  either way, with Deflate accepted: uint32 length, then
+//	                that many bytes of whole frames (none of them 'Z')
+//	                compressed with DEFLATE (RFC 1951); see Packer (version 4)
 package tunnel
 
 import (
@@ -53,7 +59,18 @@ import (
 )
 
 // Version is the version of the tunnel's handshake and framing.
-const Version = 3
+const Version = 4
+
+// Features are the optional parts of the protocol a half speaks, one bit
+// each: the far half offers them in its hello, the near half answers with
+// those it accepts.
+type Features uint8
+
+// Deflate: 'Z' frames, batches of frames compressed with DEFLATE.
+const Deflate Features = 1
+
+// Supported are the features this version knows.
+const Supported = Deflate
 
 // HeartbeatInterval is how often each half sends a heartbeat frame. A half
 // that hears nothing from its peer for SilenceTimeout ends the session.
@@ -75,6 +92,7 @@ const (
 	RoundTrip byte = 'R'
 	Heartbeat byte = 'H'
 	End       byte = 'E'
+	Zipped    byte = 'Z'
 )
 
 const (
@@ -122,11 +140,11 @@ func Errorf(format string, args ...any) error {
 }
 
 // FarOpening returns what the far half sends to open the tunnel: its
-// hello, and a heartbeat frame right behind it. The near half dials the VM
-// only once it has both, so a peer that sends a hello and goes silent
-// never reaches the VM.
-func FarOpening() []byte {
-	return append(FarHello(), NewFrame(Heartbeat)...)
+// hello offering features, and a heartbeat frame right behind it. The near
+// half dials the VM only once it has both, so a peer that sends a hello and
+// goes silent never reaches the VM.
+func FarOpening(offer Features) []byte {
+	return append(FarHello(offer), NewFrame(Heartbeat)...)
 }
 
 // ReadHeartbeat reads the heartbeat frame that follows the far half's hello.
@@ -142,38 +160,39 @@ func ReadHeartbeat(r io.Reader) error {
 	return nil
 }
 
-// FarHello returns the far half's hello.
-func FarHello() []byte {
-	b := append([]byte(magic), 0, 0, 'F')
+// FarHello returns the far half's hello, offering features.
+func FarHello(offer Features) []byte {
+	b := append([]byte(magic), 0, 0, 'F', byte(offer))
 	binary.BigEndian.PutUint16(b[len(magic):], Version)
 	return b
 }
 
-// NearHello returns the near half's answer: status 0 and no message when the
-// session is on.
-func NearHello(status byte, message string) []byte {
+// NearHello returns the near half's answer: status 0, the features it
+// accepts and no message when the session is on.
+func NearHello(status byte, accept Features, message string) []byte {
 	if len(message) > MaxText {
 		message = message[:MaxText]
 	}
-	b := make([]byte, len(magic)+2+1+2, len(magic)+5+len(message))
+	b := make([]byte, len(magic)+2+1+1+2, len(magic)+6+len(message))
 	copy(b, magic)
 	binary.BigEndian.PutUint16(b[len(magic):], Version)
 	b[len(magic)+2] = status
-	binary.BigEndian.PutUint16(b[len(magic)+3:], uint16(len(message)))
+	b[len(magic)+3] = byte(accept)
+	binary.BigEndian.PutUint16(b[len(magic)+4:], uint16(len(message)))
 	return append(b, message...)
 }
 
-// ReadFarHello reads the far half's hello. A JDWP handshake in its place
-// returns ErrJDWPAtNear.
-func ReadFarHello(r io.Reader) error {
+// ReadFarHello reads the far half's hello and returns the features it
+// offers. A JDWP handshake in its place returns ErrJDWPAtNear.
+func ReadFarHello(r io.Reader) (Features, error) {
 	b := make([]byte, len(magic)+3)
 	// A debugger sends its 14 bytes and waits: read those first.
 	n, err := io.ReadFull(r, b[:len(jdwp.HandshakeBytes)])
 	if err == nil && bytes.Equal(b[:n], jdwp.HandshakeBytes) {
-		return ErrJDWPAtNear
+		return 0, ErrJDWPAtNear
 	}
 	if err == nil && b[0] == tlsHandshakeRecord {
-		return ErrKeyedFar
+		return 0, ErrKeyedFar
 	}
 	if err == nil {
 		var m int
@@ -181,15 +200,19 @@ func ReadFarHello(r io.Reader) error {
 		n += m
 	}
 	if err != nil {
-		return Errorf("reading the far half's hello: %d of its %d bytes arrived: %v", n, len(b), err)
+		return 0, Errorf("reading the far half's hello: %d of its %d bytes arrived: %v", n, len(b)+1, err)
 	}
 	if string(b[:len(magic)]) != magic {
-		return Errorf("the peer is not the far half of a split proxy: it sent %q", b)
+		return 0, Errorf("the peer is not the far half of a split proxy: it sent %q", b)
 	}
 	if v := binary.BigEndian.Uint16(b[len(magic):]); v != Version || b[len(b)-1] != 'F' {
-		return &VersionError{theirs: v, role: b[len(b)-1]}
+		return 0, &VersionError{theirs: v, role: b[len(b)-1]}
 	}
-	return nil
+	var offer [1]byte
+	if _, err := io.ReadFull(r, offer[:]); err != nil {
+		return 0, Errorf("reading the far half's hello: %d of its %d bytes arrived: %v", n, len(b)+1, err)
+	}
+	return Features(offer[0]), nil
 }
 
 // ErrNoAnswer: the peer closed the connection at the far half's hello
@@ -229,39 +252,61 @@ func IsNearHelloStart(b []byte) bool {
 	return n > 0 && string(b[:n]) == magic[:n]
 }
 
-// ReadNearHello reads the near half's answer; an error says why the
-// session is not on.
-func ReadNearHello(r io.Reader) error {
-	b := make([]byte, len(magic)+5)
+// ReadNearHello reads the near half's answer and returns the features it
+// accepts; an error says why the session is not on. An answer of another
+// version names both versions (an older near half's refusal of this far
+// half's version says so in its own message, read in its layout).
+func ReadNearHello(r io.Reader) (Features, error) {
+	b := make([]byte, len(magic)+2)
 	n, err := io.ReadFull(r, b)
 	switch {
 	case bytes.HasPrefix(b[:n], jdwp.HandshakeBytes):
-		return Errorf("the peer is a JDWP VM, not the near half of a split proxy: give the far half the near half's address")
+		return 0, Errorf("the peer is a JDWP VM, not the near half of a split proxy: give the far half the near half's address")
 	case n == 0 && (err == io.EOF || errors.Is(err, syscall.ECONNRESET)):
-		return ErrNoAnswer
+		return 0, ErrNoAnswer
 	case err != nil:
-		return Errorf("reading the near half's answer: %d of its %d bytes arrived: %v", n, len(b), err)
+		return 0, Errorf("reading the near half's answer: %d of its bytes arrived: %v", n, err)
 	}
 	if string(b[:len(magic)]) != magic {
-		return Errorf("the peer is not the near half of a split proxy: it sent %q", b)
+		return 0, Errorf("the peer is not the near half of a split proxy: it sent %q", b)
 	}
 	v := binary.BigEndian.Uint16(b[len(magic):])
-	status := b[len(magic)+2]
-	n = int(binary.BigEndian.Uint16(b[len(magic)+3:]))
+	rest := make([]byte, 4) // status, features, message length
+	if v < 4 {
+		rest = rest[:3] // no features byte before version 4
+	}
+	if _, err := io.ReadFull(r, rest); err != nil {
+		if v != Version {
+			return 0, Errorf("the near half speaks tunnel version %d, this far half %d: run the same scache version on both sides", v, Version)
+		}
+		return 0, Errorf("reading the near half's answer: %v", err)
+	}
+	status, accept := rest[0], Features(0)
+	if v >= 4 {
+		accept = Features(rest[1])
+	}
+	n = int(binary.BigEndian.Uint16(rest[len(rest)-2:]))
 	if n > MaxText {
-		return Errorf("the near half's answer carries a message of %d bytes: the bound is %d", n, MaxText)
+		return 0, Errorf("the near half's answer carries a message of %d bytes: the bound is %d", n, MaxText)
 	}
 	msg := make([]byte, n)
 	if _, err := io.ReadFull(r, msg); err != nil && status != 0 {
-		return Errorf("the near half refused the session (its message was cut short)")
+		return 0, Errorf("the near half refused the session (its message was cut short)")
 	}
 	if v != Version {
-		return Errorf("the near half speaks tunnel version %d, this far half %d: run the same scache version on both sides", v, Version)
+		why := fmt.Sprintf("the near half speaks tunnel version %d, this far half %d: run the same scache version on both sides", v, Version)
+		if status != 0 && len(msg) > 0 {
+			why += " (the near half says: " + string(msg) + ")"
+		}
+		return 0, Errorf("%s", why)
 	}
 	if status != 0 {
-		return &RefusalError{Status: status, Message: string(msg)}
+		return 0, &RefusalError{Status: status, Message: string(msg)}
 	}
-	return nil
+	if accept&^Supported != 0 {
+		return 0, Errorf("the near half accepts features %#x this far half never offered", byte(accept))
+	}
+	return accept, nil
 }
 
 // A RefusalError is a near half's answer that refuses the session: its
@@ -381,9 +426,19 @@ func ParseFrame(b []byte) (Frame, error) {
 
 // A Reader reads whole tunnel frames, bounded before allocating.
 type Reader struct {
-	r   *bufio.Reader
-	max int
-	buf []byte
+	r     *bufio.Reader
+	max   int
+	buf   []byte
+	unzip *unzipper // nil unless Deflate was accepted
+}
+
+// Accept lets the reader unpack the features the near half accepted:
+// with Deflate, a 'Z' frame is unpacked and its frames returned one by
+// one; without, it is a protocol error.
+func (fr *Reader) Accept(f Features) {
+	if f&Deflate != 0 && fr.unzip == nil {
+		fr.unzip = &unzipper{}
+	}
 }
 
 // NewReader returns a Reader of the frames of r, carrying JDWP packets of at
@@ -396,8 +451,30 @@ func NewReader(r io.Reader, maxPacketSize int) *Reader {
 }
 
 // Read returns the next whole frame, valid until the next read: io.EOF at a
-// frame boundary, a tunnel error for a frame too large or cut short.
+// frame boundary, a tunnel error for a frame too large or cut short. The
+// frames of a 'Z' frame come one by one; a 'Z' frame is never returned.
 func (fr *Reader) Read() ([]byte, error) {
+	if fr.unzip != nil && len(fr.unzip.pending) > 0 {
+		return fr.unzip.next(fr.max)
+	}
+	b, err := fr.readFrame()
+	if err != nil || b[0] != Zipped {
+		return b, err
+	}
+	if fr.unzip == nil {
+		return nil, Errorf("a compressed frame, which the near half did not accept")
+	}
+	if err := fr.unzip.unzip(b[HeaderSize:]); err != nil {
+		return nil, err
+	}
+	if len(fr.unzip.pending) == 0 {
+		return nil, Errorf("a compressed frame of no frames")
+	}
+	return fr.unzip.next(fr.max)
+}
+
+// readFrame reads one frame off the connection.
+func (fr *Reader) readFrame() ([]byte, error) {
 	var h [HeaderSize]byte
 	if n, err := io.ReadFull(fr.r, h[:]); err != nil {
 		if err == io.ErrUnexpectedEOF {
@@ -406,8 +483,12 @@ func (fr *Reader) Read() ([]byte, error) {
 		return nil, err
 	}
 	n := binary.BigEndian.Uint32(h[1:])
-	if int64(n) > int64(fr.max) {
-		return nil, fmt.Errorf("%w: a frame whose length field says %d: the bound is %d", ErrOversized, n, fr.max)
+	bound := fr.max
+	if h[0] == Zipped && fr.unzip != nil {
+		bound = MaxUnzipped // a batch, packed smaller than it was
+	}
+	if int64(n) > int64(bound) {
+		return nil, fmt.Errorf("%w: a frame whose length field says %d: the bound is %d", ErrOversized, n, bound)
 	}
 	if cap(fr.buf) < HeaderSize+int(n) {
 		fr.buf = make([]byte, HeaderSize+int(n))
