@@ -143,9 +143,10 @@ func BenchmarkReplayPredictsProfiles(b *testing.B) {
 var bigAttach = jvmtest.DriverOptions{Stops: 1, Classes: 20000, BigAttach: 200}
 
 // BenchmarkBigAttach measures the big attach off, through one proxy and
-// through a split proxy, on a 20 ms link and on the wifi and cloud
-// profiles, and reports the attach times (attach_ms_MODE) and the ratios
-// of the attach to off's. Run it with -benchtime 1x.
+// through a split proxy (compressed, and not: splitraw), on a 20 ms link
+// and on the wifi and cloud profiles, and reports the attach times
+// (attach_ms_MODE) and the ratios of the attach to off's. Run it with
+// -benchtime 1x.
 func BenchmarkBigAttach(b *testing.B) {
 	for _, name := range []string{"20ms", "wifi", "cloud"} {
 		b.Run(name, func(b *testing.B) {
@@ -157,7 +158,7 @@ func BenchmarkBigAttach(b *testing.B) {
 			}
 			attach := map[string]time.Duration{}
 			for range b.N {
-				for _, mode := range []string{"off", "scache", "split"} {
+				for _, mode := range []string{"off", "scache", "split", "splitraw"} {
 					live := workloadStops(b, delay, 0, mode, bigAttach, nil)
 					require.Contains(b, live.Transcript, "attached: breakpoints in 200 generated classes")
 					attach[mode] += live.Attach
