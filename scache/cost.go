@@ -58,7 +58,8 @@ type costModel struct {
 	// (SetFarRoundTrip): a near half next to the VM saves the debugger that
 	// one, not its own, and takes out the service time it measures itself.
 	farRoundTrip time.Duration
-	near         bool // the near half of a split proxy: weighs nothing before farRoundTrip is told
+	near         bool       // the near half of a split proxy: weighs nothing before farRoundTrip is told
+	bytes        bytesModel // the link's bandwidth and the replies' sizes (cost_bytes.go)
 }
 
 // link returns the estimated round trip to the VM without its service, or
@@ -87,6 +88,8 @@ func (c *costModel) sending(p *inFlight) {
 	p.sentAt, p.alone = c.now(), c.outstanding == 0
 	if p.synthetic {
 		p.seq = c.behind.synthetic()
+		p.expectBytes = c.bytes.expected(p.cmd)
+		c.bytes.inFlight += p.expectBytes
 	}
 }
 
@@ -120,34 +123,62 @@ func (c *costModel) arrival() (at, prev time.Time) {
 	return at, prev
 }
 
-// answered samples the estimates with the reply to p, which arrived at,
-// after the one before it at prev.
-func (c *costModel) answered(p *inFlight, at, prev time.Time) {
+// answered samples the estimates with the reply to p, of size bytes,
+// which arrived at, after the one before it at prev.
+func (c *costModel) answered(p *inFlight, size int, at, prev time.Time) {
+	if p.synthetic {
+		c.bytes.inFlight -= p.expectBytes
+	}
 	if p.sentAt.IsZero() || at.IsZero() {
 		return
 	}
+	c.bytes.replied(p.cmd, size)
 	if p.synthetic {
 		c.behind.answered(p.seq, at, c.link(), c.roundTrip.known() || c.farRoundTrip > 0)
 	}
 	switch {
 	case p.alone:
+		if c.roundTrip.known() { // what it took beyond the least round trip was its transfer
+			if d := at.Sub(p.sentAt) - c.roundTrip.least(); d >= slowBytes {
+				c.bytes.sample(size, d)
+			}
+		}
 		c.roundTrip.add(at.Sub(p.sentAt))
 	case !prev.IsZero() && p.sentAt.Add(c.link()).Before(prev):
 		// It reached the VM before the last reply left it: it waited its
-		// turn, and its reply took one service time more.
+		// turn, and its reply took one service time more, or its
+		// transfer, whichever was the longer.
 		c.service.add(at, prev)
+		if gap := at.Sub(prev); gap > 2*c.service.estimate() { // the link was the slower
+			c.bytes.sample(size, gap)
+		}
 	}
 }
 
-// pays reports whether a speculated command the debugger uses with odds p
-// is worth the VM's time.
-func (c *costModel) pays(p float64) bool {
-	if !c.slow() {
-		return true
+// costOf returns what speculating cmd costs the debugger, where that is
+// worth weighing: the VM's service on a slow VM, and the transfer of its
+// reply on a link where that takes slowBytes or more; 0 when nothing is.
+func (c *costModel) costOf(cmd jdwp.Command) time.Duration {
+	var cost time.Duration
+	if c.slow() {
+		cost = c.service.estimate()
 	}
-	s := c.service.estimate()
-	return p*float64(c.link()+s) >= float64(s)
+	if c.now != nil && !(c.near && c.farRoundTrip == 0) {
+		cost += c.bytes.weighed(cmd)
+	}
+	return cost
 }
+
+// pays reports whether a speculated cmd the debugger uses with odds p is
+// worth what it costs: p·(link + service) ≥ cost.
+func (c *costModel) pays(p float64, cmd jdwp.Command) bool {
+	cost := c.costOf(cmd)
+	return cost == 0 || p*float64(c.link()+c.service.estimate()) >= float64(cost)
+}
+
+// bytesRoom reports whether another synthetic command may go with the
+// replies already in flight (cost_bytes.go).
+func (c *costModel) bytesRoom() bool { return c.now == nil || c.bytes.room(0) }
 
 // inFlightBound returns how many synthetic commands may be in flight: as
 // many as the VM serves in a round trip of the link and one service time
@@ -176,16 +207,25 @@ func (c *costModel) inFlightBound(configured int) int {
 // take: what a debugger's command sent now waits behind it at most.
 const maxWaitBehind = 50 * time.Millisecond
 
-// measuredRoundTrip returns the least round trip to the VM of the last
-// commands sent alone, service included, once known (a far half tells it
-// to the near half).
-func (s *Speculator) measuredRoundTrip() (time.Duration, bool) {
+// measuredLink returns the least round trip to the VM of the last
+// commands sent alone, service included, once known, and the link's rate
+// (0: unknown; cost_bytes.go): a far half tells them to the near half.
+func (s *Speculator) measuredLink() (time.Duration, float64, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cost.now == nil || !s.cost.roundTrip.known() {
-		return 0, false
+		return 0, 0, false
 	}
-	return s.cost.roundTrip.least(), true
+	return s.cost.roundTrip.least(), s.cost.bytes.rate(), true
+}
+
+// setFarBandwidth tells the near half of a split proxy the rate of the
+// link from it to the far half, as the far half measures it (0: unknown):
+// what its pushes' bytes cost.
+func (s *Speculator) setFarBandwidth(rate float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cost.bytes.told = max(0, rate)
 }
 
 // SetFarRoundTrip tells the near half of a split proxy the round trip from

@@ -27,7 +27,7 @@ func costSession(link, service time.Duration, burst int) (*costModel, *fakeClock
 		c.sent(commandPacket)
 		clock.t = clock.t.Add(link + service)
 		at, prev := c.arrival()
-		c.answered(p, at, prev)
+		c.answered(p, 11, at, prev)
 		// A burst: the replies come one service apart.
 		sent := make([]*inFlight, burst)
 		for i := range sent {
@@ -39,7 +39,7 @@ func costSession(link, service time.Duration, burst int) (*costModel, *fakeClock
 		for _, p := range sent {
 			clock.t = clock.t.Add(service)
 			at, prev := c.arrival()
-			c.answered(p, at, prev)
+			c.answered(p, 11, at, prev)
 		}
 		clock.t = clock.t.Add(time.Second) // the debugger looks
 	}
@@ -70,18 +70,18 @@ func TestTheLinkAndTheVMAreMeasured(t *testing.T) {
 func TestSpeculationPaysOnlyWhereItSaves(t *testing.T) {
 	fast, _ := costSession(20*time.Millisecond, 20*time.Microsecond, 6)
 	require.False(t, fast.slow())
-	require.True(t, fast.pays(0.01))
+	require.True(t, fast.pays(0.01, jdwp.CmdThreadReferenceFrames))
 	require.Equal(t, 64, fast.inFlightBound(64))
 
 	local, _ := costSession(0, 2*time.Millisecond, 6)
 	require.True(t, local.slow())
-	require.False(t, local.pays(0.9))
-	require.True(t, local.pays(1))
+	require.False(t, local.pays(0.9, jdwp.CmdThreadReferenceFrames))
+	require.True(t, local.pays(1, jdwp.CmdThreadReferenceFrames))
 	require.Equal(t, 2, local.inFlightBound(64))
 
 	far, _ := costSession(20*time.Millisecond, 2*time.Millisecond, 6)
-	require.True(t, far.pays(0.1))
-	require.False(t, far.pays(0.05))
+	require.True(t, far.pays(0.1, jdwp.CmdThreadReferenceFrames))
+	require.False(t, far.pays(0.05, jdwp.CmdThreadReferenceFrames))
 	require.Equal(t, 12, far.inFlightBound(64))
 	require.Equal(t, 5, far.inFlightBound(5), "never above the configured bound")
 }
@@ -93,11 +93,11 @@ func TestANearHalfWeighsWithTheFarLink(t *testing.T) {
 	near, _ := costSession(0, 2*time.Millisecond, 6)
 	near.near = true
 	require.False(t, near.slow(), "nothing weighed before the far half's round trip")
-	require.True(t, near.pays(0.01))
+	require.True(t, near.pays(0.01, jdwp.CmdThreadReferenceFrames))
 	near.farRoundTrip = 22 * time.Millisecond // the far half's: 20 ms of link, the VM's 2 ms
 	require.Equal(t, 20*time.Millisecond, near.link())
-	require.True(t, near.pays(0.1))
-	require.False(t, near.pays(0.05))
+	require.True(t, near.pays(0.1, jdwp.CmdThreadReferenceFrames))
+	require.False(t, near.pays(0.05, jdwp.CmdThreadReferenceFrames))
 }
 
 // TestNoClockNoEstimates: a Speculator without a clock measures nothing
@@ -107,7 +107,7 @@ func TestNoClockNoEstimates(t *testing.T) {
 	p := &inFlight{}
 	c.sending(p)
 	at, prev := c.arrival()
-	c.answered(p, at, prev)
+	c.answered(p, 11, at, prev)
 	require.False(t, c.slow())
 	require.Zero(t, c.roundTrip.n)
 	require.Zero(t, c.service.samples)
@@ -217,4 +217,132 @@ func TestSpeculationInFlightIsBoundedByTheWaitItCauses(t *testing.T) {
 	require.True(t, c.service.known())
 	require.Equal(t, int(maxWaitBehind/(5*time.Millisecond)), c.inFlightBound(64), "64 allowed, 10 fit in 50 ms")
 	require.Equal(t, int(maxWaitBehind/(5*time.Millisecond)), c.inFlightBound(0), "even unbounded")
+}
+
+// bytesSession plays, on a link of round trip link and rate bytesPerSecond
+// (0: unlimited) to a VM serving one command per service, commands alone
+// with small replies (the round trip), then commands alone whose replies
+// (to ThreadReference.Frames) take size bytes.
+func bytesSession(link, service time.Duration, bytesPerSecond float64, size int) (*costModel, *fakeClock) {
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	c := &costModel{now: clock.now}
+	reply := func(cmd jdwp.Command, n int) {
+		p := &inFlight{cmd: cmd}
+		c.sending(p)
+		c.sent(commandPacket)
+		d := link + service
+		if bytesPerSecond > 0 {
+			d += time.Duration(float64(n) / bytesPerSecond * float64(time.Second))
+		}
+		clock.t = clock.t.Add(d)
+		at, prev := c.arrival()
+		c.answered(p, n, at, prev)
+		clock.t = clock.t.Add(time.Second)
+	}
+	for range 6 {
+		reply(jdwp.CmdThreadReferenceName, 30)
+	}
+	for range 4 {
+		reply(jdwp.CmdThreadReferenceFrames, size)
+	}
+	return c, clock
+}
+
+// TestBytesAreWeighedOnASlowLink: on a link of 1 MB/s the big replies
+// give its rate, a command whose reply takes 8 ms to cross goes out only
+// at odds that pay for it, and one of a few bytes is not weighed; on a
+// link whose transfers never show (loopback, a fast LAN) nothing is.
+func TestBytesAreWeighedOnASlowLink(t *testing.T) {
+	const rate = 1 << 20
+	slow, _ := bytesSession(20*time.Millisecond, 50*time.Microsecond, rate, 8<<10)
+	require.InDelta(t, rate, slow.bytes.rate(), rate*0.01, "the link's rate, from its big replies")
+	require.False(t, slow.slow(), "the VM is fast")
+	require.InDelta(t, float64(7812*time.Microsecond), float64(slow.costOf(jdwp.CmdThreadReferenceFrames)), float64(100*time.Microsecond), "8 KiB at 1 MiB/s")
+	require.False(t, slow.pays(0.1, jdwp.CmdThreadReferenceFrames), "0.1 × 20 ms does not pay for 8 ms of link")
+	require.True(t, slow.pays(0.5, jdwp.CmdThreadReferenceFrames))
+	require.Zero(t, slow.costOf(jdwp.CmdThreadReferenceName), "30 bytes cross in 29 µs: not weighed")
+	require.True(t, slow.pays(0.01, jdwp.CmdThreadReferenceName))
+	require.Zero(t, slow.costOf(jdwp.CmdVirtualMachineVersion), "a command never answered yet is not weighed")
+
+	fast, _ := bytesSession(20*time.Millisecond, 50*time.Microsecond, 0, 8<<10)
+	require.Zero(t, fast.bytes.rate(), "no transfer showed")
+	require.Zero(t, fast.costOf(jdwp.CmdThreadReferenceFrames))
+	require.True(t, fast.pays(0.01, jdwp.CmdThreadReferenceFrames))
+
+	// The usb profile's rate: 8 KiB cross in 217 µs, a fifth of its 1 ms
+	// round trip: a command used one time in four pays, one in twenty not.
+	usb, _ := bytesSession(time.Millisecond, 50*time.Microsecond, 36<<20, 8<<10)
+	require.True(t, usb.pays(0.25, jdwp.CmdThreadReferenceFrames))
+	require.False(t, usb.pays(0.05, jdwp.CmdThreadReferenceFrames))
+}
+
+// TestTheBytesInFlightAreBounded: on the 1 MB/s link, synthetic commands
+// whose replies take 8 KB each go while what is in flight crosses within
+// maxWaitBehind (50 ms: 6 of them, and the one that reaches it), and room
+// comes back as replies arrive; with the rate unknown, bytes bound nothing.
+func TestTheBytesInFlightAreBounded(t *testing.T) {
+	c, clock := bytesSession(20*time.Millisecond, 50*time.Microsecond, 1<<20, 8<<10)
+	var sent []*inFlight
+	for c.bytesRoom() && len(sent) < 100 {
+		p := &inFlight{cmd: jdwp.CmdThreadReferenceFrames, synthetic: true}
+		c.sending(p)
+		c.sent(commandPacket)
+		sent = append(sent, p)
+	}
+	require.Len(t, sent, 7, "50 ms of the link's bytes in flight, and the one that reaches it")
+	require.LessOrEqual(t, c.bytes.transfer(c.bytes.inFlight), maxWaitBehind+8*time.Millisecond)
+	clock.t = clock.t.Add(30 * time.Millisecond)
+	at, prev := c.arrival()
+	c.answered(sent[0], 8<<10, at, prev)
+	require.True(t, c.bytesRoom(), "a reply's arrival makes room")
+
+	fast, _ := bytesSession(20*time.Millisecond, 50*time.Microsecond, 0, 8<<10)
+	for range 100 {
+		p := &inFlight{cmd: jdwp.CmdThreadReferenceFrames, synthetic: true}
+		fast.sending(p)
+	}
+	require.True(t, fast.bytesRoom(), "a link whose transfers never showed bounds nothing by bytes")
+}
+
+// TestTheFarHalfTellsTheNearHalfTheTunnelsRate: the far half measures the
+// rate of the link from the near half on the debugger's big replies and
+// tells it in an 'R' frame; the near half weighs its pushes' bytes with it.
+func TestTheFarHalfTellsTheNearHalfTheTunnelsRate(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	cfg := defaultConfig()
+	cfg.clock = clock.now
+	far := newFar(cfg)
+	var told []byte
+	threads := make([]jdwp.ObjectID, 1024) // 8 KiB of thread ids
+	for i := range threads {
+		threads[i] = jdwp.ObjectID(i + 1)
+	}
+	for id := uint32(1); id <= 20; id++ {
+		big := id > minSamples // the round trip first, on small replies
+		far.FromDebugger(jdwp.AppendCommandPacket(nil, id, &jdwp.VMAllThreadsCommand{}, jdwp.DefaultIDSizes))
+		reply := &jdwp.ObjectIDsReply{}
+		clock.t = clock.t.Add(22 * time.Millisecond)
+		if big {
+			reply.IDs = threads
+			clock.t = clock.t.Add(8 * time.Millisecond) // 8 KiB and a few bytes at about 1 MB/s
+		}
+		down, err := far.FromNear(tunnel.NewFrame(tunnel.Packet, jdwp.AppendReplyPacket(nil, id, reply, jdwp.DefaultIDSizes)))
+		require.NoError(t, err)
+		for _, f := range down.Upstream {
+			if f[0] == tunnel.RoundTrip {
+				told = f
+			}
+		}
+		clock.t = clock.t.Add(time.Second)
+	}
+	require.NotNil(t, told)
+	rt, rate := tunnel.RoundTripOf(told[tunnel.HeaderSize:])
+	require.Equal(t, 22*time.Millisecond, rt)
+	size := len(jdwp.AppendReplyPacket(nil, 1, &jdwp.ObjectIDsReply{IDs: threads}, jdwp.DefaultIDSizes))
+	require.InDelta(t, float64(size)/0.008, rate, 1, "the link's rate, from the big replies")
+
+	near := newNear(defaultConfig())
+	_, err := near.FromFar(told)
+	require.NoError(t, err)
+	require.Equal(t, rate, near.Stats().Bandwidth, "the near half weighs with the far half's rate")
 }

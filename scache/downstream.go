@@ -119,7 +119,7 @@ func (s *Speculator) matchReply(r *Response, d *downPacket) bool {
 		return true
 	}
 	s.inflight.answered(p)
-	s.cost.answered(p, d.at, d.prev)
+	s.cost.answered(p, len(d.packet), d.at, d.prev)
 	d.p = p
 	return false
 }

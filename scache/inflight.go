@@ -43,7 +43,10 @@ type inFlight struct {
 	sentAt    time.Time // when it went to the VM, with a clock (cost.go)
 	alone     bool      // nothing else was outstanding at the VM then
 	seq       uint64    // a synthetic command's place among those sent (cost_behind.go)
-	waiters   []*heldCommand
+	// expectBytes: a synthetic command's expected reply size when it was
+	// sent, counted in the bytes in flight until its reply (cost_bytes.go).
+	expectBytes int64
+	waiters     []*heldCommand
 }
 
 // heldCommand is a debugger command waiting on a reply in flight.

@@ -173,7 +173,7 @@ func (s *Speculator) admit(m jdwp.CommandMessage, asked bool) (subject, bool) {
 			return subject{}, false
 		}
 	}
-	if s.cost.slow() && !s.cost.pays(s.learn.oddsOf(m, spec, asked)) {
+	if s.cost.costOf(m.Command()) > 0 && !s.cost.pays(s.learn.oddsOf(m, spec, asked), m.Command()) {
 		return subject{}, false
 	}
 	return sub, true
@@ -216,7 +216,7 @@ func (s *Speculator) pump(r *Response, sc *responseBuffers) {
 		return
 	}
 	bound := s.cost.inFlightBound(s.cfg.maxInFlight)
-	room := func() bool { return bound == 0 || s.inflight.synthetic < bound }
+	room := func() bool { return (bound == 0 || s.inflight.synthetic < bound) && s.cost.bytesRoom() }
 	s.queue.drain(room, func(q queued) { s.send(r, sc, q) })
 }
 

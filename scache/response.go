@@ -144,6 +144,10 @@ type Stats struct {
 	// VM's service time per command, as moving averages (cost.go); zero
 	// before a sample.
 	RoundTrip, ServiceTime time.Duration
+	// Bandwidth is, with a clock, the link's estimated rate from the VM in
+	// bytes per second, from its big replies (cost_bytes.go); zero before
+	// two of them. Speculation weighs a reply's bytes by it.
+	Bandwidth float64
 	// WaitBehindSpeculation is, with a clock, the longest a debugger's
 	// command waited at the VM behind speculated commands sent before it
 	// (the VM serves one at a time, in order), estimated from the arrival

@@ -196,6 +196,7 @@ func (s *Speculator) Stats() Stats {
 		st.ServiceTime = s.cost.service.estimate()
 	}
 	st.WaitBehindSpeculation = max(0, s.cost.behind.longest)
+	st.Bandwidth = s.cost.bytes.rate()
 	return st
 }
 

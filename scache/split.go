@@ -106,7 +106,9 @@ func (n *Near) FromFar(b []byte) (Traffic, error) {
 		}
 		return Traffic{}, nil
 	case tunnel.RoundTrip:
-		n.spec.SetFarRoundTrip(tunnel.RoundTripOf(f.Payload))
+		rt, rate := tunnel.RoundTripOf(f.Payload)
+		n.spec.SetFarRoundTrip(rt)
+		n.spec.setFarBandwidth(rate)
 		return Traffic{}, nil
 	}
 	return Traffic{}, tunnel.Errorf("the near half got a %q frame from the far half", f.Type)
@@ -189,6 +191,7 @@ type Far struct {
 	// what a cached reply says (see follower.go).
 	changed     uint64
 	roundTrip   time.Duration // the round trip to the VM last told the near half ('R')
+	rate        float64       // the link's rate last told the near half ('R')
 	tunnelBytes atomic.Int64
 	dropped     atomic.Int64 // synthetic replies to commands not adopted
 }
@@ -265,10 +268,10 @@ func (f *Far) out(resp *Response) Traffic {
 	for _, k := range resp.used {
 		t.Upstream = append(t.Upstream, tunnel.NewFrame(tunnel.Used, []byte(k)))
 	}
-	if rt, ok := f.spec.measuredRoundTrip(); ok && (f.roundTrip == 0 || rt > f.roundTrip+f.roundTrip/8 || rt < f.roundTrip-f.roundTrip/8) {
-		// Told once known, and again when it moved by an eighth.
-		f.roundTrip = max(rt, time.Microsecond)
-		t.Upstream = append(t.Upstream, tunnel.RoundTripFrame(f.roundTrip))
+	if rt, rate, ok := f.spec.measuredLink(); ok && (f.roundTrip == 0 || movedAnEighth(float64(rt), float64(f.roundTrip)) || movedAnEighth(rate, f.rate)) {
+		// Told once known, and again when either moved by an eighth.
+		f.roundTrip, f.rate = max(rt, time.Microsecond), rate
+		t.Upstream = append(t.Upstream, tunnel.RoundTripFrame(f.roundTrip, f.rate))
 	}
 	for _, b := range t.Upstream {
 		f.tunnelBytes.Add(int64(len(b)))
@@ -290,3 +293,6 @@ func (f *Far) Stats() Stats {
 }
 
 func clone(p []byte) []byte { return append([]byte(nil), p...) }
+
+// movedAnEighth reports whether x is more than an eighth away from was.
+func movedAnEighth(x, was float64) bool { return x > was+was/8 || x < was-was/8 }

@@ -21,8 +21,8 @@ func FuzzTunnelFrames(f *testing.F) {
 	synthetic := jdwp.AppendCommandPacket(nil, FirstSyntheticID, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1}, jdwp.DefaultIDSizes)
 	reply := jdwp.AppendReplyPacket(nil, FirstSyntheticID, &jdwp.ThreadFramesReply{}, jdwp.DefaultIDSizes)
 	f.Add(bytes.Join([][]byte{tunnel.NewFrame(tunnel.Packet, cmd), tunnel.AnnounceFrame(1, synthetic), tunnel.NewFrame(tunnel.Synthetic, reply),
-		tunnel.NewFrame(tunnel.Used, []byte{11, 6, 1}), tunnel.RoundTripFrame(20 * time.Millisecond), tunnel.NewFrame(tunnel.End, []byte("bye"))}, nil))
-	f.Add(tunnel.NewFrame(tunnel.RoundTrip, []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}))
+		tunnel.NewFrame(tunnel.Used, []byte{11, 6, 1}), tunnel.RoundTripFrame(20*time.Millisecond, 3<<20), tunnel.NewFrame(tunnel.End, []byte("bye"))}, nil))
+	f.Add(tunnel.NewFrame(tunnel.RoundTrip, bytes.Repeat([]byte{0xff}, 16)))
 	f.Add(tunnel.NewFrame(tunnel.Announce, []byte{1, 2, 3}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		far := newFar(defaultConfig())

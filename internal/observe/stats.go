@@ -38,6 +38,9 @@ type SessionStats struct {
 	// VM's service time per command (scache.Stats.RoundTrip, ServiceTime).
 	RoundTripMs float64 `json:"round_trip_ms"`
 	ServiceMs   float64 `json:"vm_service_ms"`
+	// BandwidthBytesPerS is the proxy's estimate of the link's rate from
+	// the VM (scache.Stats.Bandwidth; 0: its transfers never showed).
+	BandwidthBytesPerS float64 `json:"bandwidth_bytes_per_s"`
 	// WaitBehindSpeculationMs is the longest a debugger's command waited at
 	// the VM behind speculated commands (scache.Stats.WaitBehindSpeculation).
 	WaitBehindSpeculationMs float64 `json:"wait_behind_speculation_ms"`
@@ -81,6 +84,7 @@ func WriteStats(path string, st scache.Stats, stops []stoplog.Record) error {
 		TunnelBytes: st.TunnelBytes, TunnelWireBytes: st.TunnelWireBytes, PushedBytes: st.PushedBytes, PushedUsed: st.PushedUsed, PushedUsedBytes: st.PushedUsedBytes,
 		AnsweredAhead: st.AnsweredAhead,
 		RoundTripMs:   float64(st.RoundTrip.Microseconds()) / 1000, ServiceMs: float64(st.ServiceTime.Microseconds()) / 1000,
+		BandwidthBytesPerS:      st.Bandwidth,
 		WaitBehindSpeculationMs: float64(st.WaitBehindSpeculation.Microseconds()) / 1000}
 	for _, s := range stops {
 		for cmd, n := range s.Forwarded {

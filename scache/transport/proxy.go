@@ -418,7 +418,8 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 	log.Log(ctx, level, "scache: session ended", "duration", time.Since(start).Round(time.Millisecond),
 		"packets_up", stats.PacketsUp, "packets_down", stats.PacketsDown, "synthetic", stats.Synthetic,
 		"hits", stats.Hits, "belayed", stats.Belayed, "misses", stats.Misses, "wasted", stats.Wasted,
-		"round_trip", stats.RoundTrip.Round(time.Microsecond), "vm_service", stats.ServiceTime.Round(time.Microsecond), "err", err)
+		"round_trip", stats.RoundTrip.Round(time.Microsecond), "vm_service", stats.ServiceTime.Round(time.Microsecond),
+		"bandwidth_kib_s", int64(stats.Bandwidth/1024), "err", err)
 	if reason := r.EndReason(); reason != "" && st.half() != Whole {
 		log.Log(ctx, level, "scache: the split session ended: "+reason, "half", st.half().String())
 	}

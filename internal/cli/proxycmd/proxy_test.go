@@ -63,7 +63,7 @@ func TestProxyWithARealDebugger(t *testing.T) {
 	stopless := string(b[:strings.Index(string(b), `"stops"`)]) + "\"end\": 0}"
 	require.NoError(t, json.Unmarshal([]byte(stopless), &stats))
 	for _, k := range []string{"packets_up", "packets_down", "synthetic", "hits", "belayed", "misses", "wasted", "cache_bytes_at_end", "cache_peak_bytes",
-		"round_trip_ms", "vm_service_ms", "wait_behind_speculation_ms"} {
+		"round_trip_ms", "vm_service_ms", "bandwidth_bytes_per_s", "wait_behind_speculation_ms"} {
 		require.Contains(t, stats, k)
 	}
 	require.Positive(t, stats["vm_service_ms"], "the VM's service time was measured")

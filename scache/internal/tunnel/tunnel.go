@@ -33,7 +33,9 @@
 //	'R' round trip  far to near: uint64, the round trip from the far half to
 //	                the VM in microseconds (the VM's service included), as the
 //	                far half measures it; the near half weighs its pushes
-//	                with it (version 2)
+//	                with it (version 2); then uint64, the rate of the link
+//	                from the near half in bytes per second as the far half
+//	                measures it, 0 when it did not show (version 4)
 //	'H' heartbeat   either way, empty: sent every HeartbeatInterval, so a
 //	                half hears from a live peer even while nothing else
 //	                crosses (version 3)
@@ -360,18 +362,22 @@ func AnnounceFrame(seq uint64, command []byte) []byte {
 }
 
 // RoundTripFrame returns the 'R' frame telling the near half the round
-// trip from the far half to the VM.
-func RoundTripFrame(d time.Duration) []byte {
-	var b [8]byte
+// trip from the far half to the VM, and the rate in bytes per second of
+// the link between them (0: unknown).
+func RoundTripFrame(d time.Duration, rate float64) []byte {
+	var b [16]byte
 	binary.BigEndian.PutUint64(b[:], uint64(max(0, d.Microseconds())))
+	binary.BigEndian.PutUint64(b[8:], uint64(max(0, rate)))
 	return NewFrame(RoundTrip, b[:])
 }
 
 // RoundTripOf returns the round trip an 'R' frame's payload tells, at most
-// a minute (a longer one is no link a debugger waits on).
-func RoundTripOf(payload []byte) time.Duration {
+// a minute (a longer one is no link a debugger waits on), and the link's
+// rate, at most 100 GB/s.
+func RoundTripOf(payload []byte) (time.Duration, float64) {
 	us := min(binary.BigEndian.Uint64(payload), uint64(time.Minute/time.Microsecond))
-	return time.Duration(us) * time.Microsecond
+	rate := min(binary.BigEndian.Uint64(payload[8:]), 100e9)
+	return time.Duration(us) * time.Microsecond, float64(rate)
 }
 
 // A Frame is one tunnel frame, parsed.
@@ -407,7 +413,7 @@ func ParseFrame(b []byte) (Frame, error) {
 			return Frame{}, Errorf("a used frame of %d bytes", len(f.Payload))
 		}
 	case RoundTrip:
-		if len(f.Payload) != 8 {
+		if len(f.Payload) != 16 {
 			return Frame{}, Errorf("a round-trip frame of %d bytes", len(f.Payload))
 		}
 	case End:
