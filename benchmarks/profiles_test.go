@@ -21,29 +21,36 @@ var linkOptions []latency.Option
 // taking turns under EVENT_THREAD.
 var profileWorkloads = map[string]bool{"steps": true, "renderers": true, "jdb": true, "eventthreads": true}
 
+// onProfiles runs fn as a sub-benchmark for each named link profile,
+// with the benchmark's link shaped as it, for each workload of
+// profileWorkloads (jdb too, if withJdb).
+func onProfiles(b *testing.B, names []string, withJdb bool, fn func(b *testing.B, p latency.Profile, w relayWorkload)) {
+	for _, name := range names {
+		p := latency.Profiles[name]
+		b.Run(name, func(b *testing.B) {
+			linkOptions = []latency.Option{latency.WithProfile(p, 1)}
+			defer func() { linkOptions = nil }()
+			for _, w := range relayWorkloads {
+				if !profileWorkloads[w.name] || w.opts.Jdb && !withJdb {
+					continue
+				}
+				b.Run(w.name, func(b *testing.B) { fn(b, p, w) })
+			}
+		})
+	}
+}
+
 // BenchmarkProfiles runs workloads off, through one proxy and through a
 // split proxy over each named link profile (latency.Profiles: usb, wifi,
 // wifi-powersave, cloud, ocean: bandwidth, jitter and a phone's power save
 // besides the delay), and reports each ratio to off. Run it with
 // -benchtime 1x; select a profile with -bench 'Profiles/wifi-powersave'.
 func BenchmarkProfiles(b *testing.B) {
-	for _, name := range []string{"usb", "wifi", "wifi-powersave", "cloud", "ocean"} {
-		p := latency.Profiles[name]
-		b.Run(name, func(b *testing.B) {
-			linkOptions = []latency.Option{latency.WithProfile(p, 1)}
-			defer func() { linkOptions = nil }()
-			for _, w := range relayWorkloads {
-				if !profileWorkloads[w.name] {
-					continue
-				}
-				b.Run(w.name, func(b *testing.B) {
-					total := compareModesServed(b, p.Delay, 0, []string{"off", "scache", "split"}, w.opts)
-					b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
-					b.ReportMetric(float64(total["split"])/float64(total["off"]), "split/off")
-				})
-			}
-		})
-	}
+	onProfiles(b, []string{"usb", "wifi", "wifi-powersave", "cloud", "ocean"}, true, func(b *testing.B, p latency.Profile, w relayWorkload) {
+		total := compareModesServed(b, p.Delay, 0, []string{"off", "scache", "split"}, w.opts)
+		b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
+		b.ReportMetric(float64(total["split"])/float64(total["off"]), "split/off")
+	})
 }
 
 // BenchmarkTunnelCompression runs workloads through a split proxy over the
@@ -52,35 +59,23 @@ func BenchmarkProfiles(b *testing.B) {
 // (splitraw), and reports split/splitraw and the bytes the near half's frames
 // took on the wire against what they hold.
 func BenchmarkTunnelCompression(b *testing.B) {
-	for _, name := range []string{"wifi", "wifi-powersave", "cloud"} {
-		p := latency.Profiles[name]
-		b.Run(name, func(b *testing.B) {
-			linkOptions = []latency.Option{latency.WithProfile(p, 1)}
-			defer func() { linkOptions = nil }()
-			for _, w := range relayWorkloads {
-				if !profileWorkloads[w.name] || w.opts.Jdb {
-					continue
+	onProfiles(b, []string{"wifi", "wifi-powersave", "cloud"}, false, func(b *testing.B, p latency.Profile, w relayWorkload) {
+		var wire, held int64
+		total := map[string]time.Duration{}
+		for range b.N {
+			for _, mode := range []string{"split", "splitraw"} {
+				s := workloadStops(b, p.Delay, 0, mode, w.opts, nil)
+				total[mode] += s.Elapsed
+				if mode == "split" {
+					wire += s.Stats.TunnelWireBytes
+					held += s.Stats.TunnelBytes
 				}
-				b.Run(w.name, func(b *testing.B) {
-					var wire, held int64
-					total := map[string]time.Duration{}
-					for range b.N {
-						for _, mode := range []string{"split", "splitraw"} {
-							s := workloadStops(b, p.Delay, 0, mode, w.opts, nil)
-							total[mode] += s.Elapsed
-							if mode == "split" {
-								wire += s.Stats.TunnelWireBytes
-								held += s.Stats.TunnelBytes
-							}
-						}
-					}
-					b.ReportMetric(float64(total["split"])/float64(total["splitraw"]), "split/splitraw")
-					b.ReportMetric(float64(wire)/float64(held), "wire/frames")
-					b.ReportMetric(float64(held)/float64(b.N), "frame_bytes/op")
-				})
 			}
-		})
-	}
+		}
+		b.ReportMetric(float64(total["split"])/float64(total["splitraw"]), "split/splitraw")
+		b.ReportMetric(float64(wire)/float64(held), "wire/frames")
+		b.ReportMetric(float64(held)/float64(b.N), "frame_bytes/op")
+	})
 }
 
 // BenchmarkReplayPredictsProfiles checks the replay's link profiles
@@ -94,46 +89,34 @@ func BenchmarkTunnelCompression(b *testing.B) {
 // (far) and from one made next to the VM over the same link (near).
 // Run it with -benchtime 1x.
 func BenchmarkReplayPredictsProfiles(b *testing.B) {
-	for _, name := range []string{"wifi", "cloud"} {
-		p := latency.Profiles[name]
-		b.Run(name, func(b *testing.B) {
-			linkOptions = []latency.Option{latency.WithProfile(p, 1)}
-			defer func() { linkOptions = nil }()
-			for _, w := range relayWorkloads {
-				if !profileWorkloads[w.name] || w.opts.Jdb {
-					continue
+	onProfiles(b, []string{"wifi", "cloud"}, false, func(b *testing.B, p latency.Profile, w relayWorkload) {
+		for range b.N {
+			var capture []journal.Record
+			live := map[replay.Mode]time.Duration{}
+			for _, mode := range []replay.Mode{replay.ModeOff, replay.ModeScache, replay.ModeSplit} {
+				records := sessionRecords(b, p.Delay, 0, string(mode), w.opts)
+				live[mode] = debuggerWait(records)
+				if mode == replay.ModeOff {
+					capture = records
 				}
-				b.Run(w.name, func(b *testing.B) {
-					for range b.N {
-						var capture []journal.Record
-						live := map[replay.Mode]time.Duration{}
-						for _, mode := range []replay.Mode{replay.ModeOff, replay.ModeScache, replay.ModeSplit} {
-							records := sessionRecords(b, p.Delay, 0, string(mode), w.opts)
-							live[mode] = debuggerWait(records)
-							if mode == replay.ModeOff {
-								capture = records
-							}
-						}
-						captures := map[string][]journal.Record{"far": capture, "near": recordNearVM(b, p.Delay, w.opts)}
-						for side, records := range captures {
-							tr := replay.Trace{Name: w.name, Records: records}
-							for mode, wait := range live {
-								res, err := replay.Run(tr, mode, replay.Config{RTT: 2 * p.Delay, Link: &p})
-								require.NoError(b, err, "%s", mode)
-								b.ReportMetric(float64(res.Wait[2*p.Delay])/float64(wait), "predicted/live_wait_"+side+"_"+string(mode))
-								plain, err := replay.Run(tr, mode, replay.Config{RTT: 2 * p.Delay})
-								require.NoError(b, err, "%s", mode)
-								b.ReportMetric(float64(plain.Wait[2*p.Delay])/float64(wait), "unshaped/live_wait_"+side+"_"+string(mode))
-							}
-						}
-						for mode, wait := range live {
-							b.ReportMetric(float64(wait.Milliseconds()), "live_wait_ms_"+string(mode))
-						}
-					}
-				})
 			}
-		})
-	}
+			captures := map[string][]journal.Record{"far": capture, "near": recordNearVM(b, p.Delay, w.opts)}
+			for side, records := range captures {
+				tr := replay.Trace{Name: w.name, Records: records}
+				for mode, wait := range live {
+					res, err := replay.Run(tr, mode, replay.Config{RTT: 2 * p.Delay, Link: &p})
+					require.NoError(b, err, "%s", mode)
+					b.ReportMetric(float64(res.Wait[2*p.Delay])/float64(wait), "predicted/live_wait_"+side+"_"+string(mode))
+					plain, err := replay.Run(tr, mode, replay.Config{RTT: 2 * p.Delay})
+					require.NoError(b, err, "%s", mode)
+					b.ReportMetric(float64(plain.Wait[2*p.Delay])/float64(wait), "unshaped/live_wait_"+side+"_"+string(mode))
+				}
+			}
+			for mode, wait := range live {
+				b.ReportMetric(float64(wait.Milliseconds()), "live_wait_ms_"+string(mode))
+			}
+		}
+	})
 }
 
 // bigAttach is an IDE attaching to a running app with an Android app's

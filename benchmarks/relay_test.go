@@ -293,11 +293,14 @@ func BenchmarkRelayLatency(b *testing.B) {
 	}
 }
 
-// relayWorkloads are the driver workloads of BenchmarkRelayWorkloads.
-var relayWorkloads = []struct {
+// A relayWorkload is a named JDI driver workload.
+type relayWorkload struct {
 	name string
 	opts jvmtest.DriverOptions
-}{
+}
+
+// relayWorkloads are the driver workloads of BenchmarkRelayWorkloads.
+var relayWorkloads = []relayWorkload{
 	{"steps", jvmtest.DriverOptions{Stops: relayStops}},
 	{"setvalue", jvmtest.DriverOptions{Stops: relayStops, SetValue: true}},
 	{"eventthread", jvmtest.DriverOptions{Stops: relayStops, EventThread: true}},

@@ -43,7 +43,7 @@ const minSamples = 4
 
 // costModel owns a session's estimates of the link and the VM; only its
 // methods change them (the far half's round trip comes in through
-// SetFarRoundTrip). The Speculator tells it what goes out and what comes
+// SetFarLink). The Speculator tells it what goes out and what comes
 // back; the queue's gate (queue.go: admit) asks it whether a speculated
 // command pays, and pump how many may be in flight.
 type costModel struct {
@@ -55,7 +55,7 @@ type costModel struct {
 	behind      behindSpeculation // the debugger's commands' wait behind speculation (cost_behind.go)
 	// farRoundTrip is the round trip from the far half of a split proxy to
 	// the VM, service included, as the far half measures it
-	// (SetFarRoundTrip): a near half next to the VM saves the debugger that
+	// (SetFarLink): a near half next to the VM saves the debugger that
 	// one, not its own, and takes out the service time it measures itself.
 	farRoundTrip time.Duration
 	near         bool       // the near half of a split proxy: weighs nothing before farRoundTrip is told
@@ -219,21 +219,17 @@ func (s *Speculator) measuredLink() (time.Duration, float64, bool) {
 	return s.cost.roundTrip.least(), s.cost.bytes.rate(), true
 }
 
-// setFarBandwidth tells the near half of a split proxy the rate of the
-// link from it to the far half, as the far half measures it (0: unknown):
-// what its pushes' bytes cost.
-func (s *Speculator) setFarBandwidth(rate float64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.cost.bytes.told = max(0, rate)
-}
 
-// SetFarRoundTrip tells the near half of a split proxy the round trip from
-// the far half to the VM (service included), which its speculation saves
-// the debugger (its own round trip to the VM is about zero): the far half
-// measures it and sends it across the tunnel.
-func (s *Speculator) SetFarRoundTrip(d time.Duration) {
+
+// SetFarLink tells the near half of a split proxy the round trip from the
+// far half to the VM (service included), which its speculation saves the
+// debugger (its own round trip to the VM is about zero), and the rate in
+// bytes per second of the link between the halves (0: unknown), which its
+// pushes' bytes cost: the far half measures both and sends them across
+// the tunnel.
+func (s *Speculator) SetFarLink(roundTrip time.Duration, bytesPerSecond float64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.cost.farRoundTrip = max(0, d)
+	s.cost.farRoundTrip = max(0, roundTrip)
+	s.cost.bytes.told = max(0, bytesPerSecond)
 }

@@ -106,9 +106,7 @@ func (n *Near) FromFar(b []byte) (Traffic, error) {
 		}
 		return Traffic{}, nil
 	case tunnel.RoundTrip:
-		rt, rate := tunnel.RoundTripOf(f.Payload)
-		n.spec.SetFarRoundTrip(rt)
-		n.spec.setFarBandwidth(rate)
+		n.spec.SetFarLink(tunnel.RoundTripOf(f.Payload))
 		return Traffic{}, nil
 	}
 	return Traffic{}, tunnel.Errorf("the near half got a %q frame from the far half", f.Type)
