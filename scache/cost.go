@@ -219,8 +219,6 @@ func (s *Speculator) measuredLink() (time.Duration, float64, bool) {
 	return s.cost.roundTrip.least(), s.cost.bytes.rate(), true
 }
 
-
-
 // SetFarLink tells the near half of a split proxy the round trip from the
 // far half to the VM (service included), which its speculation saves the
 // debugger (its own round trip to the VM is about zero), and the rate in
