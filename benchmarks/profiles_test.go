@@ -8,6 +8,7 @@ import (
 	"github.com/jdwpscache/scache/internal/jvmtest"
 	"github.com/jdwpscache/scache/internal/latency"
 	"github.com/jdwpscache/scache/internal/replay"
+	"github.com/jdwpscache/scache/scache"
 	"github.com/stretchr/testify/require"
 )
 
@@ -128,8 +129,10 @@ var bigAttach = jvmtest.DriverOptions{Stops: 1, Classes: 20000, BigAttach: 200}
 // BenchmarkBigAttach measures the big attach off, through one proxy and
 // through a split proxy (compressed, and not: splitraw), on a 20 ms link
 // and on the wifi and cloud profiles, and reports the attach times
-// (attach_ms_MODE) and the ratios of the attach to off's. Run it with
-// -benchtime 1x.
+// (attach_ms_MODE) and the ratios of the attach to off's. It then attaches
+// again through one proxy and split, to another VM of the same program,
+// with what the first attach left in the attach memory (as a Proxy's
+// sessions share it): attach_ms_MODE_again. Run it with -benchtime 1x.
 func BenchmarkBigAttach(b *testing.B) {
 	for _, name := range []string{"20ms", "wifi", "cloud"} {
 		b.Run(name, func(b *testing.B) {
@@ -145,6 +148,16 @@ func BenchmarkBigAttach(b *testing.B) {
 					live := workloadStops(b, delay, 0, mode, bigAttach, nil)
 					require.Contains(b, live.Transcript, "attached: breakpoints in 200 generated classes")
 					attach[mode] += live.Attach
+				}
+				for _, mode := range []string{"scache", "split"} {
+					memory := scache.NewAttachMemory()
+					sessionOptions = []scache.Option{scache.WithAttachMemory(memory)}
+					workloadStops(b, delay, 0, mode, bigAttach, nil)
+					require.Equal(b, 200, memory.Len()-1, "the first attach listed the methods of its 200 classes and the marker's")
+					live := workloadStops(b, delay, 0, mode, bigAttach, nil)
+					sessionOptions = nil
+					require.Contains(b, live.Transcript, "attached: breakpoints in 200 generated classes")
+					attach[mode+"_again"] += live.Attach
 				}
 			}
 			for mode, d := range attach {

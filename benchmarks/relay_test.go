@@ -124,8 +124,14 @@ func splitSessionRun(b *testing.B, vmAddr string, delay time.Duration, o jvmtest
 	return run, replay.SplitStats(<-nearStats, <-farStats)
 }
 
-// serveProxy serves a proxy in mode (with extra options) in front of
-// target until the benchmark ends; each session's stats go to stats.
+// sessionOptions are options every proxy of the running benchmark gets
+// (BenchmarkBigAttach's attach memory, shared by the sessions that follow
+// each other as one proxy's sessions share theirs).
+var sessionOptions []scache.Option
+
+// serveProxy serves a proxy in mode (with sessionOptions and extra
+// options) in front of target until the benchmark ends; each session's
+// stats go to stats.
 func serveProxy(b *testing.B, target, mode string, stats chan<- scache.Stats, extra ...scache.Option) string {
 	var strict []scache.Option
 	if mode == "linearizable" {
@@ -137,7 +143,7 @@ func serveProxy(b *testing.B, target, mode string, stats chan<- scache.Stats, ex
 	opts = append(opts, strict...)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(b, err)
-	opts = append(append(opts, extra...), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+	opts = append(append(append(opts, sessionOptions...), extra...), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		transport.WithSessionEnded(func(st scache.Stats, err error) {
 			if err != nil {
 				b.Errorf("session through the %s proxy: %v", mode, err)

@@ -180,7 +180,9 @@
 // value, with an error. A Speculator's: [WithCacheBytes]
 // (DefaultCacheBytes), [WithMaxFrames] (DefaultMaxFrames), [WithMaxInFlight]
 // (DefaultMaxInFlight), [WithBelay], [WithFamilies], [WithAnswerAhead],
-// [WithConsistency], [WithClock], [WithLogger], [WithAudit], and the presets
+// [WithConsistency], [WithClock], [WithLogger], [WithAudit],
+// [WithAttachMemory] (what the debugger listed as it attached, asked
+// ahead at its next attach), and the presets
 // [Classic] and [PassThrough] (options beside a preset refine it, in any
 // order). [WithJournal] is for whoever presents the packets; [ModeOptions]
 // turns a mode's name (scache, classic, off) into options.

@@ -275,7 +275,9 @@ var families = []*family{
 		flag: FamilyPrepare, life: lifetimeClass,
 		onPrepare: speculatePrepared,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
-			jdwp.CmdReferenceTypeMethodsWithGeneric: onPreparedMethods,
+			jdwp.CmdReferenceTypeMethodsWithGeneric:     onPreparedMethods,
+			jdwp.CmdVirtualMachineAllClassesWithGeneric: recallAttach,
+			jdwp.CmdVirtualMachineAllClasses:            recallAttach,
 		},
 		onReset: resetPrepared,
 		sends:   append(append([]jdwp.Command(nil), prepareSet...), jdwp.CmdMethodLineTable),
@@ -300,6 +302,7 @@ type familyState struct {
 	again     againLog                      // what the debugger asked at its recent stops (family_again.go)
 	guesses   idGuesses                     // the ids seen at recent stops, to guess the next stop's (family_again_guess.go)
 	prepared  map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
+	recalled  map[jdwp.ReferenceTypeID]bool // classes of the attach memory whose line tables are to ask (family_prepare.go)
 	walk      hierarchyWalk                 // the supertypes the debugger walks (family_class_hierarchy.go)
 	predictor framePredictor                // the next stop's top frame id (family_topframe_predict.go)
 	view      threadsView                   // the threads view sent at the stop (family_threads.go)

@@ -19,6 +19,11 @@ import (
 // line table, one round trip after the other. On the reply to its
 // MethodsWithGeneric those go out at once, while the learner finds line
 // tables used (an IDE that lists methods to invoke a renderer asks none).
+//
+// With an AttachMemory, the classes whose methods the debugger listed are
+// remembered by signature for the next session; there, once the
+// debugger's class list gives their new ids, each is asked as a class just
+// prepared is, behind the stop's speculation (recallAttach).
 
 // prepareSet is what is asked about a class at its preparation; the line
 // tables of its methods follow the reply to MethodsWithGeneric.
@@ -39,22 +44,63 @@ func speculatePrepared(s *Speculator, class jdwp.ReferenceTypeID) {
 		s.prepared = make(map[jdwp.ReferenceTypeID]bool)
 	}
 	s.prepared[class] = true
+	askAboutClass(s, class, true)
+}
+
+// askAboutClass queues what a debugger asks about a class to set
+// breakpoints in it, urgent or behind the rest.
+func askAboutClass(s *Speculator, class jdwp.ReferenceTypeID, urgent bool) {
 	for _, cmd := range prepareSet {
 		if s.learn.allowsClass(cmd) {
-			s.enqueueClass(cmd, class, 0, true)
+			s.enqueueClass(cmd, class, 0, urgent)
 		}
 	}
+}
+
+// recallAttach, at the reply to the debugger's class list, asks about the
+// classes the attach memory holds (at most maxRemembered) as about
+// classes just prepared, behind the rest.
+func recallAttach(s *Speculator, p *inFlight, reply *replyData) error {
+	m := s.cfg.attachMemory
+	if m == nil || p.synthetic {
+		return nil
+	}
+	if s.recalled == nil {
+		s.recalled = make(map[jdwp.ReferenceTypeID]bool)
+	}
+	for _, sig := range m.signatures() {
+		for _, class := range s.classes.bySig[sig] {
+			if len(s.recalled) >= maxRemembered {
+				return nil
+			}
+			if !s.recalled[class] {
+				s.recalled[class] = true
+				askAboutClass(s, class, false)
+			}
+		}
+	}
+	return nil
 }
 
 // onPreparedMethods queues the line table of each method of a class just
 // prepared, on the reply to its MethodsWithGeneric; and, on the reply to
 // the debugger's own, its source debug extension too.
 func onPreparedMethods(s *Speculator, p *inFlight, reply *replyData) error {
-	if !s.prepared[p.class] && p.synthetic {
+	if m := s.cfg.attachMemory; m != nil && !p.synthetic {
+		if sig, ok := s.classes.sigOf[p.class]; ok {
+			m.remember(sig)
+		}
+	}
+	recalled := s.recalled[p.class]
+	if !s.prepared[p.class] && !recalled && p.synthetic {
 		return nil
 	}
 	delete(s.prepared, p.class)
-	if !s.learn.allowsClass(jdwp.CmdMethodLineTable) {
+	delete(s.recalled, p.class)
+	// A recalled class's line tables were used at the last attach: the
+	// learner, which weighs what this session used so far, would hold
+	// back the recall that runs ahead of the debugger.
+	if !recalled && !s.learn.allowsClass(jdwp.CmdMethodLineTable) {
 		return nil
 	}
 	if !p.synthetic && s.learn.allowsClass(jdwp.CmdReferenceTypeSourceDebugExtension) {
@@ -70,5 +116,8 @@ func onPreparedMethods(s *Speculator, p *inFlight, reply *replyData) error {
 	return nil
 }
 
-// resetPrepared forgets the classes prepared (onReset).
-func resetPrepared(s *Speculator) { clear(s.prepared) }
+// resetPrepared forgets the classes prepared and recalled (onReset).
+func resetPrepared(s *Speculator) {
+	clear(s.prepared)
+	clear(s.recalled)
+}

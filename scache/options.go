@@ -50,6 +50,9 @@ type config struct {
 	// clock: the time, for the estimates of the link and the VM (cost.go);
 	// nil: none.
 	clock func() time.Time
+	// attachMemory: the classes the debugger listed in the sessions before
+	// (attach_memory.go); nil: none.
+	attachMemory *AttachMemory
 }
 
 func defaultConfig() config {
@@ -123,6 +126,7 @@ func configOf(st *option.Settings) config {
 		c.logger = st.Logger
 	}
 	c.clock = st.Clock
+	c.attachMemory, _ = st.AttachMemory.(*AttachMemory)
 	return c
 }
 

@@ -68,10 +68,18 @@ const junkLogEvery = time.Second
 // NewProxy returns a Proxy that dials the VM with dialVM for each session.
 // Its options: those of a Speculator (each session's), WithJournal,
 // WithMaxPacketSize, WithHandshakeTimeout, WithSessionEnded and WithLogger
-// (one line per session and the refusals; default slog.Default()).
+// (one line per session and the refusals; default slog.Default()). Its
+// sessions share one scache.AttachMemory (scache.WithAttachMemory gives
+// it another): what a debugger listed as it attached, the next session
+// asks ahead.
 func NewProxy(dialVM func(ctx context.Context) (net.Conn, error), opts ...scache.Option) (*Proxy, error) {
 	if dialVM == nil {
 		return nil, errors.New("scache: NewProxy needs a function that dials the VM")
+	}
+	if st, err := option.Collect(option.Proxy, opts); err == nil && st.AttachMemory == nil {
+		// The sessions follow each other on one program: what the debugger
+		// listed as it attached, the next attach asks ahead.
+		opts = append(opts[:len(opts):len(opts)], scache.WithAttachMemory(scache.NewAttachMemory()))
 	}
 	st, err := collect(option.Proxy, opts)
 	if err != nil {

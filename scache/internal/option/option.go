@@ -75,6 +75,7 @@ type Settings struct {
 	Consistency                     Optional[int] // a scache.Consistency
 	Logger                          *slog.Logger
 	Clock                           func() time.Time // nil: none
+	AttachMemory                    any              // a *scache.AttachMemory
 
 	// Journal is a func(scache.JournalEntry): a Relay's, a Proxy's sessions'
 	// or a half's. It is held as any because this package cannot name

@@ -1,0 +1,74 @@
+package transport_test
+
+import (
+	"context"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/transport"
+	"github.com/stretchr/testify/require"
+)
+
+// A Proxy's sessions share an attach memory: an IDE attaching again to the
+// same program (another VM: the program restarted) finds the methods of the
+// classes it set breakpoints in answered from speculation, through one
+// proxy and through a split proxy's near half. Every transcript equals a
+// direct one.
+func TestASecondAttachFindsTheClassesOfTheFirst(t *testing.T) {
+	o := jvmtest.DriverOptions{Stops: 1, Classes: 300, BigAttach: 20}
+	direct, _ := jvmtest.RunDriver(t, jvmtest.StartFor(t, o).Addr, o)
+	for _, split := range []bool{false, true} {
+		t.Run(map[bool]string{false: "one proxy", true: "split"}[split], func(t *testing.T) {
+			var vmAddr atomic.Value // each session's VM
+			dial := func(ctx context.Context) (net.Conn, error) {
+				var d net.Dialer
+				return d.DialContext(ctx, "tcp", vmAddr.Load().(string))
+			}
+			var mu sync.Mutex
+			served := 0    // the debugger's MethodsWithGeneric answered from speculation, this session
+			forwarded := 0 // the debugger's LineTable sent to the VM, this session
+			count := scache.WithJournal(func(e scache.JournalEntry) {
+				h, err := jdwp.ParseHeader(e.Packet)
+				if err != nil || e.Synthetic || e.Direction != scache.Upstream || h.IsReply() {
+					return
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case h.Cmd() == jdwp.CmdReferenceTypeMethodsWithGeneric && (e.Hit || e.Held):
+					served++
+				case h.Cmd() == jdwp.CmdMethodLineTable && !e.Hit && !e.Held:
+					forwarded++
+				}
+			})
+			addr := serveProxy(t, dial, count)
+			if split {
+				near := serveProxy(t, dial, transport.WithSplit(transport.NearHalf))
+				addr = serveProxy(t, func(ctx context.Context) (net.Conn, error) {
+					var d net.Dialer
+					return d.DialContext(ctx, "tcp", near)
+				}, transport.WithSplit(transport.FarHalf), count)
+			}
+			var servedBy, forwardedBy []int
+			for range 2 {
+				vmAddr.Store(jvmtest.StartFor(t, o).Addr)
+				mu.Lock()
+				served, forwarded = 0, 0
+				mu.Unlock()
+				got, _ := jvmtest.RunDriver(t, addr, o)
+				require.Equal(t, direct, got)
+				mu.Lock()
+				servedBy, forwardedBy = append(servedBy, served), append(forwardedBy, forwarded)
+				mu.Unlock()
+			}
+			require.Less(t, servedBy[0], 5, "the first attach lists the classes' methods itself")
+			require.GreaterOrEqual(t, servedBy[1], 20, "the second finds the 20 classes' methods speculated: %v", servedBy)
+			require.LessOrEqual(t, forwardedBy[1], 2, "and their line tables, though the recall runs ahead of the debugger: %v", forwardedBy)
+		})
+	}
+}
