@@ -418,6 +418,7 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 	}
 	r.started = func() { p.started(claim) }
 	err = r.Run(ctx, debugger, vm)
+	p.release(claim) // before the session's line: who reads it and connects again is served, not told busy
 	stats := r.Stats()
 	level := slog.LevelInfo
 	if err != nil && ctx.Err() == nil {
