@@ -22,8 +22,9 @@ import (
 //
 // With an AttachMemory, the classes whose methods the debugger listed are
 // remembered by signature for the next session; there, once the
-// debugger's class list gives their new ids, each is asked as a class just
-// prepared is, behind the stop's speculation (recallAttach).
+// debugger's class list gives their new ids, their methods are asked
+// behind the stop's speculation, and each reply brings the rest
+// (recallAttach).
 
 // prepareSet is what is asked about a class at its preparation; the line
 // tables of its methods follow the reply to MethodsWithGeneric.
@@ -44,22 +45,18 @@ func speculatePrepared(s *Speculator, class jdwp.ReferenceTypeID) {
 		s.prepared = make(map[jdwp.ReferenceTypeID]bool)
 	}
 	s.prepared[class] = true
-	askAboutClass(s, class, true)
-}
-
-// askAboutClass queues what a debugger asks about a class to set
-// breakpoints in it, urgent or behind the rest.
-func askAboutClass(s *Speculator, class jdwp.ReferenceTypeID, urgent bool) {
 	for _, cmd := range prepareSet {
 		if s.learn.allowsClass(cmd) {
-			s.enqueueClass(cmd, class, 0, urgent)
+			s.enqueueClass(cmd, class, 0, true)
 		}
 	}
 }
 
-// recallAttach, at the reply to the debugger's class list, asks about the
-// classes the attach memory holds (at most maxRemembered) as about
-// classes just prepared, behind the rest.
+// recallAttach, at the reply to the debugger's class list, asks the
+// methods of the classes the attach memory holds (at most maxRemembered),
+// behind the rest; each reply brings the class's source debug extension
+// and line tables, as the debugger's own does. So the recall takes one
+// slot in flight per class, and what the debugger asks next goes first.
 func recallAttach(s *Speculator, p *inFlight, reply *replyData) error {
 	m := s.cfg.attachMemory
 	if m == nil || p.synthetic {
@@ -73,9 +70,9 @@ func recallAttach(s *Speculator, p *inFlight, reply *replyData) error {
 			if len(s.recalled) >= maxRemembered {
 				return nil
 			}
-			if !s.recalled[class] {
+			if !s.recalled[class] && s.learn.allowsClass(jdwp.CmdReferenceTypeMethodsWithGeneric) {
 				s.recalled[class] = true
-				askAboutClass(s, class, false)
+				s.enqueueClass(jdwp.CmdReferenceTypeMethodsWithGeneric, class, 0, false)
 			}
 		}
 	}
@@ -84,7 +81,7 @@ func recallAttach(s *Speculator, p *inFlight, reply *replyData) error {
 
 // onPreparedMethods queues the line table of each method of a class just
 // prepared, on the reply to its MethodsWithGeneric; and, on the reply to
-// the debugger's own, its source debug extension too.
+// the debugger's own or a recalled class's, its source debug extension too.
 func onPreparedMethods(s *Speculator, p *inFlight, reply *replyData) error {
 	if m := s.cfg.attachMemory; m != nil && !p.synthetic {
 		if sig, ok := s.classes.sigOf[p.class]; ok {
@@ -97,13 +94,13 @@ func onPreparedMethods(s *Speculator, p *inFlight, reply *replyData) error {
 	}
 	delete(s.prepared, p.class)
 	delete(s.recalled, p.class)
-	// A recalled class's line tables were used at the last attach: the
-	// learner, which weighs what this session used so far, would hold
-	// back the recall that runs ahead of the debugger.
+	// A recalled class's source debug extension and line tables were used
+	// at the last attach: the learner, which weighs what this session used
+	// so far, would hold back the recall that runs ahead of the debugger.
 	if !recalled && !s.learn.allowsClass(jdwp.CmdMethodLineTable) {
 		return nil
 	}
-	if !p.synthetic && s.learn.allowsClass(jdwp.CmdReferenceTypeSourceDebugExtension) {
+	if recalled || !p.synthetic && s.learn.allowsClass(jdwp.CmdReferenceTypeSourceDebugExtension) {
 		s.enqueueClass(jdwp.CmdReferenceTypeSourceDebugExtension, p.class, 0, true)
 	}
 	m, err := reply.typed(s)
