@@ -71,13 +71,16 @@ func (c *costModel) link() time.Duration {
 	return max(0, c.roundTrip.least()-c.service.estimate())
 }
 
+// weighs reports whether the model weighs anything: with a clock, and for
+// a near half once the far half told it the round trip its pushes save.
+func (c *costModel) weighs() bool {
+	return c.now != nil && !(c.near && c.farRoundTrip == 0)
+}
+
 // slow reports whether the VM is known to serve its commands slowly enough
 // for speculation to be weighed.
 func (c *costModel) slow() bool {
-	if c.near && c.farRoundTrip == 0 {
-		return false
-	}
-	return c.now != nil && c.service.known() && (c.roundTrip.known() || c.farRoundTrip > 0) && c.service.estimate() >= slowVM
+	return c.weighs() && c.service.known() && (c.roundTrip.known() || c.farRoundTrip > 0) && c.service.estimate() >= slowVM
 }
 
 // sending notes that p goes to the VM now.
@@ -163,16 +166,15 @@ func (c *costModel) costOf(cmd jdwp.Command) time.Duration {
 	if c.slow() {
 		cost = c.service.estimate()
 	}
-	if c.now != nil && !(c.near && c.farRoundTrip == 0) {
+	if c.weighs() {
 		cost += c.bytes.weighed(cmd)
 	}
 	return cost
 }
 
-// pays reports whether a speculated cmd the debugger uses with odds p is
-// worth what it costs: p·(link + service) ≥ cost.
-func (c *costModel) pays(p float64, cmd jdwp.Command) bool {
-	cost := c.costOf(cmd)
+// pays reports whether a speculated command the debugger uses with odds p
+// is worth its cost (costOf): p·(link + service) ≥ cost.
+func (c *costModel) pays(p float64, cost time.Duration) bool {
 	return cost == 0 || p*float64(c.link()+c.service.estimate()) >= float64(cost)
 }
 

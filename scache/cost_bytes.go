@@ -54,6 +54,7 @@ const replyBytesWeight = 0.25
 type bytesModel struct {
 	rates     [15]float64 // the last samples of the link's rate, bytes per second
 	samples   int         // samples taken, ever
+	est       float64     // the most of the last samples, made anew at each (0: too few)
 	replySize map[jdwp.Command]float64
 	inFlight  int64 // the expected reply bytes of the synthetic commands in flight
 	// told is, for a near half, the rate of the tunnel as the far half
@@ -69,17 +70,19 @@ func (b *bytesModel) sample(size int, d time.Duration) {
 	}
 	b.rates[b.samples%len(b.rates)] = float64(size) / d.Seconds()
 	b.samples++
+	if b.samples >= bandwidthSamples {
+		b.est = slices.Max(b.rates[:min(b.samples, len(b.rates))])
+	}
 }
 
 // rate returns the link's estimated rate in bytes per second (0: unknown).
+// The cost model asks it for every command it weighs, so the estimate is
+// made once per sample.
 func (b *bytesModel) rate() float64 {
 	if b.told > 0 {
 		return b.told
 	}
-	if b.samples < bandwidthSamples {
-		return 0
-	}
-	return slices.Max(b.rates[:min(b.samples, len(b.rates))])
+	return b.est
 }
 
 // replied learns the size of a reply to cmd.

@@ -70,18 +70,18 @@ func TestTheLinkAndTheVMAreMeasured(t *testing.T) {
 func TestSpeculationPaysOnlyWhereItSaves(t *testing.T) {
 	fast, _ := costSession(20*time.Millisecond, 20*time.Microsecond, 6)
 	require.False(t, fast.slow())
-	require.True(t, fast.pays(0.01, jdwp.CmdThreadReferenceFrames))
+	require.True(t, fast.pays(0.01, fast.costOf(jdwp.CmdThreadReferenceFrames)))
 	require.Equal(t, 64, fast.inFlightBound(64))
 
 	local, _ := costSession(0, 2*time.Millisecond, 6)
 	require.True(t, local.slow())
-	require.False(t, local.pays(0.9, jdwp.CmdThreadReferenceFrames))
-	require.True(t, local.pays(1, jdwp.CmdThreadReferenceFrames))
+	require.False(t, local.pays(0.9, local.costOf(jdwp.CmdThreadReferenceFrames)))
+	require.True(t, local.pays(1, local.costOf(jdwp.CmdThreadReferenceFrames)))
 	require.Equal(t, 2, local.inFlightBound(64))
 
 	far, _ := costSession(20*time.Millisecond, 2*time.Millisecond, 6)
-	require.True(t, far.pays(0.1, jdwp.CmdThreadReferenceFrames))
-	require.False(t, far.pays(0.05, jdwp.CmdThreadReferenceFrames))
+	require.True(t, far.pays(0.1, far.costOf(jdwp.CmdThreadReferenceFrames)))
+	require.False(t, far.pays(0.05, far.costOf(jdwp.CmdThreadReferenceFrames)))
 	require.Equal(t, 12, far.inFlightBound(64))
 	require.Equal(t, 5, far.inFlightBound(5), "never above the configured bound")
 }
@@ -93,11 +93,11 @@ func TestANearHalfWeighsWithTheFarLink(t *testing.T) {
 	near, _ := costSession(0, 2*time.Millisecond, 6)
 	near.near = true
 	require.False(t, near.slow(), "nothing weighed before the far half's round trip")
-	require.True(t, near.pays(0.01, jdwp.CmdThreadReferenceFrames))
+	require.True(t, near.pays(0.01, near.costOf(jdwp.CmdThreadReferenceFrames)))
 	near.farRoundTrip = 22 * time.Millisecond // the far half's: 20 ms of link, the VM's 2 ms
 	require.Equal(t, 20*time.Millisecond, near.link())
-	require.True(t, near.pays(0.1, jdwp.CmdThreadReferenceFrames))
-	require.False(t, near.pays(0.05, jdwp.CmdThreadReferenceFrames))
+	require.True(t, near.pays(0.1, near.costOf(jdwp.CmdThreadReferenceFrames)))
+	require.False(t, near.pays(0.05, near.costOf(jdwp.CmdThreadReferenceFrames)))
 }
 
 // TestNoClockNoEstimates: a Speculator without a clock measures nothing
@@ -258,22 +258,22 @@ func TestBytesAreWeighedOnASlowLink(t *testing.T) {
 	require.InDelta(t, rate, slow.bytes.rate(), rate*0.01, "the link's rate, from its big replies")
 	require.False(t, slow.slow(), "the VM is fast")
 	require.InDelta(t, float64(7812*time.Microsecond), float64(slow.costOf(jdwp.CmdThreadReferenceFrames)), float64(100*time.Microsecond), "8 KiB at 1 MiB/s")
-	require.False(t, slow.pays(0.1, jdwp.CmdThreadReferenceFrames), "0.1 × 20 ms does not pay for 8 ms of link")
-	require.True(t, slow.pays(0.5, jdwp.CmdThreadReferenceFrames))
+	require.False(t, slow.pays(0.1, slow.costOf(jdwp.CmdThreadReferenceFrames)), "0.1 × 20 ms does not pay for 8 ms of link")
+	require.True(t, slow.pays(0.5, slow.costOf(jdwp.CmdThreadReferenceFrames)))
 	require.Zero(t, slow.costOf(jdwp.CmdThreadReferenceName), "30 bytes cross in 29 µs: not weighed")
-	require.True(t, slow.pays(0.01, jdwp.CmdThreadReferenceName))
+	require.True(t, slow.pays(0.01, slow.costOf(jdwp.CmdThreadReferenceName)))
 	require.Zero(t, slow.costOf(jdwp.CmdVirtualMachineVersion), "a command never answered yet is not weighed")
 
 	fast, _ := bytesSession(20*time.Millisecond, 50*time.Microsecond, 0, 8<<10)
 	require.Zero(t, fast.bytes.rate(), "no transfer showed")
 	require.Zero(t, fast.costOf(jdwp.CmdThreadReferenceFrames))
-	require.True(t, fast.pays(0.01, jdwp.CmdThreadReferenceFrames))
+	require.True(t, fast.pays(0.01, fast.costOf(jdwp.CmdThreadReferenceFrames)))
 
 	// The usb profile's rate: 8 KiB cross in 217 µs, a fifth of its 1 ms
 	// round trip: a command used one time in four pays, one in twenty not.
 	usb, _ := bytesSession(time.Millisecond, 50*time.Microsecond, 36<<20, 8<<10)
-	require.True(t, usb.pays(0.25, jdwp.CmdThreadReferenceFrames))
-	require.False(t, usb.pays(0.05, jdwp.CmdThreadReferenceFrames))
+	require.True(t, usb.pays(0.25, usb.costOf(jdwp.CmdThreadReferenceFrames)))
+	require.False(t, usb.pays(0.05, usb.costOf(jdwp.CmdThreadReferenceFrames)))
 }
 
 // TestTheBytesInFlightAreBounded: on the 1 MB/s link, synthetic commands

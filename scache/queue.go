@@ -173,7 +173,7 @@ func (s *Speculator) admit(m jdwp.CommandMessage, asked bool) (subject, bool) {
 			return subject{}, false
 		}
 	}
-	if s.cost.costOf(m.Command()) > 0 && !s.cost.pays(s.learn.oddsOf(m, spec, asked), m.Command()) {
+	if cost := s.cost.costOf(m.Command()); cost > 0 && !s.cost.pays(s.learn.oddsOf(m, spec, asked), cost) {
 		return subject{}, false
 	}
 	return sub, true

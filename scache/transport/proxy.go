@@ -76,14 +76,15 @@ func NewProxy(dialVM func(ctx context.Context) (net.Conn, error), opts ...scache
 	if dialVM == nil {
 		return nil, errors.New("scache: NewProxy needs a function that dials the VM")
 	}
-	if st, err := option.Collect(option.Proxy, opts); err == nil && st.AttachMemory == nil {
-		// The sessions follow each other on one program: what the debugger
-		// listed as it attached, the next attach asks ahead.
-		opts = append(opts[:len(opts):len(opts)], scache.WithAttachMemory(scache.NewAttachMemory()))
-	}
 	st, err := collect(option.Proxy, opts)
 	if err != nil {
 		return nil, err
+	}
+	if st.AttachMemory == nil {
+		// The sessions follow each other on one program: what the debugger
+		// listed as it attached, the next attach asks ahead.
+		memory := scache.NewAttachMemory()
+		st.AttachMemory, st.opts = memory, append(st.opts[:len(st.opts):len(st.opts)], scache.WithAttachMemory(memory))
 	}
 	if st.tunnelKey() != nil && st.half() == Whole {
 		return nil, errors.New("scache: WithTunnelKey keys the tunnel of a split proxy: give WithSplit too")

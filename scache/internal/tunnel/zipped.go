@@ -49,7 +49,8 @@ func (p *Packer) Pack(frames [][]byte) [][]byte {
 		return frames
 	}
 	p.buf.Reset()
-	p.buf.Write(make([]byte, HeaderSize+zippedLengthSize))
+	var header [HeaderSize + zippedLengthSize]byte // filled in below
+	p.buf.Write(header[:])
 	p.w.Reset(&p.buf)
 	for _, f := range frames {
 		_, _ = p.w.Write(f) // a bytes.Buffer does not fail
