@@ -35,7 +35,8 @@ func TestMonitorsAFakeVM(t *testing.T) {
 func TestNotDDMAwareVM(t *testing.T) {
 	vm := jvmtest.Start(t, "Debuggee", "1")
 	var out, errOut bytes.Buffer
-	require.Equal(t, 2, Run(context.Background(), []string{"-vm", vm.Addr}, &out, &errOut))
+	require.Equal(t, 2, Run(context.Background(), []string{"-vm", vm.Addr}, &out, &errOut),
+		"stderr: %s\nthe VM printed: %s", errOut.String(), vm.Output())
 	require.Contains(t, errOut.String(), "is not DDM-aware")
 	require.Empty(t, out.String())
 }
