@@ -44,6 +44,24 @@
 //	'Z' compressed  either way, with Deflate accepted: uint32 length, then
 //	                that many bytes of whole frames (none of them 'Z')
 //	                compressed with DEFLATE (RFC 1951); see Packer (version 4)
+//	'K' received    either way, with Resume accepted: uint64, the bytes of
+//	                the tunnel's stream the sender has received from the
+//	                other half so far; the other half may forget what it
+//	                sent before them (version 5)
+//
+// Resuming (version 5, with Resume accepted). The near half's answer that
+// turns the session on is followed by a Token (TokenSize bytes): the
+// session's resume token, which only the two halves hold (inside the TLS
+// channel of a keyed tunnel). Each half counts the bytes of the tunnel's
+// stream it sent and received, and keeps what it sent until the other
+// half's 'K' frame says it arrived. When the link is lost, the far half
+// opens a new connection (through the same key) and sends ResumeHello: the
+// magic, the version, the byte 'R', the features, the token and the bytes
+// it received (uint64). The near half answers with a near hello (status 0,
+// or StatusResume and why not); status 0 is followed by the bytes the near
+// half received (uint64) and the session's next token: a token resumes the
+// session once. Then each half sends again what the other has not
+// received, and the stream goes on as if the link had never dropped.
 package tunnel
 
 import (
@@ -61,18 +79,23 @@ import (
 )
 
 // Version is the version of the tunnel's handshake and framing.
-const Version = 4
+const Version = 5
 
 // Features are the optional parts of the protocol a half speaks, one bit
 // each: the far half offers them in its hello, the near half answers with
 // those it accepts.
 type Features uint8
 
-// Deflate: 'Z' frames, batches of frames compressed with DEFLATE.
-const Deflate Features = 1
+const (
+	// Deflate: 'Z' frames, batches of frames compressed with DEFLATE.
+	Deflate Features = 1
+	// Resume: the session survives a lost link: 'K' frames, a resume
+	// token, and the far half's ResumeHello on a new connection.
+	Resume Features = 2
+)
 
 // Supported are the features this version knows.
-const Supported = Deflate
+const Supported = Deflate | Resume
 
 // HeartbeatInterval is how often each half sends a heartbeat frame. A half
 // that hears nothing from its peer for SilenceTimeout ends the session.
@@ -95,6 +118,7 @@ const (
 	Heartbeat byte = 'H'
 	End       byte = 'E'
 	Zipped    byte = 'Z'
+	Received  byte = 'K'
 )
 
 const (
@@ -119,6 +143,9 @@ const (
 	// StatusKey: the near half requires a tunnel key and the far half
 	// came without one (its hello in the clear).
 	StatusKey byte = 4
+	// StatusResume: the near half holds no session for the resume token
+	// (it ended, or the token is wrong or was used already).
+	StatusResume byte = 5
 )
 
 // NotATunnelMessage is what a JDWP debugger that connects to the near half
@@ -184,17 +211,37 @@ func NearHello(status byte, accept Features, message string) []byte {
 	return append(b, message...)
 }
 
-// ReadFarHello reads the far half's hello and returns the features it
-// offers. A JDWP handshake in its place returns ErrJDWPAtNear.
+// ReadFarHello reads the far half's hello that opens a session and returns
+// the features it offers. A JDWP handshake in its place returns
+// ErrJDWPAtNear; a ResumeHello is refused (see ReadHello).
 func ReadFarHello(r io.Reader) (Features, error) {
+	h, err := ReadHello(r)
+	if err == nil && h.Resume {
+		return 0, Errorf("the far half asks to resume a session where one opens")
+	}
+	return h.Features, err
+}
+
+// A Hello is what the far half sent to open a tunnel: a new session's
+// hello, or a ResumeHello.
+type Hello struct {
+	Features Features // offered (a new session), or agreed on (a resume)
+	Resume   bool     // a ResumeHello: Token and Received are set
+	Token    Token
+	Received uint64 // the bytes of the stream the far half received
+}
+
+// ReadHello reads the far half's hello: FarHello's or ResumeHello's. A
+// JDWP handshake in its place returns ErrJDWPAtNear.
+func ReadHello(r io.Reader) (Hello, error) {
 	b := make([]byte, len(magic)+3)
 	// A debugger sends its 14 bytes and waits: read those first.
 	n, err := io.ReadFull(r, b[:len(jdwp.HandshakeBytes)])
 	if err == nil && bytes.Equal(b[:n], jdwp.HandshakeBytes) {
-		return 0, ErrJDWPAtNear
+		return Hello{}, ErrJDWPAtNear
 	}
 	if err == nil && b[0] == tlsHandshakeRecord {
-		return 0, ErrKeyedFar
+		return Hello{}, ErrKeyedFar
 	}
 	if err == nil {
 		var m int
@@ -202,20 +249,83 @@ func ReadFarHello(r io.Reader) (Features, error) {
 		n += m
 	}
 	if err != nil {
-		return 0, Errorf("reading the far half's hello: %d of its %d bytes arrived: %v", n, len(b)+1, err)
+		return Hello{}, Errorf("reading the far half's hello: %d of its %d bytes arrived: %v", n, len(b)+1, err)
 	}
 	if string(b[:len(magic)]) != magic {
-		return 0, Errorf("the peer is not the far half of a split proxy: it sent %q", b)
+		return Hello{}, Errorf("the peer is not the far half of a split proxy: it sent %q", b)
 	}
-	if v := binary.BigEndian.Uint16(b[len(magic):]); v != Version || b[len(b)-1] != 'F' {
-		return 0, &VersionError{theirs: v, role: b[len(b)-1]}
+	role := b[len(b)-1]
+	if v := binary.BigEndian.Uint16(b[len(magic):]); v != Version || (role != 'F' && role != 'R') {
+		return Hello{}, &VersionError{theirs: v, role: role}
 	}
-	var offer [1]byte
-	if _, err := io.ReadFull(r, offer[:]); err != nil {
-		return 0, Errorf("reading the far half's hello: %d of its %d bytes arrived: %v", n, len(b)+1, err)
+	rest := make([]byte, 1, 1+TokenSize+8)
+	if role == 'R' {
+		rest = rest[:cap(rest)]
 	}
-	return Features(offer[0]), nil
+	if m, err := io.ReadFull(r, rest); err != nil {
+		return Hello{}, Errorf("reading the far half's hello: %d of its %d bytes arrived: %v", n+m, n+len(rest), err)
+	}
+	h := Hello{Features: Features(rest[0]), Resume: role == 'R'}
+	if h.Resume {
+		copy(h.Token[:], rest[1:])
+		h.Received = binary.BigEndian.Uint64(rest[1+TokenSize:])
+	}
+	return h, nil
 }
+
+// TokenSize is the size of a resume token.
+const TokenSize = 32
+
+// A Token is a session's resume token: random, known to its two halves.
+type Token [TokenSize]byte
+
+// ResumeHello returns the far half's hello on a new connection that
+// resumes the session of token, having received received bytes of it.
+func ResumeHello(agreed Features, token Token, received uint64) []byte {
+	b := append([]byte(magic), 0, 0, 'R', byte(agreed))
+	binary.BigEndian.PutUint16(b[len(magic):], Version)
+	b = append(b, token[:]...)
+	return binary.BigEndian.AppendUint64(b, received)
+}
+
+// ResumeAnswer returns what follows the near half's status 0 to a
+// ResumeHello: the bytes it received, and the session's next token.
+func ResumeAnswer(received uint64, next Token) []byte {
+	b := binary.BigEndian.AppendUint64(nil, received)
+	return append(b, next[:]...)
+}
+
+// ReadResumeAnswer reads what follows the near half's status 0 to a
+// ResumeHello.
+func ReadResumeAnswer(r io.Reader) (received uint64, next Token, err error) {
+	var b [8 + TokenSize]byte
+	if n, err := io.ReadFull(r, b[:]); err != nil {
+		return 0, next, Errorf("reading the near half's answer to the resume: %d of its %d bytes arrived: %v", n, len(b), err)
+	}
+	copy(next[:], b[8:])
+	return binary.BigEndian.Uint64(b[:]), next, nil
+}
+
+// ReadToken reads the resume token that follows the near half's answer
+// when Resume was accepted.
+func ReadToken(r io.Reader) (Token, error) {
+	var t Token
+	if n, err := io.ReadFull(r, t[:]); err != nil {
+		return t, Errorf("reading the session's resume token: %d of its %d bytes arrived: %v", n, TokenSize, err)
+	}
+	return t, nil
+}
+
+// ReceivedFrame returns the 'K' frame saying the sender has received n
+// bytes of the other half's stream.
+func ReceivedFrame(n uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], n)
+	return NewFrame(Received, b[:])
+}
+
+// ReceivedOf returns the count a 'K' frame's payload tells.
+func ReceivedOf(payload []byte) uint64 { return binary.BigEndian.Uint64(payload) }
 
 // ErrNoAnswer: the peer closed the connection at the far half's hello
 // without a byte. A near half answers every hello, even to refuse it; a
@@ -239,7 +349,7 @@ type VersionError struct {
 }
 
 func (e *VersionError) Error() string {
-	if e.role != 'F' {
+	if e.role != 'F' && e.role != 'R' {
 		return fmt.Sprintf("scache: tunnel: the peer says it is %q, not a far half", e.role)
 	}
 	return fmt.Sprintf("scache: tunnel: the far half speaks tunnel version %d, this near half %d: run the same scache version on both sides", e.theirs, Version)
@@ -419,6 +529,10 @@ func ParseFrame(b []byte) (Frame, error) {
 	case End:
 		if len(f.Payload) > MaxText {
 			return Frame{}, Errorf("an end frame of %d bytes", len(f.Payload))
+		}
+	case Received:
+		if len(f.Payload) != 8 {
+			return Frame{}, Errorf("a received frame of %d bytes", len(f.Payload))
 		}
 	case Heartbeat:
 		if len(f.Payload) != 0 {
