@@ -139,6 +139,11 @@ type Stats struct {
 	// on the wire, compressed where the halves agreed to.
 	TunnelBytes, PushedBytes, PushedUsed, PushedUsedBytes, PushedDropped int64
 	TunnelWireBytes                                                      int64
+	// TunnelResumes (a transport's): how many times the session's link
+	// came back after it was lost; TunnelSentAgainBytes: what this half
+	// sent again then, which the other half had not received.
+	TunnelResumes        int
+	TunnelSentAgainBytes int64
 	// With a clock (WithClock): the round trip of the link to the VM,
 	// measured on commands sent alone (the VM's service taken out), and the
 	// VM's service time per command, as moving averages (cost.go); zero

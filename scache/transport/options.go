@@ -65,12 +65,43 @@ func WithTunnelCompression(on bool) scache.Option {
 	})
 }
 
+// WithResume sets how long the halves of a Proxy's split session wait for
+// their link to come back when it is lost (default DefaultResumeWithin;
+// 0: they do not, and a lost link ends the session). Meanwhile the far
+// half keeps the debugger's connection and dials the near half again with
+// backoff, through the same key; the near half keeps the VM's connection.
+// Neither the debugger nor the VM notices: on resume each half sends again
+// what the other had not received. Past the time, or when a half has kept
+// more than DefaultResumeBytes for the other, the session ends as a lost
+// tunnel does. Both halves must allow it.
+func WithResume(within time.Duration) scache.Option {
+	return option.New(fmt.Sprintf("WithResume(%v)", within), option.Sessions, func(st *option.Settings) error {
+		if within < 0 {
+			return errors.New("a time to wait is 0 or positive")
+		}
+		st.ResumeWithin, st.ResumeSet = within, true
+		return nil
+	})
+}
+
+// resumeWithin returns the grace time of a lost link (0: no resume).
+func (st *settings) resumeWithin() time.Duration {
+	if !st.ResumeSet {
+		return DefaultResumeWithin
+	}
+	return st.ResumeWithin
+}
+
 // features returns the tunnel features this half's settings let it use.
 func (st *settings) features() tunnel.Features {
-	if st.NoCompression {
-		return 0
+	f := tunnel.Resume
+	if st.resumeWithin() <= 0 {
+		f = 0
 	}
-	return tunnel.Deflate
+	if !st.NoCompression {
+		f |= tunnel.Deflate
+	}
+	return f
 }
 
 // WithSessionEnded makes a Proxy call fn after each session with its stats

@@ -50,6 +50,8 @@ type Proxy struct {
 	starting chan struct{}
 	claims   uint64 // the sessions claimed so far: the active one's number
 	wg       sync.WaitGroup
+	// links: a near half's sessions that can resume, by their token.
+	links map[tunnel.Token]*resumableLink
 
 	gate      *handshakeGate // the connections still in their handshake
 	lingering chan struct{}  // a token per refusal at the door still being read out
@@ -182,12 +184,22 @@ func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger
 			peer = "a far half holding this tunnel key (" + key.Fingerprint() + ")"
 			conn, err = p.keyedNear(ctx, conn, key)
 		}
-		var offered tunnel.Features
+		var h tunnel.Hello
 		if err == nil {
-			offered, err = tunnel.ReadFarHello(conn)
+			h, err = tunnel.ReadHello(conn)
 		}
 		switch {
+		case err == nil && h.Resume:
+			_ = conn.SetDeadline(time.Time{})
+			p.gate.done(pc)
+			if stop() {
+				p.resumeSession(conn, h, log)
+			} else {
+				conn.Close()
+			}
+			return
 		case err == nil:
+			offered := h.Features
 			hello = tunnel.FarOpening(offered) // as the far half sent it
 			err = tunnel.ReadHeartbeat(conn)   // the VM is dialled only for a far half that goes on
 		case errors.Is(err, tunnel.ErrJDWPAtNear) && key == nil:
@@ -309,7 +321,7 @@ func (p *Proxy) keyedNear(ctx context.Context, conn net.Conn, key *TunnelKey) (n
 	}
 	peeked := &handshakeRead{Conn: conn, pending: first}
 	if first[0] != tlsHandshakeRecord {
-		if _, err := tunnel.ReadFarHello(peeked); err == nil {
+		if _, err := tunnel.ReadHello(peeked); err == nil { // a new session's hello, or a resume's
 			_, _ = conn.Write(tunnel.NearHello(tunnel.StatusKey, 0, "this near half requires a tunnel key: run the far half with -key FILE, the file the near half was given ("+key.Fingerprint()+")"))
 			return conn, fmt.Errorf("%w: a far half came without a key", ErrWrongTunnelKey)
 		}
@@ -418,6 +430,7 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 		return notStarted(debugger, log, fmt.Errorf("scache: cannot start a session: %w", err))
 	}
 	r.started = func() { p.started(claim) }
+	r.resume = p.resumeConfig(st, log)
 	err = r.Run(ctx, debugger, vm)
 	p.release(claim) // before the session's line: who reads it and connects again is served, not told busy
 	stats := r.Stats()

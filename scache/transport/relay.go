@@ -35,6 +35,10 @@ type Relay struct {
 	features  tunnel.Features // what this half offers (far) or accepts (near)
 	// tunnelW: the last session's tunnel writer, which counts the bytes it wrote.
 	tunnelW atomic.Pointer[queueWriter]
+	// resume: how a Proxy's split session resumes (nil: it does not);
+	// link: the last session's resumable tunnel, with Resume agreed on.
+	resume *resumeConfig
+	link   atomic.Pointer[resumableLink]
 	// endMu guards endReason: why the other half ended the last session
 	// (its 'E' frame), or why this half did.
 	endMu     sync.Mutex
@@ -123,6 +127,9 @@ func (r *Relay) Stats() scache.Stats {
 		st := r.split.stats()
 		if w := r.tunnelW.Load(); w != nil {
 			st.TunnelWireBytes = w.wrote.Load()
+		}
+		if l := r.link.Load(); l != nil {
+			st.TunnelResumes, st.TunnelSentAgainBytes = l.counts()
 		}
 		return st
 	}

@@ -98,9 +98,9 @@ func TestAStalledLinkEndsTheSessionAndTheNextFarHalfIsServed(t *testing.T) {
 func fakeNear(t *testing.T, ln net.Listener) (net.Conn, *tunnel.Reader) {
 	c, err := ln.Accept()
 	require.NoError(t, err)
-	_, err = tunnel.ReadFarHello(c)
+	offer, err := tunnel.ReadFarHello(c)
 	require.NoError(t, err)
-	_, err = c.Write(tunnel.NearHello(tunnel.StatusOn, tunnel.Supported, ""))
+	_, err = c.Write(tunnel.NearHello(tunnel.StatusOn, offer, ""))
 	require.NoError(t, err)
 	return c, tunnel.NewReader(c, 0)
 }

@@ -42,8 +42,14 @@ type splitRun struct {
 
 	tunnel, jdwpConn io.ReadWriteCloser
 	features         tunnel.Features // what the halves agreed on
-	jdwpPeer         string          // "debugger" or "VM": who is at the JDWP side
-	otherHalf        string          // "near half" or "far half"
+	// link, with Resume agreed on: the tunnel, across lost connections;
+	// acked is the count of bytes received that the last 'K' frame said.
+	link  *resumableLink
+	acked atomic.Uint64
+	// gotEnd: the other half's end frame was read; sentEnd: ours was queued.
+	gotEnd, sentEnd atomic.Bool
+	jdwpPeer        string // "debugger" or "VM": who is at the JDWP side
+	otherHalf       string // "near half" or "far half"
 
 	mu             sync.Mutex // the order of the half's calls and of what they put
 	downW, upW     *queueWriter
@@ -59,6 +65,24 @@ type splitRun struct {
 
 // heartbeatFrame is the frame a half sends to say it is alive.
 var heartbeatFrame = tunnel.NewFrame(tunnel.Heartbeat)
+
+// resumable makes the tunnel's side of the session a resumableLink.
+func (s *splitRun) resumable(token tunnel.Token) *resumableLink {
+	side := &s.down
+	if s.tunnelUp {
+		side = &s.up
+	}
+	var written []byte
+	if s.tunnelUp {
+		written = heartbeatFrame // FarOpening's, behind the hello: the stream's first bytes
+	}
+	l := newResumableLink((*side).(net.Conn), s.r.resume, s.r.splitHalf, s.features, token, written)
+	l.endReceived, l.endSent = s.gotEnd.Load, s.sentEnd.Load
+	l.onResumed = func() { s.heard.Store(time.Now().UnixNano()) }
+	*side = l
+	s.r.link.Store(l)
+	return l
+}
 
 func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error {
 	s := &splitRun{r: r, down: down, up: up, half: r.split, tunnelUp: r.splitHalf == FarHalf, quit: make(chan struct{})}
@@ -93,10 +117,11 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 	}
 	var err error
 	var features tunnel.Features // agreed on in the handshake
+	var token tunnel.Token       // the session's, with Resume
 	if s.tunnelUp {
-		features, err = r.farHandshake(down, up, commit)
+		features, token, err = r.farHandshake(down, up, commit)
 	} else {
-		features, err = r.nearHandshake(down, up, commit)
+		features, token, err = r.nearHandshake(down, up, commit)
 	}
 	stopHandshake()
 	if err != nil {
@@ -108,10 +133,14 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 	}
 	r.handshakeThrough()
 	s.features = features
+	if features&tunnel.Resume != 0 {
+		s.link = s.resumable(token)
+	}
 	var pack func([][]byte) [][]byte
 	if features&tunnel.Deflate != 0 {
 		pack = tunnel.NewPacker().Pack
 	}
+	down, up = s.down, s.up // the tunnel's side may be a resumable link now
 	if s.tunnelUp {
 		s.upW = newQueueWriter(up, DefaultTunnelQueueBytes, pack)
 		s.downW = newQueueWriter(down, DefaultTunnelQueueBytes, nil)
@@ -199,6 +228,7 @@ func (s *splitRun) sendEnd(reason string) bool {
 		return false
 	}
 	s.tunnelW.put([][]byte{tunnel.EndFrame(reason)})
+	s.sentEnd.Store(true)
 	s.ending.Store(true)
 	s.record(nil, reason)
 	return true
@@ -302,6 +332,8 @@ func (s *splitRun) readTunnel() {
 			case errors.Is(err, tunnel.ErrOversized): // the connection still works: say why
 				s.failOn(err)
 				s.drainTunnel()
+			case errors.Is(err, ErrTunnelLost): // a resumable link that gave up
+				s.endFromTunnel("", err)
 			case jdwp.IsCleanClose(err):
 				s.endFromTunnel("", fmt.Errorf("%w: the %s closed it without an end frame", ErrTunnelLost, s.otherHalf))
 			default:
@@ -310,10 +342,25 @@ func (s *splitRun) readTunnel() {
 			return
 		}
 		s.heard.Store(time.Now().UnixNano())
+		if s.link != nil {
+			s.acknowledge(ackEvery)
+		}
 		switch b[0] {
 		case tunnel.Heartbeat:
 			continue
+		case tunnel.Received:
+			if s.link != nil && len(b) == tunnel.HeaderSize+8 {
+				s.link.acknowledged(tunnel.ReceivedOf(b[tunnel.HeaderSize:]))
+				continue
+			}
 		case tunnel.End:
+			if s.link != nil {
+				// The other half learns its end frame arrived, before this
+				// half closes the tunnel (a whole frame: the writer's
+				// frames and this one do not interleave).
+				_, _ = s.link.Write(tunnel.ReceivedFrame(s.link.receivedBytes()))
+			}
+			s.gotEnd.Store(true)
 			s.endFromTunnel(string(b[tunnel.HeaderSize:min(len(b), tunnel.HeaderSize+tunnel.MaxText)]), nil)
 			return
 		}
@@ -321,7 +368,7 @@ func (s *splitRun) readTunnel() {
 			if !s.ending.Load() {
 				s.failOn(err)
 			}
-			s.drainTunnel()
+			s.drainFrames(fr)
 			return
 		}
 	}
@@ -343,6 +390,27 @@ func (s *splitRun) drainTunnel() {
 	_, _ = io.Copy(io.Discard, s.tunnel)
 }
 
+// drainFrames is drainTunnel where the frames can still be read: the 'K'
+// frame that says the end frame arrived is taken (a resumable link that
+// is lost then knows it owes nothing).
+func (s *splitRun) drainFrames(fr *tunnel.Reader) {
+	if s.link == nil {
+		s.drainTunnel()
+		return
+	}
+	t := time.AfterFunc(endLinger, func() { s.tunnel.Close() })
+	defer t.Stop()
+	for {
+		b, err := fr.Read()
+		if err != nil {
+			return
+		}
+		if b[0] == tunnel.Received && len(b) == tunnel.HeaderSize+8 {
+			s.link.acknowledged(tunnel.ReceivedOf(b[tunnel.HeaderSize:]))
+		}
+	}
+}
+
 // keepAlive sends a heartbeat every third of the silence timeout, and ends
 // the session when the other half has sent nothing for the timeout, until
 // the readers are done. Silence is checked every silenceChecks-th of the
@@ -360,13 +428,21 @@ func (s *splitRun) keepAlive() {
 			return
 		case <-t.C:
 		}
-		if s.ending.Load() {
-			continue
+		if s.ending.Load() || (s.link != nil && s.link.down()) {
+			continue // a link that is down is silent: it waits to resume
 		}
 		if quiet := time.Since(time.Unix(0, s.heard.Load())); quiet > s.r.silence {
-			s.endFromTunnel("", fmt.Errorf("%w: the %s sent nothing for %v (it sends a heartbeat every %v): the link stalled, or the %s hangs",
-				ErrTunnelLost, s.otherHalf, quiet.Round(100*time.Millisecond), every, s.otherHalf))
+			err := fmt.Errorf("%w: the %s sent nothing for %v (it sends a heartbeat every %v): the link stalled, or the %s hangs",
+				ErrTunnelLost, s.otherHalf, quiet.Round(100*time.Millisecond), every, s.otherHalf)
+			if s.link != nil {
+				s.link.drop(err)
+			} else {
+				s.endFromTunnel("", err)
+			}
 			continue
+		}
+		if s.link != nil {
+			s.acknowledge(1)
 		}
 		if time.Since(lastBeat) < every-check/2 {
 			continue
@@ -377,6 +453,21 @@ func (s *splitRun) keepAlive() {
 			s.tunnelW.put([][]byte{heartbeatFrame})
 		}
 		s.mu.Unlock()
+	}
+}
+
+// acknowledge sends the other half a 'K' frame with the bytes received,
+// if at least least of them arrived since the last one.
+func (s *splitRun) acknowledge(least uint64) {
+	n := s.link.receivedBytes()
+	if n < s.acked.Load()+least {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.ending.Load() && n > s.acked.Load() {
+		s.acked.Store(n)
+		s.tunnelW.put([][]byte{tunnel.ReceivedFrame(n)})
 	}
 }
 
@@ -417,60 +508,80 @@ func (s *splitRun) present(b []byte, up bool) error {
 // farHandshake takes the debugger's JDWP handshake, opens the tunnel with
 // the near half (which reaches the VM) and answers the debugger, once
 // commit lets the session on.
-func (r *Relay) farHandshake(debugger, tun io.ReadWriter, commit func() error) (tunnel.Features, error) {
+func (r *Relay) farHandshake(debugger, tun io.ReadWriter, commit func() error) (tunnel.Features, tunnel.Token, error) {
+	var token tunnel.Token
 	defer r.handshakeDeadline(debugger, tun)()
 	if err := jdwp.ReadHandshake(debugger, "debugger"); err != nil {
-		return 0, err
+		return 0, token, err
 	}
-	if _, err := tun.Write(tunnel.FarOpening(r.features)); err != nil {
-		return 0, fmt.Errorf("%w: sending the hello to the near half: %w", scache.ErrTunnel, err)
+	offer := r.features
+	if _, ok := tun.(net.Conn); !ok || r.resume == nil {
+		offer &^= tunnel.Resume // no way to a new connection
+	}
+	if _, err := tun.Write(tunnel.FarOpening(offer)); err != nil {
+		return 0, token, fmt.Errorf("%w: sending the hello to the near half: %w", scache.ErrTunnel, err)
 	}
 	accepted, err := tunnel.ReadNearHello(tun)
 	if err != nil {
 		if errors.Is(err, tunnel.ErrNoAnswer) {
-			return 0, tunnel.Errorf("%s answered like a JDWP VM, not a near half (it closed the connection at the tunnel's hello without a word): use -split far only towards a near half (scache proxy -split near)", peerName(tun))
+			return 0, token, tunnel.Errorf("%s answered like a JDWP VM, not a near half (it closed the connection at the tunnel's hello without a word): use -split far only towards a near half (scache proxy -split near)", peerName(tun))
 		}
-		return 0, err
+		return 0, token, err
 	}
-	if accepted&^r.features != 0 {
-		return 0, tunnel.Errorf("the near half accepted features %#x of the %#x offered", byte(accepted), byte(r.features))
+	if accepted&^offer != 0 {
+		return 0, token, tunnel.Errorf("the near half accepted features %#x of the %#x offered", byte(accepted), byte(offer))
+	}
+	if accepted&tunnel.Resume != 0 {
+		if token, err = tunnel.ReadToken(tun); err != nil {
+			return 0, token, err
+		}
 	}
 	if err := commit(); err != nil {
-		return 0, err
+		return 0, token, err
 	}
 	if _, err := debugger.Write(jdwp.HandshakeBytes); err != nil {
-		return 0, fmt.Errorf("scache: answering the debugger's handshake: %w", err)
+		return 0, token, fmt.Errorf("scache: answering the debugger's handshake: %w", err)
 	}
-	return accepted, nil
+	return accepted, token, nil
 }
 
 // nearHandshake takes the far half's hello, does the JDWP handshake with
 // the VM and answers the far half, once commit lets the session on.
-func (r *Relay) nearHandshake(tun, vm io.ReadWriter, commit func() error) (tunnel.Features, error) {
+func (r *Relay) nearHandshake(tun, vm io.ReadWriter, commit func() error) (tunnel.Features, tunnel.Token, error) {
+	var token tunnel.Token
 	defer r.handshakeDeadline(tun, vm)()
 	offered, err := tunnel.ReadFarHello(tun)
 	if err != nil {
 		refuseFar(tun, err)
-		return 0, err
+		return 0, token, err
 	}
 	if _, err := vm.Write(jdwp.HandshakeBytes); err != nil {
 		err = fmt.Errorf("scache: sending the handshake to the VM at %s: %w", peerName(vm), err)
 		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVM, 0, err.Error()))
-		return 0, err
+		return 0, token, err
 	}
 	if err := jdwp.ReadHandshake(vm, "VM"); err != nil {
 		err = fmt.Errorf("scache: the VM at %s: %w", peerName(vm), err)
 		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVM, 0, err.Error()))
-		return 0, err
+		return 0, token, err
 	}
 	if err := commit(); err != nil {
-		return 0, err
+		return 0, token, err
 	}
-	accepted := offered & r.features
-	if _, err := tun.Write(tunnel.NearHello(tunnel.StatusOn, accepted, "")); err != nil {
-		return 0, fmt.Errorf("%w: answering the far half: %w", scache.ErrTunnel, err)
+	accept := r.features
+	if _, ok := tun.(net.Conn); !ok || r.resume == nil {
+		accept &^= tunnel.Resume // no Proxy to take the far half's next connection
 	}
-	return accepted, nil
+	accepted := offered & accept
+	answer := tunnel.NearHello(tunnel.StatusOn, accepted, "")
+	if accepted&tunnel.Resume != 0 {
+		token = newToken()
+		answer = append(answer, token[:]...)
+	}
+	if _, err := tun.Write(answer); err != nil {
+		return 0, token, fmt.Errorf("%w: answering the far half: %w", scache.ErrTunnel, err)
+	}
+	return accepted, token, nil
 }
 
 // refuseFar tells a peer that is not a far half of this version why the

@@ -87,6 +87,8 @@ type Settings struct {
 	HandshakeTimeout time.Duration
 	SilenceTimeout   time.Duration // a split half's; 0: the tunnel's default
 	NoCompression    bool          // a split half's tunnel: no 'Z' frames
+	ResumeWithin     time.Duration // a split half's grace time for a lost link
+	ResumeSet        bool          // ResumeWithin was given (0 turns resuming off)
 	TunnelKey        any           // a *transport.TunnelKey
 	HandshakeLimits  any           // a transport.HandshakeLimits
 	SessionEnded     any           // a func(scache.Stats, error)

@@ -1,0 +1,92 @@
+package transport
+
+import (
+	"context"
+	"crypto/subtle"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
+)
+
+// resumeConfig returns how the Proxy's split sessions resume after a lost
+// link, or nil when they do not (one proxy, or WithResume(0)).
+func (p *Proxy) resumeConfig(st *settings, log *slog.Logger) *resumeConfig {
+	within := st.resumeWithin()
+	if st.half() == Whole || within <= 0 {
+		return nil
+	}
+	timeout := st.HandshakeTimeout
+	if timeout <= 0 {
+		timeout = jdwp.HandshakeTimeout
+	}
+	cfg := &resumeConfig{within: within, maxKept: DefaultResumeBytes, log: log, timeout: timeout}
+	if st.half() == FarHalf {
+		key := st.tunnelKey()
+		cfg.dial = func(ctx context.Context) (net.Conn, error) {
+			c, err := p.dialVM(ctx)
+			if err != nil || key == nil {
+				return c, err
+			}
+			return keyedFar(ctx, c, key, timeout)
+		}
+		return cfg
+	}
+	cfg.register = func(t tunnel.Token, l *resumableLink) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.links == nil {
+			p.links = map[tunnel.Token]*resumableLink{}
+		}
+		p.links[t] = l
+	}
+	cfg.forget = func(t tunnel.Token) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		delete(p.links, t)
+	}
+	return cfg
+}
+
+// linkOf returns the session waiting to resume with token, if any: the
+// tokens are compared in constant time.
+func (p *Proxy) linkOf(token tunnel.Token) *resumableLink {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var found *resumableLink
+	for t, l := range p.links {
+		if subtle.ConstantTimeCompare(t[:], token[:]) == 1 {
+			found = l
+		}
+	}
+	return found
+}
+
+// resumeSession hands conn, a far half's new connection with its
+// ResumeHello h, to the session of h's token. A token no session holds
+// (wrong, used already, or of a session that ended) resumes nothing and
+// never reaches the VM: the far half is told so, and it is logged.
+func (p *Proxy) resumeSession(conn net.Conn, h tunnel.Hello, log *slog.Logger) {
+	l := p.linkOf(h.Token)
+	if l == nil {
+		log.Warn("scache: refusing to resume a split session: no session holds its token (it ended, or the token is wrong or was used already)",
+			"remote", conn.RemoteAddr().String())
+		_ = conn.SetWriteDeadline(time.Now().Add(doorLinger))
+		_, _ = conn.Write(tunnel.NearHello(tunnel.StatusResume, 0, "no session here holds this resume token: it ended, or the token is wrong or was used already"))
+		conn.Close()
+		return
+	}
+	if h.Features != l.features {
+		log.Warn("scache: refusing to resume a split session: the far half names other features than the session's", "remote", conn.RemoteAddr().String())
+		_, _ = conn.Write(tunnel.NearHello(tunnel.StatusResume, 0, "the resume names other features than the session's"))
+		conn.Close()
+		return
+	}
+	if err := l.resumeNear(conn, h.Token, h.Received); err != nil {
+		log.Warn("scache: a split session could not resume", "remote", conn.RemoteAddr().String(), "err", err)
+		_, _ = conn.Write(tunnel.NearHello(tunnel.StatusResume, 0, "the session cannot resume: "+err.Error()))
+		conn.Close()
+	}
+}

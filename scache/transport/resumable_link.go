@@ -1,0 +1,506 @@
+package transport
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
+)
+
+// A resumableLink is the tunnel of a split session that survives the loss
+// of its connection (tunnel.Resume): the stream of bytes between the two
+// halves, over one connection after another.
+//
+// It counts the bytes it sent and received, and keeps what it sent until
+// the other half says, in a 'K' frame, that it received them. When the
+// connection fails (a reset, an end without an end frame, or the silence
+// that the split run reports with drop), the link is down: reads wait,
+// writes are kept. The far half dials again with backoff and sends its
+// ResumeHello; the near half waits for it at its Proxy. On resume each
+// half sends again what the other has not received, and reads go on where
+// they stopped: the split run's frame reader never sees the cut. Past the
+// grace time, or when what is kept would pass the bound, the link gives
+// up: reads and writes return an error wrapping ErrTunnelLost.
+type resumableLink struct {
+	cfg      *resumeConfig
+	half     Half
+	features tunnel.Features
+	// endReceived and endSent report whether the other half's end frame
+	// was read, and whether this half's was written: a connection lost
+	// after the first, or after the second once the other half said it
+	// received everything, is the session's end, not a cut.
+	endReceived, endSent func() bool
+	// onResumed is called after each resume (the split run restarts its
+	// silence clock).
+	onResumed func()
+	ctx       context.Context // ended by Close: stops a far half's dialling
+	cancel    context.CancelFunc
+
+	writeMu sync.Mutex // held for each write to a connection, and for a resume's replay
+
+	mu   sync.Mutex
+	cond *sync.Cond
+	conn net.Conn // nil while the link is down
+	gen  uint64   // the connection's number: a read of an older one is dropped
+	// writeDead: a write to conn failed. What is written is kept, and the
+	// reader goes on reading what arrived until conn fails there too:
+	// what it reads is what the other half need not send again.
+	writeDead bool
+	sent      uint64 // bytes written into the stream
+	acked     uint64 // bytes the other half said it received
+	kept      []byte // the stream's bytes [acked, sent)
+	received  uint64 // bytes read from the stream
+	token     tunnel.Token
+	// previous is the near half's token before the last resume, still
+	// taken until the far half shows it read the new one (its first byte
+	// on the new connection): the answer that carried it may have been cut.
+	previous    tunnel.Token
+	hasPrevious bool
+	err         error // the link gave up or closed: reads and writes return it
+	lostAt      time.Time
+	lostWhy     error
+	expiry      *time.Timer
+	resumes     int
+	replayed    int64
+}
+
+// resumeConfig is how a Proxy's split sessions resume: set on each
+// session's Relay by the Proxy (a Relay run alone has no way to a new
+// connection, and does not offer Resume).
+type resumeConfig struct {
+	within   time.Duration // the grace time
+	maxKept  int           // the bound on what a half keeps for the other
+	log      *slog.Logger
+	timeout  time.Duration // of a resume's handshake
+	dial     func(ctx context.Context) (net.Conn, error)
+	register func(tunnel.Token, *resumableLink) // the near half's Proxy
+	forget   func(tunnel.Token)
+}
+
+// DefaultResumeWithin is how long the halves of a split session wait for
+// a lost link to come back before they end the session (WithResume).
+const DefaultResumeWithin = 3 * time.Minute
+
+// DefaultResumeBytes bounds what each half of a split session keeps for
+// the other until it says it received it: what crosses while the link is
+// down, and what was in flight when it went. Past it the session ends.
+const DefaultResumeBytes = 64 << 20
+
+// Backoff of a far half's dialling while the link is down.
+const (
+	redialFirst = 20 * time.Millisecond
+	redialMost  = 500 * time.Millisecond
+)
+
+// ackEvery is how many bytes a half reads before it says so in a 'K'
+// frame, on top of one every silence check.
+const ackEvery = 256 << 10
+
+// newResumableLink returns the link of a session on c. written is what
+// this half wrote of the stream before (the heartbeat behind a far half's
+// hello).
+func newResumableLink(c net.Conn, cfg *resumeConfig, half Half, features tunnel.Features, token tunnel.Token, written []byte) *resumableLink {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &resumableLink{cfg: cfg, half: half, features: features, conn: c, token: token, ctx: ctx, cancel: cancel,
+		endReceived: func() bool { return false }, endSent: func() bool { return false }, onResumed: func() {},
+		kept: append([]byte(nil), written...), sent: uint64(len(written))}
+	l.cond = sync.NewCond(&l.mu)
+	if cfg.register != nil {
+		cfg.register(token, l)
+	}
+	return l
+}
+
+// newToken returns a random resume token.
+func newToken() tunnel.Token {
+	var t tunnel.Token
+	_, _ = rand.Read(t[:]) // crypto/rand.Read does not fail
+	return t
+}
+
+// Read reads the stream, across resumes.
+func (l *resumableLink) Read(p []byte) (int, error) {
+	for {
+		l.mu.Lock()
+		for l.conn == nil && l.err == nil {
+			l.cond.Wait()
+		}
+		if l.err != nil {
+			l.mu.Unlock()
+			return 0, l.err
+		}
+		c, gen := l.conn, l.gen
+		l.mu.Unlock()
+		n, err := c.Read(p)
+		l.mu.Lock()
+		if gen != l.gen {
+			l.mu.Unlock()
+			continue // a resume replaced the connection: the other half sends these bytes again
+		}
+		l.received += uint64(n)
+		if n > 0 && l.hasPrevious {
+			l.hasPrevious = false // the far half holds the new token
+			l.cfg.forget(l.previous)
+		}
+		if err != nil {
+			l.lostLocked(gen, err)
+		}
+		l.mu.Unlock()
+		if n > 0 {
+			return n, nil
+		}
+	}
+}
+
+// Write adds p to the stream: written now while the link is up, kept for
+// the other half until it says it received it, and sent again on resume.
+// While the link is up and the kept bytes are at their bound, it waits for
+// the other half's 'K' frames; while it is down, it fails the session.
+func (l *resumableLink) Write(p []byte) (int, error) {
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	l.mu.Lock()
+	for l.err == nil && l.conn != nil && len(l.kept) > 0 && len(l.kept)+len(p) > l.cfg.maxKept {
+		l.cond.Wait()
+	}
+	if l.err == nil && len(l.kept)+len(p) > l.cfg.maxKept {
+		l.giveUpLocked(fmt.Errorf("%w: the link to the %s is down and what this half keeps for it passed %d bytes",
+			ErrTunnelLost, l.otherHalf(), l.cfg.maxKept))
+	}
+	if l.err != nil {
+		err := l.err
+		l.mu.Unlock()
+		return 0, err
+	}
+	l.kept = append(l.kept, p...)
+	l.sent += uint64(len(p))
+	c, gen := l.conn, l.gen
+	if l.writeDead {
+		c = nil
+	}
+	l.mu.Unlock()
+	if c != nil {
+		if _, err := c.Write(p); err != nil {
+			l.mu.Lock()
+			if gen == l.gen {
+				l.writeDead = true // the reader ends the connection once it has read what came
+			}
+			l.mu.Unlock()
+		}
+	}
+	return len(p), nil
+}
+
+// CloseWrite half-closes the connection, when the link is up.
+func (l *resumableLink) CloseWrite() error {
+	l.mu.Lock()
+	c := l.conn
+	l.mu.Unlock()
+	if c == nil {
+		return errors.New("the link is down")
+	}
+	return closeWrite(c)
+}
+
+// Close ends the link for good.
+func (l *resumableLink) Close() error {
+	l.mu.Lock()
+	l.giveUpLocked(net.ErrClosed)
+	l.mu.Unlock()
+	return nil
+}
+
+// acknowledged takes the other half's 'K' frame: it received n bytes.
+func (l *resumableLink) acknowledged(n uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.trimLocked(n)
+}
+
+// trimLocked forgets what the other half received, up to n.
+func (l *resumableLink) trimLocked(n uint64) {
+	if n <= l.acked || n > l.sent {
+		return // an old count (sent again at a resume), or none we sent
+	}
+	l.kept = l.kept[n-l.acked:]
+	l.acked = n
+	if cap(l.kept) > 2*len(l.kept)+ackEvery {
+		l.kept = append([]byte(nil), l.kept...)
+	}
+	l.cond.Broadcast()
+}
+
+// receivedBytes returns the bytes read from the stream so far.
+func (l *resumableLink) receivedBytes() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.received
+}
+
+// down reports whether the link waits for a resume.
+func (l *resumableLink) down() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.conn == nil && l.err == nil
+}
+
+// drop takes the link down: the split run heard nothing for its silence
+// timeout (a link that stalled keeps its socket open).
+func (l *resumableLink) drop(why error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lostLocked(l.gen, why)
+}
+
+// counts returns the resumes so far and the bytes sent again at them.
+func (l *resumableLink) counts() (int, int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.resumes, l.replayed
+}
+
+func (l *resumableLink) otherHalf() string {
+	if l.half == NearHalf {
+		return "far half"
+	}
+	return "near half"
+}
+
+// lostLocked takes the link down after its connection of number gen
+// failed with why, unless a resume replaced it already. A session that is
+// ending ends with it.
+func (l *resumableLink) lostLocked(gen uint64, why error) {
+	if gen != l.gen || l.conn == nil || l.err != nil {
+		return
+	}
+	old := l.conn
+	l.conn, l.gen = nil, l.gen+1
+	go old.Close() // a write blocked on a stalled link returns
+	// The session's end, with nothing owed: the other half's end frame was
+	// read; or ours was sent, and the other half said it arrived, or
+	// closed its side cleanly after it (a forwarder between the halves
+	// may not pass on the 'K' frame that follows a half-close).
+	if l.endReceived() || (l.endSent() && (l.acked == l.sent || errors.Is(why, io.EOF))) {
+		l.giveUpLocked(net.ErrClosed)
+		return
+	}
+	l.lostAt, l.lostWhy = time.Now(), why
+	until := l.lostAt.Add(l.cfg.within)
+	l.expiry = time.AfterFunc(l.cfg.within, func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.conn == nil {
+			l.giveUpLocked(fmt.Errorf("%w: the link to the %s was lost (%v) and did not come back within %v",
+				ErrTunnelLost, l.otherHalf(), l.lostWhy, l.cfg.within))
+		}
+	})
+	l.cfg.log.Warn("scache: the link to the "+l.otherHalf()+" was lost; the session waits for it to come back",
+		"half", l.half.String(), "err", why, "until", until.Format(time.TimeOnly))
+	if l.half == FarHalf {
+		go l.redial()
+	}
+}
+
+// giveUpLocked ends the link with err: reads and writes return it.
+func (l *resumableLink) giveUpLocked(err error) {
+	if l.err != nil {
+		return
+	}
+	l.err = err
+	if l.conn != nil {
+		go l.conn.Close()
+		l.conn = nil
+	}
+	l.gen++
+	if l.expiry != nil {
+		l.expiry.Stop()
+	}
+	l.cancel()
+	if l.cfg.forget != nil {
+		l.cfg.forget(l.token)
+		if l.hasPrevious {
+			l.cfg.forget(l.previous)
+		}
+	}
+	if !errors.Is(err, net.ErrClosed) {
+		l.cfg.log.Error("scache: the split session gives up its link", "half", l.half.String(), "err", err)
+	}
+	l.cond.Broadcast()
+}
+
+// redial is the far half's: it dials the near half again, with backoff,
+// until a resume succeeds, the near half says it holds the session no
+// more, or the link gives up.
+func (l *resumableLink) redial() {
+	wait := time.Duration(0) // the first at once: a reset link is often back already
+	for attempt := 1; ; attempt++ {
+		select {
+		case <-l.ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(max(2*wait, redialFirst), redialMost)
+		err := l.resumeFar()
+		if err == nil {
+			return
+		}
+		var refusal *tunnel.RefusalError
+		if errors.As(err, &refusal) || errors.Is(err, errResumeRefused) {
+			l.mu.Lock()
+			if l.endSent() {
+				// The near half read the end frame and closed: its 'K'
+				// frame was cut on the way.
+				l.giveUpLocked(net.ErrClosed)
+			} else {
+				l.giveUpLocked(fmt.Errorf("%w: the near half refused to resume the session: %w", ErrTunnelLost, err))
+			}
+			l.mu.Unlock()
+			return
+		}
+		l.cfg.log.Debug("scache: the near half is not reachable yet", "attempt", attempt, "err", err)
+	}
+}
+
+// errResumeRefused: the near half answered, and the session cannot go on.
+var errResumeRefused = errors.New("the session cannot resume")
+
+// resumeFar dials the near half and resumes the session on that connection.
+func (l *resumableLink) resumeFar() error {
+	ctx, cancel := context.WithTimeout(l.ctx, l.cfg.timeout)
+	defer cancel()
+	c, err := l.cfg.dial(ctx)
+	if err != nil {
+		return err
+	}
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
+	l.mu.Lock()
+	if l.conn != nil || l.err != nil {
+		l.mu.Unlock()
+		c.Close()
+		return nil // resumed or given up meanwhile
+	}
+	hello := tunnel.ResumeHello(l.features, l.token, l.received)
+	l.mu.Unlock()
+	if _, err := c.Write(hello); err != nil {
+		c.Close()
+		return err
+	}
+	if _, err := tunnel.ReadNearHello(c); err != nil {
+		c.Close()
+		return err
+	}
+	theirs, next, err := tunnel.ReadResumeAnswer(c)
+	if err != nil {
+		c.Close()
+		return err
+	}
+	if !stop() {
+		return ctx.Err()
+	}
+	l.mu.Lock()
+	l.token = next // the near half took it on as it answered
+	l.mu.Unlock()
+	if err := l.resume(c, theirs, nil, func() {}); err != nil {
+		c.Close()
+		return err
+	}
+	return nil
+}
+
+// resumeNear resumes the session on c, a far half's new connection whose
+// ResumeHello says it received theirs bytes: the near half answers, then
+// sends again what the far half lacks.
+func (l *resumableLink) resumeNear(c net.Conn, used tunnel.Token, theirs uint64) error {
+	next := newToken()
+	var preface []byte
+	return l.resume(c, theirs, func(received uint64) []byte {
+		preface = append(tunnel.NearHello(tunnel.StatusOn, l.features, ""), tunnel.ResumeAnswer(received, next)...)
+		return preface
+	}, func() {
+		if l.hasPrevious && used == l.previous {
+			// The far half never read the last answer: its token stays
+			// the previous one until it reads this one's.
+			l.cfg.forget(l.token)
+		} else {
+			if l.hasPrevious {
+				l.cfg.forget(l.previous)
+			}
+			l.previous, l.hasPrevious = l.token, true
+		}
+		l.token = next
+		l.cfg.register(next, l)
+	})
+}
+
+// resume makes c the link's connection: the other half received theirs
+// bytes of the stream. preface, if set, returns what to write first, given
+// the bytes this half received; agreed runs under the link's lock before
+// it is written; then what the other half lacks is written again, and the
+// link is up. A failed write leaves it down.
+func (l *resumableLink) resume(c net.Conn, theirs uint64, preface func(received uint64) []byte, agreed func()) error {
+	l.mu.Lock()
+	if err := l.err; err != nil {
+		l.mu.Unlock()
+		return err
+	}
+	if theirs < l.acked || theirs > l.sent {
+		err := fmt.Errorf("%w: the %s received %d bytes of the stream, and this half keeps bytes %d to %d",
+			errResumeRefused, l.otherHalf(), theirs, l.acked, l.sent)
+		l.mu.Unlock()
+		return err
+	}
+	old := l.conn
+	l.conn, l.gen, l.writeDead = nil, l.gen+1, false // what an older connection reads from here on is dropped
+	l.mu.Unlock()
+	if old != nil {
+		old.Close() // the other half saw the loss first
+	}
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	l.mu.Lock()
+	if err := l.err; err != nil {
+		l.mu.Unlock()
+		return err
+	}
+	l.trimLocked(theirs)
+	again := append([]byte(nil), l.kept[theirs-l.acked:]...)
+	var first []byte
+	if preface != nil {
+		first = preface(l.received)
+	}
+	agreed() // before the write: the other half may read the answer even if the write fails
+	l.mu.Unlock()
+	_, werr := (&net.Buffers{first, again}).WriteTo(c)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	// Up even if the write failed: what the other half sent on c is read
+	// until c fails there too, and counts for the next resume.
+	l.conn, l.writeDead = c, werr != nil
+	l.gen++
+	if l.expiry != nil {
+		l.expiry.Stop()
+	}
+	l.resumes++
+	l.replayed += int64(len(again))
+	after := time.Duration(0)
+	if !l.lostAt.IsZero() {
+		after = time.Since(l.lostAt)
+	}
+	l.cfg.log.Info("scache: the link to the "+l.otherHalf()+" is back: the session goes on",
+		"half", l.half.String(), "down_for", after.Round(time.Millisecond), "sent_again_bytes", len(again), "remote", peerName(c))
+	l.lostAt = time.Time{}
+	l.cond.Broadcast()
+	go l.onResumed()
+	return nil
+}

@@ -1,0 +1,170 @@
+package transport
+
+import (
+	"bytes"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+// loopbackPair returns the two ends of a loopback TCP connection.
+func loopbackPair(t testing.TB) (net.Conn, net.Conn) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	a, err := net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	b := <-accepted
+	require.NotNil(t, b)
+	t.Cleanup(func() { a.Close(); b.Close() })
+	return a, b
+}
+
+// testLinks returns two resumable links over a loopback connection, each
+// reading the other's stream into a buffer of its own.
+func testLinks(t testing.TB, maxKept int, within time.Duration) (x, y *resumableLink, readX, readY *lockedBuffer) {
+	a, b := loopbackPair(t)
+	cfg := &resumeConfig{within: within, maxKept: maxKept, log: slog.New(slog.NewTextHandler(io.Discard, nil)), timeout: time.Second}
+	// Both links take the near half's part: neither dials.
+	x = newResumableLink(a, cfg, NearHalf, 0, newToken(), nil)
+	y = newResumableLink(b, cfg, NearHalf, 0, newToken(), nil)
+	t.Cleanup(func() { x.Close(); y.Close() })
+	readX, readY = &lockedBuffer{}, &lockedBuffer{}
+	go func() { _, _ = io.Copy(readX, x) }()
+	go func() { _, _ = io.Copy(readY, y) }()
+	return x, y, readX, readY
+}
+
+// A lockedBuffer collects what a link reads, and says when it has n bytes.
+type lockedBuffer struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	cond *sync.Cond
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cond == nil {
+		b.cond = sync.NewCond(&b.mu)
+	}
+	b.b.Write(p)
+	b.cond.Broadcast()
+	return len(p), nil
+}
+
+// await returns the first n bytes read, once they are there, or what
+// there is after a minute.
+func (b *lockedBuffer) await(n int) []byte {
+	deadline := time.AfterFunc(time.Minute, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if b.cond != nil {
+			b.cond.Broadcast()
+		}
+	})
+	defer deadline.Stop()
+	start := time.Now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cond == nil {
+		b.cond = sync.NewCond(&b.mu)
+	}
+	for b.b.Len() < n && time.Since(start) < time.Minute {
+		b.cond.Wait()
+	}
+	return append([]byte(nil), b.b.Bytes()...)
+}
+
+// cutAndResume takes both links down and brings them back on a new
+// connection, each telling the other what it received, as the hellos do.
+func cutAndResume(t testing.TB, x, y *resumableLink) {
+	x.drop(io.ErrUnexpectedEOF)
+	y.drop(io.ErrUnexpectedEOF)
+	a, b := loopbackPair(t)
+	gotX, gotY := x.receivedBytes(), y.receivedBytes()
+	errs := make(chan error, 2)
+	go func() { errs <- x.resume(a, gotY, nil, func() {}) }()
+	go func() { errs <- y.resume(b, gotX, nil, func() {}) }()
+	require.NoError(t, <-errs)
+	require.NoError(t, <-errs)
+}
+
+// Whatever each side writes, and wherever the link is cut, each side reads
+// the other's stream exactly: every byte once, in order.
+func TestTheLinkDeliversEveryByteOnceAcrossCuts(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		x, y, readX, readY := testLinks(t, 1<<20, time.Minute)
+		var sentX, sentY []byte
+		steps := rapid.IntRange(1, 30).Draw(rt, "steps")
+		for i := range steps {
+			switch rapid.IntRange(0, 3).Draw(rt, "op") {
+			case 0, 1:
+				n := rapid.IntRange(1, 5000).Draw(rt, "bytes")
+				p := bytes.Repeat([]byte{byte(i)}, n)
+				from, to := x, &sentX
+				if rapid.Bool().Draw(rt, "from y") {
+					from, to = y, &sentY
+				}
+				_, err := from.Write(p)
+				require.NoError(rt, err)
+				*to = append(*to, p...)
+			case 2:
+				cutAndResume(t, x, y)
+			case 3:
+				// Each says what it received, as the 'K' frames do.
+				x.acknowledged(y.receivedBytes())
+				y.acknowledged(x.receivedBytes())
+			}
+		}
+		require.Equal(rt, sentX, readY.await(len(sentX)), "what x wrote, y read")
+		require.Equal(rt, sentY, readX.await(len(sentY)), "what y wrote, x read")
+	})
+}
+
+// What a half keeps for the other is bounded: while the link is down, a
+// write past the bound ends the link (and the session) with why.
+func TestAFullKeepEndsTheLink(t *testing.T) {
+	x, _, _, _ := testLinks(t, 1024, time.Minute)
+	x.drop(io.ErrUnexpectedEOF)
+	_, err := x.Write(make([]byte, 1000))
+	require.NoError(t, err, "kept while down")
+	_, err = x.Write(make([]byte, 100))
+	require.ErrorIs(t, err, ErrTunnelLost)
+	require.ErrorContains(t, err, "passed 1024 bytes")
+	_, err = x.Read(make([]byte, 1))
+	require.ErrorIs(t, err, ErrTunnelLost, "reads end too")
+}
+
+// A link that stays down past its grace time gives up, and says so.
+func TestALinkDownPastItsGraceGivesUp(t *testing.T) {
+	x, _, _, _ := testLinks(t, 1024, 10*time.Millisecond)
+	x.drop(io.ErrUnexpectedEOF)
+	_, err := x.Read(make([]byte, 1))
+	require.ErrorIs(t, err, ErrTunnelLost)
+	require.ErrorContains(t, err, "did not come back within 10ms")
+}
+
+// A resume that names a count of the stream outside what the half keeps is
+// refused: the other half's state cannot be matched.
+func TestAResumeOutsideTheKeptBytesIsRefused(t *testing.T) {
+	x, _, _, _ := testLinks(t, 1024, time.Minute)
+	_, err := x.Write([]byte("hello"))
+	require.NoError(t, err)
+	x.drop(io.ErrUnexpectedEOF)
+	a, _ := loopbackPair(t)
+	require.ErrorIs(t, x.resume(a, 6, nil, func() {}), errResumeRefused)
+	x.acknowledged(3)
+	require.ErrorIs(t, x.resume(a, 2, nil, func() {}), errResumeRefused)
+}

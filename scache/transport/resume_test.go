@@ -1,0 +1,315 @@
+package transport_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/internal/nettest"
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
+	"github.com/jdwpscache/scache/scache/transport"
+	"github.com/stretchr/testify/require"
+)
+
+// resumeSilence is the halves' silence timeout in these tests: a
+// black-holed link is noticed within it, as a real one is within 15 s.
+const resumeSilence = 400 * time.Millisecond
+
+// resumingSplit is a split proxy whose link a test cuts: a far half, a
+// near half in front of a VM, a Cutter between them, and what the halves
+// logged and their sessions' ends.
+type resumingSplit struct {
+	far    string // the debugger's address
+	near   string // the near half's own address (behind the cutter)
+	cutter *nettest.Cutter
+	logs   *syncBuffer
+	ended  chan halfEnd
+}
+
+type halfEnd struct {
+	half  transport.Half
+	stats scache.Stats
+	err   error
+}
+
+// startResumingSplit runs both halves with opts (and resumeSilence) until
+// the test ends.
+func startResumingSplit(t *testing.T, vmAddr string, opts ...scache.Option) *resumingSplit {
+	s := &resumingSplit{logs: &syncBuffer{}, ended: make(chan halfEnd, 4)}
+	log := slog.New(slog.NewTextHandler(s.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	serve := func(half transport.Half, target string) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		all := append([]scache.Option{transport.WithSplit(half), transport.WithSilenceTimeout(resumeSilence), scache.WithLogger(log),
+			transport.WithSessionEnded(func(st scache.Stats, err error) { s.ended <- halfEnd{half, st, err} })}, opts...)
+		p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", target)
+		}, all...)
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- p.Serve(ctx, ln) }()
+		t.Cleanup(func() {
+			cancel()
+			require.NoError(t, <-done)
+		})
+		return ln.Addr().String()
+	}
+	s.near = serve(transport.NearHalf, vmAddr)
+	s.cutter = nettest.NewCutter(t, s.near)
+	s.far = serve(transport.FarHalf, s.cutter.Addr)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("%s; the halves logged:\n%s", s.cutter, s.logs)
+		}
+	})
+	return s
+}
+
+// ends returns both halves' session ends, the far half's first.
+func (s *resumingSplit) ends(t *testing.T) (far, near halfEnd) {
+	for range 2 {
+		select {
+		case e := <-s.ended:
+			if e.half == transport.FarHalf {
+				far = e
+			} else {
+				near = e
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("the halves' sessions did not end; they logged:\n%s", s.logs)
+		}
+	}
+	return far, near
+}
+
+// A syncBuffer is a log both halves write at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// TestASessionSurvivesItsLinkCut debugs real VMs with the JDI driver and
+// jdb through a split proxy whose link is reset or black-holed again and
+// again mid-stream (at stops, in steps, in invocations, in the middle of
+// frames): every transcript equals a direct session's, the link came back
+// each time, and both halves ended cleanly.
+func TestASessionSurvivesItsLinkCut(t *testing.T) {
+	jvmtest.Require(t)
+	for _, tc := range []struct {
+		name  string
+		opts  jvmtest.DriverOptions
+		cut   func(c *nettest.Cutter)
+		least int // cuts at least
+	}{
+		{"JDI reset every 4 KiB", jvmtest.DriverOptions{Stops: 3}, func(c *nettest.Cutter) { c.CutEvery(4 << 10) }, 3},
+		{"JDI with renderers reset every 1500 bytes", jvmtest.DriverOptions{Stops: 2, Renderers: true}, func(c *nettest.Cutter) { c.CutEvery(1500) }, 10},
+		{"JDI black-holed every 16 KiB", jvmtest.DriverOptions{Stops: 3}, func(c *nettest.Cutter) { c.HoleEvery(16 << 10) }, 1},
+		{"jdb reset every 2 KiB", jvmtest.DriverOptions{Stops: 3, Jdb: true}, func(c *nettest.Cutter) { c.CutEvery(2 << 10) }, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vm := jvmtest.Start(t, "Debuggee", tc.opts.DebuggeeArgs(3)...)
+			direct, _ := jvmtest.RunDriver(t, vm.Addr, tc.opts)
+
+			vm = jvmtest.Start(t, "Debuggee", tc.opts.DebuggeeArgs(3)...)
+			s := startResumingSplit(t, vm.Addr)
+			tc.cut(s.cutter)
+			got, _ := jvmtest.RunDriver(t, s.far, tc.opts)
+			require.Equal(t, direct, got, "the transcript through a link cut again and again (%s)\nlogs:\n%s", s.cutter, s.logs)
+			far, near := s.ends(t)
+			require.NoError(t, far.err, s.logs.String())
+			require.NoError(t, near.err, s.logs.String())
+			_, cuts := s.cutter.Counts()
+			require.GreaterOrEqual(t, cuts, tc.least, "the link was cut")
+			require.GreaterOrEqual(t, far.stats.TunnelResumes, tc.least, "the far half resumed after each cut: %s", s.cutter)
+			require.GreaterOrEqual(t, near.stats.TunnelResumes, tc.least, "the near half too")
+			require.Contains(t, s.logs.String(), "is back: the session goes on")
+		})
+	}
+}
+
+// TestAHundredCutsLoseAndDoubleNothing cuts one session's link a hundred
+// times and more: the debugger gets exactly the replies the VM sent, each
+// once (the far half's packets from the near half equal the near half's
+// packets from the VM), and the transcript is the direct one.
+func TestAHundredCutsLoseAndDoubleNothing(t *testing.T) {
+	jvmtest.Require(t)
+	opts := jvmtest.DriverOptions{Stops: 4, Renderers: true}
+	vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+	direct, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+	vm = jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+	s := startResumingSplit(t, vm.Addr, scache.PassThrough())
+	s.cutter.CutEvery(300)
+	got, _ := jvmtest.RunDriver(t, s.far, opts)
+	require.Equal(t, direct, got, "logs:\n%s", s.logs)
+	far, near := s.ends(t)
+	require.NoError(t, far.err)
+	require.NoError(t, near.err)
+	require.GreaterOrEqual(t, far.stats.TunnelResumes, 100, "%s", s.cutter)
+	require.Equal(t, near.stats.PacketsDown, far.stats.PacketsDown, "every packet of the VM reached the debugger once")
+	require.Equal(t, far.stats.PacketsUp, near.stats.PacketsUp, "every packet of the debugger reached the VM once")
+	require.Positive(t, far.stats.TunnelSentAgainBytes+near.stats.TunnelSentAgainBytes, "cuts mid-stream lost bytes in flight, sent again")
+}
+
+// TestAKeyedSessionResumesFromANewAddress resumes a keyed session: each of
+// the far half's connections reaches the near half from another loopback
+// address, through the same key.
+func TestAKeyedSessionResumesFromANewAddress(t *testing.T) {
+	jvmtest.Require(t)
+	key, err := transport.GenerateTunnelKey(filepath.Join(t.TempDir(), "tunnel.key"))
+	require.NoError(t, err)
+	opts := jvmtest.DriverOptions{Stops: 3}
+	vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+	direct, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+	vm = jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+	s := startResumingSplit(t, vm.Addr, transport.WithTunnelKey(key))
+	s.cutter.CutEvery(8 << 10)
+	got, _ := jvmtest.RunDriver(t, s.far, opts)
+	require.Equal(t, direct, got, "logs:\n%s", s.logs)
+	far, _ := s.ends(t)
+	require.GreaterOrEqual(t, far.stats.TunnelResumes, 2)
+	logs := s.logs.String()
+	var sources []string
+	for _, line := range strings.Split(logs, "\n") {
+		if strings.Contains(line, "half=near") && strings.Contains(line, "is back") {
+			_, remote, _ := strings.Cut(line, "remote=")
+			host, _, _ := net.SplitHostPort(remote)
+			sources = append(sources, host)
+		}
+	}
+	require.GreaterOrEqual(t, len(sources), 2, logs)
+	require.NotEqual(t, sources[0], sources[1], "the resumes came from different addresses")
+}
+
+// cutAndWaitForResume resets the link, brings it back, and returns once a
+// debugger's command went through the resumed link.
+func cutAndWaitForResume(t *testing.T, s *resumingSplit, dbg *jdwp.Conn) {
+	s.cutter.Reset()
+	s.cutter.Restore()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var version jdwp.VMVersionReply
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, &version), "logs:\n%s", s.logs)
+}
+
+// resumeRefusal sends hello to the near half on a connection of its own and
+// returns its answer's error.
+func resumeRefusal(t *testing.T, nearAddr string, hello []byte) error {
+	c, err := net.Dial("tcp", nearAddr)
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Write(hello)
+	require.NoError(t, err)
+	_, err = tunnel.ReadNearHello(c)
+	return err
+}
+
+// TestAWrongOrReplayedResumeNeverReachesTheSession resumes a session twice,
+// then sends the near half the far half's first two resume hellos again,
+// and one with a token of its own: each is refused (StatusResume) and
+// logged, and the session goes on as before.
+func TestAWrongOrReplayedResumeNeverReachesTheSession(t *testing.T) {
+	jvmtest.Require(t)
+	vm := jvmtest.Start(t, "Debuggee", "3")
+	s := startResumingSplit(t, vm.Addr, scache.PassThrough()) // every command crosses the link
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dbg, err := jdwp.Dial(ctx, s.far)
+	require.NoError(t, err)
+	defer dbg.Close()
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMIDSizesCommand{}, nil))
+	cutAndWaitForResume(t, s, dbg)
+	cutAndWaitForResume(t, s, dbg)
+	conns, _ := s.cutter.Counts()
+	require.Equal(t, 3, conns, "the session and two resumes")
+	var refusal *tunnel.RefusalError
+	for i, hello := range [][]byte{s.cutter.FirstBytes(1), s.cutter.FirstBytes(2), tunnel.ResumeHello(tunnel.Resume|tunnel.Deflate, tunnel.Token{1, 2, 3}, 0)} {
+		h, err := tunnel.ReadHello(bytes.NewReader(hello))
+		require.NoError(t, err)
+		require.True(t, h.Resume, "hello %d is a resume", i)
+		err = resumeRefusal(t, s.near, hello[:len(tunnel.ResumeHello(0, tunnel.Token{}, 0))])
+		require.ErrorAs(t, err, &refusal, "hello %d", i)
+		require.Equal(t, tunnel.StatusResume, refusal.Status)
+	}
+	require.Equal(t, 3, strings.Count(s.logs.String(), "refusing to resume a split session"), s.logs)
+	var threads jdwp.ObjectIDsReply
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMAllThreadsCommand{}, &threads), "the session goes on")
+	require.NotEmpty(t, threads.IDs)
+	dbg.Close()
+	far, near := s.ends(t)
+	require.NoError(t, far.err)
+	require.NoError(t, near.err)
+	require.Equal(t, 2, far.stats.TunnelResumes)
+}
+
+// A keyed near half takes a resume only through the key: a resume hello in
+// the clear is refused, and the session goes on.
+func TestAResumeWithoutTheKeyIsRefused(t *testing.T) {
+	jvmtest.Require(t)
+	key, err := transport.GenerateTunnelKey(filepath.Join(t.TempDir(), "tunnel.key"))
+	require.NoError(t, err)
+	vm := jvmtest.Start(t, "Debuggee", "3")
+	s := startResumingSplit(t, vm.Addr, transport.WithTunnelKey(key), scache.PassThrough())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dbg, err := jdwp.Dial(ctx, s.far)
+	require.NoError(t, err)
+	defer dbg.Close()
+	cutAndWaitForResume(t, s, dbg)
+	var refusal *tunnel.RefusalError
+	err = resumeRefusal(t, s.near, tunnel.ResumeHello(tunnel.Resume|tunnel.Deflate, tunnel.Token{7}, 0))
+	require.ErrorAs(t, err, &refusal)
+	require.Equal(t, tunnel.StatusKey, refusal.Status)
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil), "the session goes on")
+}
+
+// When the link stays down past the grace time, both halves end the
+// session with the reason, the debugger's connection closes, and the near
+// half releases the VM (its agent listens again).
+func TestALinkThatDoesNotComeBackEndsTheSession(t *testing.T) {
+	jvmtest.Require(t)
+	vm := jvmtest.Start(t, "Debuggee", "3")
+	s := startResumingSplit(t, vm.Addr, transport.WithResume(300*time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dbg, err := jdwp.Dial(ctx, s.far)
+	require.NoError(t, err)
+	defer dbg.Close()
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil))
+	s.cutter.Reset() // and never back
+	select {
+	case <-dbg.Done():
+	case <-ctx.Done():
+		t.Fatalf("the debugger's connection stayed open:\n%s", s.logs)
+	}
+	far, near := s.ends(t)
+	for _, e := range []halfEnd{far, near} {
+		require.ErrorIs(t, e.err, transport.ErrTunnelLost)
+		require.ErrorContains(t, e.err, "did not come back within 300ms")
+	}
+	require.Equal(t, 2, strings.Count(s.logs.String(), "did not come back within 300ms\" half="), s.logs)
+	require.Eventually(t, func() bool { return vm.ListeningAddr() != vm.Addr }, 30*time.Second, time.Millisecond,
+		"the VM's agent listens again: %s", vm.Output())
+}
