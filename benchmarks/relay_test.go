@@ -69,13 +69,15 @@ func workloadStops(b *testing.B, delay, service time.Duration, mode string, o jv
 			journal(e)
 		}
 	}
-	if mode == "split" || mode == "splitoff" || mode == "splitraw" {
+	if mode == "split" || mode == "splitoff" || mode == "splitraw" || mode == "splitnoresume" {
 		var both []scache.Option
 		switch mode {
 		case "splitoff": // the tunnel alone: both halves pass everything through
 			both = append(both, scache.PassThrough())
 		case "splitraw": // the tunnel uncompressed
 			both = append(both, transport.WithTunnelCompression(false))
+		case "splitnoresume": // a lost link ends the session (as before resuming)
+			both = append(both, transport.WithResume(0))
 		}
 		run, st := splitSessionRun(b, vmAddr, delay, o, record, both...)
 		return liveSession{DriverRun: run, Stats: st, Stops: stops.Stops()}

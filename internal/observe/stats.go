@@ -29,9 +29,13 @@ type SessionStats struct {
 	// bytes) that answered the debugger there.
 	TunnelBytes     int64 `json:"tunnel_bytes,omitempty"`
 	TunnelWireBytes int64 `json:"tunnel_wire_bytes,omitempty"`
-	PushedBytes     int64 `json:"pushed_bytes,omitempty"`
-	PushedUsed      int64 `json:"pushed_used,omitempty"`
-	PushedUsedBytes int64 `json:"pushed_used_bytes,omitempty"`
+	// The times the tunnel's link came back after it was lost, and the
+	// bytes this half sent again then.
+	TunnelResumes        int   `json:"tunnel_resumes,omitempty"`
+	TunnelSentAgainBytes int64 `json:"tunnel_sent_again_bytes,omitempty"`
+	PushedBytes          int64 `json:"pushed_bytes,omitempty"`
+	PushedUsed           int64 `json:"pushed_used,omitempty"`
+	PushedUsedBytes      int64 `json:"pushed_used_bytes,omitempty"`
 	// A far half's Clears answered before the VM's reply.
 	AnsweredAhead int64 `json:"answered_ahead,omitempty"`
 	// The proxy's estimates of the link's round trip to the VM and of the
@@ -81,7 +85,8 @@ func WriteStats(path string, st scache.Stats, stops []stoplog.Record) error {
 	out := SessionStats{PacketsUp: st.PacketsUp, PacketsDown: st.PacketsDown,
 		Synthetic: st.Synthetic, Hits: st.Hits, Belayed: st.Belayed, Misses: st.Misses, Wasted: st.Wasted,
 		CacheBytesAtEnd: st.CacheBytes, CachePeakBytes: st.CachePeakBytes, Used: st.SyntheticUsed, Stops: []StopStats{},
-		TunnelBytes: st.TunnelBytes, TunnelWireBytes: st.TunnelWireBytes, PushedBytes: st.PushedBytes, PushedUsed: st.PushedUsed, PushedUsedBytes: st.PushedUsedBytes,
+		TunnelBytes: st.TunnelBytes, TunnelWireBytes: st.TunnelWireBytes,
+		TunnelResumes: st.TunnelResumes, TunnelSentAgainBytes: st.TunnelSentAgainBytes, PushedBytes: st.PushedBytes, PushedUsed: st.PushedUsed, PushedUsedBytes: st.PushedUsedBytes,
 		AnsweredAhead: st.AnsweredAhead,
 		RoundTripMs:   float64(st.RoundTrip.Microseconds()) / 1000, ServiceMs: float64(st.ServiceTime.Microseconds()) / 1000,
 		BandwidthBytesPerS:      st.Bandwidth,

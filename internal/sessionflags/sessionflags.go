@@ -2,7 +2,7 @@
 // proxy's debugger sessions run: where debuggers connect (-listen), what the
 // Speculator does (-mode), what is told about each session (-stats,
 // -journal, -timeline, -v), whether several tools share the VM (-share),
-// and the split proxy's tunnel (-split, -via, -stdio, -key). Register
+// and the split proxy's tunnel (-split, -via, -stdio, -key, -resume-within). Register
 // declares them on a command's flag set; Check checks the ones that go
 // together and returns what scache and its transport need.
 package sessionflags
@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jdwpscache/scache/internal/observe"
 	"github.com/jdwpscache/scache/scache"
@@ -37,6 +38,8 @@ type Flags struct {
 	Via      string // with -split far: the command that reaches the near half
 	Stdio    bool   // with -split near: one tunnel on standard input and output
 	KeyFile  string // with -split: the tunnel key's file
+	// ResumeWithin: with -split, how long the halves wait for a lost link.
+	ResumeWithin time.Duration
 }
 
 // Register declares the session flags on fs and returns where their values go.
@@ -57,6 +60,9 @@ func Register(fs *flag.FlagSet) *Flags {
 		"then exit; nothing listens, logs go to standard error")
 	fs.StringVar(&f.KeyFile, "key", "", "with -split: the tunnel key both halves hold (make one with scache keygen FILE): the tunnel is TLS 1.3, "+
 		"and only a far half with the key reaches the VM; required for a near half listening beyond loopback")
+	fs.DurationVar(&f.ResumeWithin, "resume-within", transport.DefaultResumeWithin, "with -split: when the link between the halves is lost, "+
+		"how long both halves keep the session (the debugger's and the VM's connections) while the far half dials again; "+
+		"0: a lost link ends the session. Give both halves the same")
 	return f
 }
 
@@ -97,6 +103,17 @@ func (f *Flags) Check() (*Session, error) {
 		return nil, errors.New("-key keys the tunnel of a split proxy: give -split near or -split far")
 	case f.KeyFile != "" && (f.Via != "" || f.Stdio):
 		return nil, errors.New("-key with -via or -stdio: the command's channel (ssh, kubectl exec) is the tunnel's security; drop -key")
+	}
+	if f.ResumeWithin < 0 {
+		return nil, fmt.Errorf("-resume-within %v: 0 or a positive time", f.ResumeWithin)
+	}
+	switch {
+	case f.Via != "" || f.Stdio:
+		// The command's channel carries one session: a near half on its
+		// standard input and output ends with it, and cannot be reached again.
+		opts = append(opts, transport.WithResume(0))
+	case s.Half != transport.Whole:
+		opts = append(opts, transport.WithResume(f.ResumeWithin))
 	}
 	if f.KeyFile != "" {
 		if s.Key, err = transport.LoadTunnelKey(f.KeyFile); err != nil {

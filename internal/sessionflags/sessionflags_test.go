@@ -2,6 +2,7 @@ package sessionflags
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"path/filepath"
 	"testing"
@@ -41,7 +42,25 @@ func TestASplitHalfWithAKey(t *testing.T) {
 	require.NoError(t, err, "beyond loopback with a key")
 	require.Equal(t, transport.NearHalf, s.Half)
 	require.Equal(t, key.Fingerprint(), s.Key.Fingerprint())
-	require.Len(t, s.Options, len(plain.Options)+2, "the split's and the key's options")
+	require.Len(t, s.Options, len(plain.Options)+3, "the split's, the resume's and the key's options")
+	require.Equal(t, transport.DefaultResumeWithin, s.ResumeWithin)
+}
+
+// -resume-within goes to a split half, and a half on a command's channel
+// (-via, -stdio) does not resume: the channel carries one session.
+func TestResumeWithin(t *testing.T) {
+	names := func(s *Session) string { return fmt.Sprint(s.Options) }
+	s, err := parse(t, "-split", "far", "-resume-within", "20s").Check()
+	require.NoError(t, err)
+	require.Contains(t, names(s), "WithResume(20s)")
+	s, err = parse(t, "-split", "far", "-via", "ssh h scache proxy -split near -stdio").Check()
+	require.NoError(t, err)
+	require.Contains(t, names(s), "WithResume(0s)")
+	s, err = parse(t, "-split", "near", "-stdio").Check()
+	require.NoError(t, err)
+	require.Contains(t, names(s), "WithResume(0s)")
+	_, err = parse(t, "-split", "near", "-resume-within", "-1s").Check()
+	require.ErrorContains(t, err, "-resume-within -1s: 0 or a positive time")
 }
 
 // Flags that do not go together are refused, each with its reason.
