@@ -74,3 +74,25 @@ func BenchmarkResume(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkResumeCost runs every relay workload through a split proxy on a
+// 20 ms link, with resuming (the default) and without (splitnoresume), and
+// reports their ratio: what keeping, counting and acknowledging the
+// tunnel's bytes costs a session whose link never drops (about 1).
+func BenchmarkResumeCost(b *testing.B) {
+	jvmtest.Require(b)
+	var all [2]time.Duration
+	for _, w := range relayWorkloads {
+		b.Run(w.name, func(b *testing.B) {
+			var split, plain time.Duration
+			for range b.N {
+				split += workloadStops(b, 10*time.Millisecond, 0, "split", w.opts, nil).Elapsed
+				plain += workloadStops(b, 10*time.Millisecond, 0, "splitnoresume", w.opts, nil).Elapsed
+			}
+			all[0] += split
+			all[1] += plain
+			b.ReportMetric(float64(split)/float64(plain), "split/splitnoresume")
+		})
+	}
+	b.Logf("all workloads: split/splitnoresume %.3f (%v / %v)", float64(all[0])/float64(all[1]), all[0].Round(time.Millisecond), all[1].Round(time.Millisecond))
+}

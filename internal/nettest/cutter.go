@@ -6,6 +6,7 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 )
 
 // A Cutter is a link between a client and a server (the two halves of a
@@ -27,8 +28,10 @@ type Cutter struct {
 	state cutState
 	// cutAfter, when positive, resets every connection once it has
 	// forwarded that many bytes from the client (CutEvery); holeAfter
-	// black-holes them so (HoleEvery).
+	// black-holes them so (HoleEvery); downFor keeps the link down so
+	// long after each of CutEvery's resets (DownFor).
 	cutAfter, holeAfter int64
+	downFor             time.Duration
 	pairs               map[*cutPair]struct{}
 	conns               int      // connections accepted
 	cuts                int      // resets and holes so far
@@ -75,6 +78,15 @@ func (c *Cutter) CutEvery(n int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.cutAfter = n
+}
+
+// DownFor makes each of CutEvery's resets take the link down for d: new
+// connections are reset until d has passed, as a link that drops for a
+// while.
+func (c *Cutter) DownFor(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.downFor = d
 }
 
 // HoleEvery makes the Cutter black-hole the link once a connection has
@@ -268,6 +280,10 @@ func (c *Cutter) cutPair(p *cutPair) {
 	if _, live := c.pairs[p]; live {
 		c.cuts++
 		delete(c.pairs, p)
+		if c.downFor > 0 && c.state == linkUp {
+			c.state = linkDown
+			time.AfterFunc(c.downFor, c.Restore)
+		}
 	}
 	p.reset()
 }

@@ -444,7 +444,8 @@ func (p *Proxy) session(ctx context.Context, st *settings, debugger net.Conn, lo
 		"round_trip", stats.RoundTrip.Round(time.Microsecond), "vm_service", stats.ServiceTime.Round(time.Microsecond),
 		"bandwidth_kib_s", int64(stats.Bandwidth/1024), "err", err)
 	if reason := r.EndReason(); reason != "" && st.half() != Whole {
-		log.Log(ctx, level, "scache: the split session ended: "+reason, "half", st.half().String())
+		log.Log(ctx, level, "scache: the split session ended: "+reason, "half", st.half().String(),
+			"link_resumes", stats.TunnelResumes, "sent_again_bytes", stats.TunnelSentAgainBytes)
 	}
 	if errors.Is(err, ErrTunnelLost) || errors.Is(err, scache.ErrTunnel) {
 		log.Error("scache: the split proxy's tunnel failed; the debugger's session ended", "half", st.half().String(), "err", err)

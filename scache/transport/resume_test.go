@@ -128,6 +128,12 @@ func TestASessionSurvivesItsLinkCut(t *testing.T) {
 		{"JDI with renderers reset every 1500 bytes", jvmtest.DriverOptions{Stops: 2, Renderers: true}, func(c *nettest.Cutter) { c.CutEvery(1500) }, 10},
 		{"JDI black-holed every 16 KiB", jvmtest.DriverOptions{Stops: 3}, func(c *nettest.Cutter) { c.HoleEvery(16 << 10) }, 1},
 		{"jdb reset every 2 KiB", jvmtest.DriverOptions{Stops: 3, Jdb: true}, func(c *nettest.Cutter) { c.CutEvery(2 << 10) }, 3},
+		// Down for a second each time: the VM runs to its next stop
+		// meanwhile, and its events wait at the near half.
+		{"JDI down for 1 s every 12 KiB", jvmtest.DriverOptions{Stops: 3}, func(c *nettest.Cutter) {
+			c.CutEvery(12 << 10)
+			c.DownFor(time.Second)
+		}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vm := jvmtest.Start(t, "Debuggee", tc.opts.DebuggeeArgs(3)...)
@@ -265,7 +271,8 @@ func TestAWrongOrReplayedResumeNeverReachesTheSession(t *testing.T) {
 }
 
 // A keyed near half takes a resume only through the key: a resume hello in
-// the clear is refused, and the session goes on.
+// the clear is refused, one through another key never gets past TLS, and
+// the session goes on.
 func TestAResumeWithoutTheKeyIsRefused(t *testing.T) {
 	jvmtest.Require(t)
 	key, err := transport.GenerateTunnelKey(filepath.Join(t.TempDir(), "tunnel.key"))
@@ -282,6 +289,22 @@ func TestAResumeWithoutTheKeyIsRefused(t *testing.T) {
 	err = resumeRefusal(t, s.near, tunnel.ResumeHello(tunnel.Resume|tunnel.Deflate, tunnel.Token{7}, 0))
 	require.ErrorAs(t, err, &refusal)
 	require.Equal(t, tunnel.StatusKey, refusal.Status)
+
+	// Another key: the TLS handshake fails before any hello is read.
+	other, err := transport.GenerateTunnelKey(filepath.Join(t.TempDir(), "other.key"))
+	require.NoError(t, err)
+	c, err := net.Dial("tcp", s.near)
+	require.NoError(t, err)
+	defer c.Close()
+	tc := other.Client(c)
+	if err = tc.HandshakeContext(ctx); err == nil {
+		_, err = tc.Write(tunnel.ResumeHello(tunnel.Resume|tunnel.Deflate, tunnel.Token{7}, 0))
+		if err == nil {
+			_, err = tunnel.ReadNearHello(tc)
+		}
+	}
+	require.Error(t, err, "a far half with another key resumes nothing")
+	require.Zero(t, strings.Count(s.logs.String(), "refusing to resume"), "no resume was even read")
 	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil), "the session goes on")
 }
 
