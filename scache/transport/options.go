@@ -84,6 +84,20 @@ func WithResume(within time.Duration) scache.Option {
 	})
 }
 
+// WithResumeBytes bounds what each half of a Proxy's split session keeps
+// for the other until it says it received it (default DefaultResumeBytes):
+// what crosses while the link is down, and what was in flight when it went.
+// Past it the session ends, as when the link does not come back in time.
+func WithResumeBytes(n int) scache.Option {
+	return option.New(fmt.Sprintf("WithResumeBytes(%d)", n), option.Sessions, func(st *option.Settings) error {
+		if n < 64<<10 {
+			return errors.New("at least 64 KiB: a half keeps what is in flight while the link is up")
+		}
+		st.ResumeBytes = n
+		return nil
+	})
+}
+
 // resumeWithin returns the grace time of a lost link (0: no resume).
 func (st *settings) resumeWithin() time.Duration {
 	if !st.ResumeSet {

@@ -22,7 +22,11 @@ func (p *Proxy) resumeConfig(st *settings, log *slog.Logger) *resumeConfig {
 	if timeout <= 0 {
 		timeout = jdwp.HandshakeTimeout
 	}
-	cfg := &resumeConfig{within: within, maxKept: DefaultResumeBytes, log: log, timeout: timeout}
+	maxKept := DefaultResumeBytes
+	if st.ResumeBytes > 0 {
+		maxKept = st.ResumeBytes
+	}
+	cfg := &resumeConfig{within: within, maxKept: maxKept, log: log, timeout: timeout}
 	if st.half() == FarHalf {
 		key := st.tunnelKey()
 		cfg.dial = func(ctx context.Context) (net.Conn, error) {

@@ -90,7 +90,8 @@ const DefaultResumeWithin = 3 * time.Minute
 
 // DefaultResumeBytes bounds what each half of a split session keeps for
 // the other until it says it received it: what crosses while the link is
-// down, and what was in flight when it went. Past it the session ends.
+// down, and what was in flight when it went. Past it the session ends
+// (WithResumeBytes sets another bound).
 const DefaultResumeBytes = 64 << 20
 
 // Backoff of a far half's dialling while the link is down.
@@ -282,7 +283,8 @@ func (l *resumableLink) lostLocked(gen uint64, why error) {
 	}
 	old := l.conn
 	l.conn, l.gen = nil, l.gen+1
-	go old.Close() // a write blocked on a stalled link returns
+	go old.Close()     // a write blocked on a stalled link returns
+	l.cond.Broadcast() // a write waiting for room decides again
 	// The session's end, with nothing owed: the other half's end frame was
 	// read; or ours was sent, and the other half said it arrived, or
 	// closed its side cleanly after it (a forwarder between the halves

@@ -3,6 +3,8 @@ package transport_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"io"
 	"log/slog"
 	"net"
 	"path/filepath"
@@ -333,6 +335,43 @@ func TestALinkThatDoesNotComeBackEndsTheSession(t *testing.T) {
 		require.ErrorContains(t, e.err, "did not come back within 300ms")
 	}
 	require.Equal(t, 2, strings.Count(s.logs.String(), "did not come back within 300ms\" half="), s.logs)
+	require.Eventually(t, func() bool { return vm.ListeningAddr() != vm.Addr }, 30*time.Second, time.Millisecond,
+		"the VM's agent listens again: %s", vm.Output())
+}
+
+// When what a half keeps for the other passes its bound while the link is
+// down (here the debugger's commands, held by the far half), the session
+// ends: the far half says why and closes the debugger's connection, the
+// near half gives up when its grace time passes and releases the VM.
+func TestAFullKeepEndsTheSession(t *testing.T) {
+	jvmtest.Require(t)
+	vm := jvmtest.Start(t, "Debuggee", "3")
+	s := startResumingSplit(t, vm.Addr, transport.WithResumeBytes(64<<10), transport.WithResume(2*time.Second), scache.PassThrough())
+	dbg, err := net.Dial("tcp", s.far)
+	require.NoError(t, err)
+	defer dbg.Close()
+	require.NoError(t, jdwp.DebuggerHandshake(dbg, 30*time.Second))
+	_, err = dbg.Write(jdwp.AppendCommand(nil, 1, jdwp.Command{Set: 1, Cmd: 1}, nil)) // Version
+	require.NoError(t, err)
+	r := jdwp.NewFramer(nil, dbg)
+	_, err = r.ReadPacket()
+	require.NoError(t, err, "the session is on")
+	s.cutter.Reset() // and never back
+	// Commands for the VM, which the far half holds for the near half,
+	// past the bound: 2000 with 100 random bytes each (the tunnel's
+	// compression leaves them as they are).
+	random := make([]byte, 100)
+	for i := range 2000 {
+		_, _ = rand.Read(random)
+		if _, err := dbg.Write(jdwp.AppendCommand(nil, uint32(i+2), jdwp.Command{Set: 1, Cmd: 1}, random)); err != nil {
+			break
+		}
+	}
+	_, _ = io.Copy(io.Discard, dbg) // until the far half closes the debugger's connection
+	far, near := s.ends(t)
+	require.ErrorIs(t, far.err, transport.ErrTunnelLost)
+	require.ErrorContains(t, far.err, "passed 65536 bytes")
+	require.ErrorContains(t, near.err, "did not come back within 2s")
 	require.Eventually(t, func() bool { return vm.ListeningAddr() != vm.Addr }, 30*time.Second, time.Millisecond,
 		"the VM's agent listens again: %s", vm.Output())
 }

@@ -89,6 +89,7 @@ type Settings struct {
 	NoCompression    bool          // a split half's tunnel: no 'Z' frames
 	ResumeWithin     time.Duration // a split half's grace time for a lost link
 	ResumeSet        bool          // ResumeWithin was given (0 turns resuming off)
+	ResumeBytes      int           // a split half's bound on what it keeps for the other; 0: the default
 	TunnelKey        any           // a *transport.TunnelKey
 	HandshakeLimits  any           // a transport.HandshakeLimits
 	SessionEnded     any           // a func(scache.Stats, error)
