@@ -232,8 +232,11 @@ func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger
 		who := "a second debugger"
 		if st.half() == NearHalf {
 			who = "a second far half"
-			_, _ = conn.Write(tunnel.NearHello(tunnel.StatusBusy, 0,
-				"the near half is busy: it serves another session, and the VM accepts one JDWP session at a time"))
+			why := "the near half is busy: it serves another session, and the VM accepts one JDWP session at a time"
+			if p.waitingForLink() {
+				why = "the near half is busy: its session waits for its far half's link to come back (-resume-within), and the VM accepts one JDWP session at a time"
+			}
+			_, _ = conn.Write(tunnel.NearHello(tunnel.StatusBusy, 0, why))
 		}
 		log.Warn("scache: refusing "+who+": the VM accepts one JDWP session at a time",
 			"remote", conn.RemoteAddr().String())

@@ -68,6 +68,23 @@ func (p *Proxy) linkOf(token tunnel.Token) *resumableLink {
 	return found
 }
 
+// waitingForLink reports whether a session of the near half waits for its
+// link to come back.
+func (p *Proxy) waitingForLink() bool {
+	p.mu.Lock()
+	links := make([]*resumableLink, 0, len(p.links))
+	for _, l := range p.links {
+		links = append(links, l)
+	}
+	p.mu.Unlock()
+	for _, l := range links {
+		if l.down() {
+			return true
+		}
+	}
+	return false
+}
+
 // resumeSession hands conn, a far half's new connection with its
 // ResumeHello h, to the session of h's token. A token no session holds
 // (wrong, used already, or of a session that ended) resumes nothing and

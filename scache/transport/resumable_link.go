@@ -100,6 +100,10 @@ const (
 	redialMost  = 500 * time.Millisecond
 )
 
+// redialsPerLine: a far half that dials again logs every so many
+// attempts (the first, then about every 10 s).
+const redialsPerLine = 20
+
 // ackEvery is how many bytes a half reads before it says so in a 'K'
 // frame, on top of one every silence check.
 const ackEvery = 256 << 10
@@ -366,7 +370,11 @@ func (l *resumableLink) redial() {
 			l.mu.Unlock()
 			return
 		}
-		l.cfg.log.Debug("scache: the near half is not reachable yet", "attempt", attempt, "err", err)
+		level := slog.LevelDebug
+		if attempt%redialsPerLine == 1 {
+			level = slog.LevelInfo // a line about every 10 s while it lasts
+		}
+		l.cfg.log.Log(l.ctx, level, "scache: the near half is not reachable yet; dialing again", "attempt", attempt, "err", err)
 	}
 }
 

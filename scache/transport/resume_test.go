@@ -375,3 +375,28 @@ func TestAFullKeepEndsTheSession(t *testing.T) {
 	require.Eventually(t, func() bool { return vm.ListeningAddr() != vm.Addr }, 30*time.Second, time.Millisecond,
 		"the VM's agent listens again: %s", vm.Output())
 }
+
+// While a session waits for its link, the near half tells another far half
+// it is busy, and why; the session resumes when the link comes back.
+func TestANearHalfWaitingForItsLinkSaysSo(t *testing.T) {
+	jvmtest.Require(t)
+	vm := jvmtest.Start(t, "Debuggee", "3")
+	s := startResumingSplit(t, vm.Addr, scache.PassThrough())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dbg, err := jdwp.Dial(ctx, s.far)
+	require.NoError(t, err)
+	defer dbg.Close()
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil))
+	s.cutter.Reset()
+	require.Eventually(t, func() bool {
+		return strings.Contains(s.logs.String(), "the link to the far half was lost; the session waits")
+	}, 30*time.Second, time.Millisecond)
+	var refusal *tunnel.RefusalError
+	err = resumeRefusal(t, s.near, tunnel.FarOpening(tunnel.Supported))
+	require.ErrorAs(t, err, &refusal)
+	require.Equal(t, tunnel.StatusBusy, refusal.Status)
+	require.Contains(t, refusal.Message, "waits for its far half's link to come back")
+	s.cutter.Restore()
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil), "the session resumed")
+}
