@@ -203,13 +203,18 @@ func (l *resumableLink) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// CloseWrite half-closes the connection, when the link is up.
+// CloseWrite half-closes the connection once everything before it was
+// written: while the link is down it waits for the resume (which writes
+// the end frame again), or for the link to give up.
 func (l *resumableLink) CloseWrite() error {
 	l.mu.Lock()
-	c := l.conn
+	for l.conn == nil && l.err == nil {
+		l.cond.Wait()
+	}
+	c, err := l.conn, l.err
 	l.mu.Unlock()
-	if c == nil {
-		return errors.New("the link is down")
+	if err != nil {
+		return err
 	}
 	return closeWrite(c)
 }

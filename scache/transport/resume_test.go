@@ -400,3 +400,30 @@ func TestANearHalfWaitingForItsLinkSaysSo(t *testing.T) {
 	s.cutter.Restore()
 	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil), "the session resumed")
 }
+
+// A session that ends while its link is down (the debugger detaches) ends
+// on both sides once the link is back: the far half's end frame waits for
+// the resume, and the near half learns why the session ended.
+func TestAnEndWhileTheLinkIsDownCrossesOnResume(t *testing.T) {
+	jvmtest.Require(t)
+	vm := jvmtest.Start(t, "Debuggee", "3")
+	s := startResumingSplit(t, vm.Addr, scache.PassThrough())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dbg, err := jdwp.Dial(ctx, s.far)
+	require.NoError(t, err)
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil))
+	s.cutter.Reset()
+	require.Eventually(t, func() bool {
+		return strings.Contains(s.logs.String(), "the link to the near half was lost; the session waits")
+	}, 30*time.Second, time.Millisecond)
+	dbg.Close()
+	require.Eventually(t, func() bool {
+		return strings.Contains(s.logs.String(), "the near half is not reachable yet")
+	}, 30*time.Second, time.Millisecond, "the far half keeps dialing to deliver its end")
+	s.cutter.Restore()
+	far, near := s.ends(t)
+	require.NoError(t, far.err, s.logs)
+	require.NoError(t, near.err, s.logs)
+	require.Contains(t, s.logs.String(), "the split session ended: the far half ended the session: the debugger closed the connection")
+}
