@@ -175,7 +175,9 @@ const (
 // one while no session runs, serves the session.
 func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger) {
 	var conn net.Conn = pc
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	// pc, not conn: conn becomes the TLS connection over pc below, while
+	// this may run (closing pc closes both).
+	stop := context.AfterFunc(ctx, func() { pc.Close() })
 	var err error
 	st, hello, peer := p.st, jdwp.HandshakeBytes, "a JDWP debugger"
 	if key := p.st.tunnelKey(); p.st.half() == NearHalf {
