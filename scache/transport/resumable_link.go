@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jdwpscache/scache/scache/internal/tunnel"
@@ -99,6 +100,10 @@ const (
 	redialFirst = 20 * time.Millisecond
 	redialMost  = 500 * time.Millisecond
 )
+
+// refusedFor is how long a far half's dials must be refused (nothing
+// listens where the near half did) before it takes the near half as gone.
+const refusedFor = 5 * time.Second
 
 // redialsPerLine: a far half that dials again logs every so many
 // attempts (the first, then about every 10 s).
@@ -351,6 +356,7 @@ func (l *resumableLink) giveUpLocked(err error) {
 // more, or the link gives up.
 func (l *resumableLink) redial() {
 	wait := time.Duration(0) // the first at once: a reset link is often back already
+	var refusedSince time.Time
 	for attempt := 1; ; attempt++ {
 		select {
 		case <-l.ctx.Done():
@@ -360,6 +366,18 @@ func (l *resumableLink) redial() {
 		wait = min(max(2*wait, redialFirst), redialMost)
 		err := l.resumeFar()
 		if err == nil {
+			return
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			refusedSince = time.Time{}
+		} else if refusedSince.IsZero() {
+			refusedSince = time.Now()
+		} else if time.Since(refusedSince) >= refusedFor {
+			// Nothing listens where the near half did: its process ended,
+			// and the session with it.
+			l.mu.Lock()
+			l.giveUpLocked(fmt.Errorf("%w: the near half refuses connections (for %v): it is no longer running: %w", ErrTunnelLost, refusedFor, err))
+			l.mu.Unlock()
 			return
 		}
 		var refusal *tunnel.RefusalError

@@ -427,3 +427,29 @@ func TestAnEndWhileTheLinkIsDownCrossesOnResume(t *testing.T) {
 	require.NoError(t, near.err, s.logs)
 	require.Contains(t, s.logs.String(), "the split session ended: the far half ended the session: the debugger closed the connection")
 }
+
+// A far half whose dials are refused (nothing listens where the near half
+// did: its process ended) ends the session after a few seconds, saying
+// so, rather than at the end of its grace time.
+func TestAFarHalfWhoseNearHalfIsGoneEndsTheSession(t *testing.T) {
+	jvmtest.Require(t)
+	vm := jvmtest.Start(t, "Debuggee", "3")
+	s := startResumingSplit(t, vm.Addr, scache.PassThrough())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dbg, err := jdwp.Dial(ctx, s.far)
+	require.NoError(t, err)
+	defer dbg.Close()
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil))
+	s.cutter.Reset()
+	s.cutter.Close() // the port the far half dials now refuses
+	select {
+	case <-dbg.Done():
+	case <-ctx.Done():
+		t.Fatalf("the debugger's connection stayed open:\n%s", s.logs)
+	}
+	far := <-s.ended
+	require.Equal(t, transport.FarHalf, far.half)
+	require.ErrorIs(t, far.err, transport.ErrTunnelLost)
+	require.ErrorContains(t, far.err, "the near half refuses connections (for 5s): it is no longer running")
+}
