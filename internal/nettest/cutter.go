@@ -219,17 +219,18 @@ func (c *Cutter) pump(p *cutPair, src, dst net.Conn, index int) {
 	buf := make([]byte, 1500)
 	for {
 		n, err := src.Read(buf)
-		if n > 0 {
-			k, cut := c.pass(p, buf[:n], index)
+		for chunk := buf[:n]; len(chunk) > 0; {
+			k, cut := c.pass(p, chunk, index)
 			if k < 0 {
 				return
 			}
-			if _, werr := dst.Write(buf[:k]); werr != nil || cut {
+			if _, werr := dst.Write(chunk[:k]); werr != nil || cut {
 				if cut {
 					c.cutPair(p)
 				}
 				return
 			}
+			chunk = chunk[k:]
 		}
 		if err != nil {
 			if err == io.EOF {
@@ -242,10 +243,11 @@ func (c *Cutter) pump(p *cutPair, src, dst net.Conn, index int) {
 	}
 }
 
-// pass waits while the link is black-holed and returns how much of b
-// goes on (-1: none, the pair was reset), and whether the pair is reset
-// right after (CutEvery: the bytes up to the bound go through first, as
-// a link that fails mid-transfer delivers a part). It applies HoleEvery.
+// pass returns how much of b goes on now (-1: none, the pair was reset),
+// and whether the pair is reset right after. A link that fails
+// mid-transfer delivers a part: the bytes up to CutEvery's or HoleEvery's
+// bound go through first; past HoleEvery's, pass waits while the link is
+// black-holed.
 func (c *Cutter) pass(p *cutPair, b []byte, index int) (int, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -254,23 +256,30 @@ func (c *Cutter) pass(p *cutPair, b []byte, index int) (int, bool) {
 			c.firsts[index] = append(c.firsts[index], b[:k]...)
 		}
 	}
-	n, cut := len(b), false
-	if c.cutAfter > 0 && p.forwarded+int64(n) >= c.cutAfter {
-		n, cut = int(c.cutAfter-p.forwarded), true
+	for {
+		if _, live := c.pairs[p]; !live || c.closed {
+			return -1, false
+		}
+		if c.state == linkHole {
+			c.cond.Wait()
+			continue
+		}
+		n, cut := len(b), false
+		if c.cutAfter > 0 && p.forwarded+int64(n) >= c.cutAfter {
+			n, cut = int(c.cutAfter-p.forwarded), true
+		}
+		if c.holeAfter > 0 && !cut && p.forwarded+int64(n) > c.holeAfter {
+			n = int(c.holeAfter - p.forwarded)
+			if n <= 0 { // at the bound: the link goes dark here
+				c.state = linkHole
+				c.cuts++
+				p.forwarded = 0
+				continue
+			}
+		}
+		p.forwarded += int64(n)
+		return n, cut
 	}
-	p.forwarded += int64(n)
-	if c.holeAfter > 0 && p.forwarded >= c.holeAfter && c.state == linkUp {
-		c.state = linkHole
-		c.cuts++
-		p.forwarded = 0
-	}
-	for c.state == linkHole && !c.closed {
-		c.cond.Wait()
-	}
-	if _, live := c.pairs[p]; !live || c.closed {
-		return -1, false
-	}
-	return n, cut
 }
 
 // cutPair resets a pair that reached CutEvery's bound.

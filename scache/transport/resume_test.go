@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"fmt"
 	"io"
 	"log/slog"
+	mrand "math/rand"
 	"net"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -452,4 +456,53 @@ func TestAFarHalfWhoseNearHalfIsGoneEndsTheSession(t *testing.T) {
 	require.Equal(t, transport.FarHalf, far.half)
 	require.ErrorIs(t, far.err, transport.ErrTunnelLost)
 	require.ErrorContains(t, far.err, "the near half refuses connections (for 5s): it is no longer running")
+}
+
+// TestEveryClientSurvivesCutsAtRandom runs each debugger users run (both
+// JDIs, one command at a time and in parallel waves) through a split proxy
+// whose link is cut at random byte counts, reset or black-holed, and
+// sometimes kept down a while: each transcript equals the direct one. The
+// seed is logged; SCACHE_CUT_SEED replays one.
+func TestEveryClientSurvivesCutsAtRandom(t *testing.T) {
+	jvmtest.Require(t)
+	jvmtest.RequireEclipse(t)
+	seed := time.Now().UnixNano()
+	if s := os.Getenv("SCACHE_CUT_SEED"); s != "" {
+		var err error
+		seed, err = strconv.ParseInt(s, 10, 64)
+		require.NoError(t, err)
+	}
+	t.Logf("SCACHE_CUT_SEED=%d", seed)
+	rnd := mrand.New(mrand.NewSource(seed))
+	workloads := []string{"extras", "renderers", "threads", "event thread"}
+	for _, c := range jvmtest.Clients {
+		name := workloads[rnd.Intn(len(workloads))]
+		every := int64(1000 + rnd.Intn(15000))
+		// Eclipse's JDI gives up on a reply after 3 s: the outages one
+		// reply crosses stay under that. A hole lasts the silence
+		// timeout (400 ms here) and more.
+		hole := every >= 12000 && rnd.Intn(2) == 0
+		var down time.Duration
+		if every >= 8000 {
+			down = time.Duration(rnd.Intn(3)) * 150 * time.Millisecond
+		}
+		t.Run(fmt.Sprintf("%s %s every %d bytes hole=%v down=%v", c.Name, name, every, hole, down), func(t *testing.T) {
+			opts := c.With(clientWorkloads[name])
+			vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+			direct, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+			vm = jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+			s := startResumingSplit(t, vm.Addr)
+			if hole {
+				s.cutter.HoleEvery(every)
+			} else {
+				s.cutter.CutEvery(every)
+				s.cutter.DownFor(down)
+			}
+			got, _ := jvmtest.RunDriver(t, s.far, opts)
+			require.Equal(t, direct, got)
+			far, near := s.ends(t)
+			require.NoError(t, far.err)
+			require.NoError(t, near.err)
+		})
+	}
 }
