@@ -44,12 +44,13 @@ func serveProxyFor(t testing.TB, target, name string, opts ...scache.Option) (st
 	return addr, stats
 }
 
-// serveProxy runs a Proxy with opts (and a silent logger) that dials the VM
-// with dial, on loopback until the test ends, and returns its address.
+// serveProxy runs a Proxy with opts (and a silent logger, unless opts give
+// one) that dials the VM with dial, on loopback until the test ends, and
+// returns its address.
 func serveProxy(t testing.TB, dial func(context.Context) (net.Conn, error), opts ...scache.Option) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	p, err := transport.NewProxy(dial, append(opts, scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))...)
+	p, err := transport.NewProxy(dial, append([]scache.Option{scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)...)
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -53,23 +53,11 @@ func startResumingSplit(t *testing.T, vmAddr string, opts ...scache.Option) *res
 	s := &resumingSplit{logs: &syncBuffer{}, ended: make(chan halfEnd, 4)}
 	log := slog.New(slog.NewTextHandler(s.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	serve := func(half transport.Half, target string) string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		all := append([]scache.Option{transport.WithSplit(half), transport.WithSilenceTimeout(resumeSilence), scache.WithLogger(log),
-			transport.WithSessionEnded(func(st scache.Stats, err error) { s.ended <- halfEnd{half, st, err} })}, opts...)
-		p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) {
+		return serveProxy(t, func(ctx context.Context) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, "tcp", target)
-		}, all...)
-		require.NoError(t, err)
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan error, 1)
-		go func() { done <- p.Serve(ctx, ln) }()
-		t.Cleanup(func() {
-			cancel()
-			require.NoError(t, <-done)
-		})
-		return ln.Addr().String()
+		}, append([]scache.Option{transport.WithSplit(half), transport.WithSilenceTimeout(resumeSilence), scache.WithLogger(log),
+			transport.WithSessionEnded(func(st scache.Stats, err error) { s.ended <- halfEnd{half, st, err} })}, opts...)...)
 	}
 	s.near = serve(transport.NearHalf, vmAddr)
 	s.cutter = nettest.NewCutter(t, s.near)
@@ -80,6 +68,22 @@ func startResumingSplit(t *testing.T, vmAddr string, opts ...scache.Option) *res
 		}
 	})
 	return s
+}
+
+// debug starts a VM (suspended, as Debuggee 3) behind a resuming split
+// proxy with opts, attaches a debugger to the far half and has the VM's
+// version answered through the link. The context bounds the test.
+func debug(t *testing.T, opts ...scache.Option) (*resumingSplit, *jdwp.Conn, *jvmtest.VM, context.Context) {
+	jvmtest.Require(t)
+	vm := jvmtest.Start(t, "Debuggee", "3")
+	s := startResumingSplit(t, vm.Addr, opts...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	dbg, err := jdwp.Dial(ctx, s.far)
+	require.NoError(t, err)
+	t.Cleanup(func() { dbg.Close() })
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil))
+	return s, dbg, vm, ctx
 }
 
 // ends returns both halves' session ends, the far half's first.
@@ -245,7 +249,10 @@ func resumeRefusal(t *testing.T, nearAddr string, hello []byte) error {
 func TestAWrongOrReplayedResumeNeverReachesTheSession(t *testing.T) {
 	jvmtest.Require(t)
 	vm := jvmtest.Start(t, "Debuggee", "3")
-	s := startResumingSplit(t, vm.Addr, scache.PassThrough()) // every command crosses the link
+	// Every command crosses the link, and only the test's cuts take it
+	// down: the default silence timeout (a loaded machine can make the
+	// tests' 400 ms look like a stall, and a resume more than counted).
+	s := startResumingSplit(t, vm.Addr, scache.PassThrough(), transport.WithSilenceTimeout(scache.TunnelSilenceTimeout))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	dbg, err := jdwp.Dial(ctx, s.far)
@@ -318,15 +325,7 @@ func TestAResumeWithoutTheKeyIsRefused(t *testing.T) {
 // session with the reason, the debugger's connection closes, and the near
 // half releases the VM (its agent listens again).
 func TestALinkThatDoesNotComeBackEndsTheSession(t *testing.T) {
-	jvmtest.Require(t)
-	vm := jvmtest.Start(t, "Debuggee", "3")
-	s := startResumingSplit(t, vm.Addr, transport.WithResume(300*time.Millisecond))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	dbg, err := jdwp.Dial(ctx, s.far)
-	require.NoError(t, err)
-	defer dbg.Close()
-	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil))
+	s, dbg, vm, ctx := debug(t, transport.WithResume(300*time.Millisecond))
 	s.cutter.Reset() // and never back
 	select {
 	case <-dbg.Done():
@@ -383,15 +382,8 @@ func TestAFullKeepEndsTheSession(t *testing.T) {
 // While a session waits for its link, the near half tells another far half
 // it is busy, and why; the session resumes when the link comes back.
 func TestANearHalfWaitingForItsLinkSaysSo(t *testing.T) {
-	jvmtest.Require(t)
-	vm := jvmtest.Start(t, "Debuggee", "3")
-	s := startResumingSplit(t, vm.Addr, scache.PassThrough())
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	dbg, err := jdwp.Dial(ctx, s.far)
-	require.NoError(t, err)
-	defer dbg.Close()
-	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil))
+	s, dbg, _, ctx := debug(t, scache.PassThrough())
+	var err error
 	s.cutter.Reset()
 	require.Eventually(t, func() bool {
 		return strings.Contains(s.logs.String(), "the link to the far half was lost; the session waits")
@@ -409,14 +401,7 @@ func TestANearHalfWaitingForItsLinkSaysSo(t *testing.T) {
 // on both sides once the link is back: the far half's end frame waits for
 // the resume, and the near half learns why the session ended.
 func TestAnEndWhileTheLinkIsDownCrossesOnResume(t *testing.T) {
-	jvmtest.Require(t)
-	vm := jvmtest.Start(t, "Debuggee", "3")
-	s := startResumingSplit(t, vm.Addr, scache.PassThrough())
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	dbg, err := jdwp.Dial(ctx, s.far)
-	require.NoError(t, err)
-	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil))
+	s, dbg, _, _ := debug(t, scache.PassThrough())
 	s.cutter.Reset()
 	require.Eventually(t, func() bool {
 		return strings.Contains(s.logs.String(), "the link to the near half was lost; the session waits")
@@ -436,15 +421,7 @@ func TestAnEndWhileTheLinkIsDownCrossesOnResume(t *testing.T) {
 // did: its process ended) ends the session after a few seconds, saying
 // so, rather than at the end of its grace time.
 func TestAFarHalfWhoseNearHalfIsGoneEndsTheSession(t *testing.T) {
-	jvmtest.Require(t)
-	vm := jvmtest.Start(t, "Debuggee", "3")
-	s := startResumingSplit(t, vm.Addr, scache.PassThrough())
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	dbg, err := jdwp.Dial(ctx, s.far)
-	require.NoError(t, err)
-	defer dbg.Close()
-	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil))
+	s, dbg, _, ctx := debug(t, scache.PassThrough())
 	s.cutter.Reset()
 	s.cutter.Close() // the port the far half dials now refuses
 	select {
