@@ -179,6 +179,7 @@ func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger
 	// this may run (closing pc closes both).
 	stop := context.AfterFunc(ctx, func() { pc.Close() })
 	var err error
+	var h tunnel.Hello // a near half's: the far half's hello
 	st, hello, peer := p.st, jdwp.HandshakeBytes, "a JDWP debugger"
 	if key := p.st.tunnelKey(); p.st.half() == NearHalf {
 		hello, peer = nil, "the far half of a split proxy"
@@ -186,24 +187,14 @@ func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger
 			peer = "a far half holding this tunnel key (" + key.Fingerprint() + ")"
 			conn, err = p.keyedNear(ctx, conn, key)
 		}
-		var h tunnel.Hello
 		if err == nil {
 			h, err = tunnel.ReadHello(conn)
 		}
 		switch {
-		case err == nil && h.Resume:
-			_ = conn.SetDeadline(time.Time{})
-			p.gate.done(pc)
-			if stop() {
-				p.resumeSession(conn, h, log)
-			} else {
-				conn.Close()
-			}
-			return
+		case err == nil && h.Resume: // handed to its session below
 		case err == nil:
-			offered := h.Features
-			hello = tunnel.FarOpening(offered) // as the far half sent it
-			err = tunnel.ReadHeartbeat(conn)   // the VM is dialled only for a far half that goes on
+			hello = tunnel.FarOpening(h.Features) // as the far half sent it
+			err = tunnel.ReadHeartbeat(conn)      // the VM is dialled only for a far half that goes on
 		case errors.Is(err, tunnel.ErrJDWPAtNear) && key == nil:
 			// A debugger pointed here by mistake: serve it as one proxy
 			// next to the VM would, rather than fail its handshake with
@@ -227,6 +218,10 @@ func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger
 	if err != nil {
 		p.refused(log, conn, err, "scache: closing a connection that is not "+peer)
 		conn.Close()
+		return
+	}
+	if h.Resume {
+		p.resumeSession(conn, h, log) // a session of this Proxy's, not a new one
 		return
 	}
 	claim, ok := p.claim(ctx)

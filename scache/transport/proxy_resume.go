@@ -91,23 +91,29 @@ func (p *Proxy) waitingForLink() bool {
 // never reaches the VM: the far half is told so, and it is logged.
 func (p *Proxy) resumeSession(conn net.Conn, h tunnel.Hello, log *slog.Logger) {
 	l := p.linkOf(h.Token)
-	if l == nil {
-		log.Warn("scache: refusing to resume a split session: no session holds its token (it ended, or the token is wrong or was used already)",
-			"remote", conn.RemoteAddr().String())
-		_ = conn.SetWriteDeadline(time.Now().Add(doorLinger))
-		_, _ = conn.Write(tunnel.NearHello(tunnel.StatusResume, 0, "no session here holds this resume token: it ended, or the token is wrong or was used already"))
-		conn.Close()
-		return
+	switch {
+	case l == nil:
+		refuseResume(conn, log, "no session holds its token (it ended, or the token is wrong or was used already)",
+			"no session here holds this resume token: it ended, or the token is wrong or was used already", nil)
+	case h.Features != l.features:
+		refuseResume(conn, log, "the far half names other features than the session's",
+			"the resume names other features than the session's", nil)
+	default:
+		if err := l.resumeNear(conn, h.Token, h.Received); err != nil {
+			refuseResume(conn, log, "the session could not resume", "the session cannot resume: "+err.Error(), err)
+		}
 	}
-	if h.Features != l.features {
-		log.Warn("scache: refusing to resume a split session: the far half names other features than the session's", "remote", conn.RemoteAddr().String())
-		_, _ = conn.Write(tunnel.NearHello(tunnel.StatusResume, 0, "the resume names other features than the session's"))
-		conn.Close()
-		return
+}
+
+// refuseResume logs why a resume is refused, tells the far half (within
+// doorLinger) and closes its connection.
+func refuseResume(conn net.Conn, log *slog.Logger, why, answer string, err error) {
+	args := []any{"remote", conn.RemoteAddr().String()}
+	if err != nil {
+		args = append(args, "err", err)
 	}
-	if err := l.resumeNear(conn, h.Token, h.Received); err != nil {
-		log.Warn("scache: a split session could not resume", "remote", conn.RemoteAddr().String(), "err", err)
-		_, _ = conn.Write(tunnel.NearHello(tunnel.StatusResume, 0, "the session cannot resume: "+err.Error()))
-		conn.Close()
-	}
+	log.Warn("scache: refusing to resume a split session: "+why, args...)
+	_ = conn.SetWriteDeadline(time.Now().Add(doorLinger))
+	_, _ = conn.Write(tunnel.NearHello(tunnel.StatusResume, 0, answer))
+	conn.Close()
 }

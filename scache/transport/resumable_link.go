@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -57,8 +58,10 @@ type resumableLink struct {
 	sent      uint64 // bytes written into the stream
 	acked     uint64 // bytes the other half said it received
 	kept      []byte // the stream's bytes [acked, sent)
-	received  uint64 // bytes read from the stream
-	token     tunnel.Token
+	// received: bytes read from the stream; written under mu, read
+	// without it (the split run asks it at every frame it reads).
+	received atomic.Uint64
+	token    tunnel.Token
 	// previous is the near half's token before the last resume, still
 	// taken until the far half shows it read the new one (its first byte
 	// on the new connection): the answer that carried it may have been cut.
@@ -154,7 +157,7 @@ func (l *resumableLink) Read(p []byte) (int, error) {
 			l.mu.Unlock()
 			continue // a resume replaced the connection: the other half sends these bytes again
 		}
-		l.received += uint64(n)
+		l.received.Add(uint64(n))
 		if n > 0 && l.hasPrevious {
 			l.hasPrevious = false // the far half holds the new token
 			l.cfg.forget(l.previous)
@@ -253,11 +256,7 @@ func (l *resumableLink) trimLocked(n uint64) {
 }
 
 // receivedBytes returns the bytes read from the stream so far.
-func (l *resumableLink) receivedBytes() uint64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.received
-}
+func (l *resumableLink) receivedBytes() uint64 { return l.received.Load() }
 
 // down reports whether the link waits for a resume.
 func (l *resumableLink) down() bool {
@@ -412,27 +411,29 @@ func (l *resumableLink) resumeFar() error {
 	if err != nil {
 		return err
 	}
+	up := false // c became the link's connection
+	defer func() {
+		if !up {
+			c.Close()
+		}
+	}()
 	stop := context.AfterFunc(ctx, func() { c.Close() })
 	defer stop()
 	l.mu.Lock()
 	if l.conn != nil || l.err != nil {
 		l.mu.Unlock()
-		c.Close()
 		return nil // resumed or given up meanwhile
 	}
-	hello := tunnel.ResumeHello(l.features, l.token, l.received)
+	hello := tunnel.ResumeHello(l.features, l.token, l.received.Load())
 	l.mu.Unlock()
 	if _, err := c.Write(hello); err != nil {
-		c.Close()
 		return err
 	}
 	if _, err := tunnel.ReadNearHello(c); err != nil {
-		c.Close()
 		return err
 	}
 	theirs, next, err := tunnel.ReadResumeAnswer(c)
 	if err != nil {
-		c.Close()
 		return err
 	}
 	if !stop() {
@@ -442,9 +443,9 @@ func (l *resumableLink) resumeFar() error {
 	l.token = next // the near half took it on as it answered
 	l.mu.Unlock()
 	if err := l.resume(c, theirs, nil, func() {}); err != nil {
-		c.Close()
 		return err
 	}
+	up = true
 	return nil
 }
 
@@ -453,10 +454,8 @@ func (l *resumableLink) resumeFar() error {
 // sends again what the far half lacks.
 func (l *resumableLink) resumeNear(c net.Conn, used tunnel.Token, theirs uint64) error {
 	next := newToken()
-	var preface []byte
 	return l.resume(c, theirs, func(received uint64) []byte {
-		preface = append(tunnel.NearHello(tunnel.StatusOn, l.features, ""), tunnel.ResumeAnswer(received, next)...)
-		return preface
+		return append(tunnel.NearHello(tunnel.StatusOn, l.features, ""), tunnel.ResumeAnswer(received, next)...)
 	}, func() {
 		if l.hasPrevious && used == l.previous {
 			// The far half never read the last answer: its token stays
@@ -503,11 +502,14 @@ func (l *resumableLink) resume(c net.Conn, theirs uint64, preface func(received 
 		l.mu.Unlock()
 		return err
 	}
+	// What is kept from theirs on is what the other half lacks. Writes
+	// wait for writeMu, held here, and trimming never writes into kept's
+	// array: it can be written out after the lock.
 	l.trimLocked(theirs)
-	again := append([]byte(nil), l.kept[theirs-l.acked:]...)
+	again := l.kept
 	var first []byte
 	if preface != nil {
-		first = preface(l.received)
+		first = preface(l.received.Load())
 	}
 	agreed() // before the write: the other half may read the answer even if the write fails
 	l.mu.Unlock()

@@ -13,11 +13,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/jdwpscache/scache/internal/jvmtest"
+	"github.com/jdwpscache/scache/internal/logtest"
 	"github.com/jdwpscache/scache/internal/nettest"
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
@@ -37,7 +37,7 @@ type resumingSplit struct {
 	far    string // the debugger's address
 	near   string // the near half's own address (behind the cutter)
 	cutter *nettest.Cutter
-	logs   *syncBuffer
+	logs   *logtest.Buffer
 	ended  chan halfEnd
 }
 
@@ -50,7 +50,7 @@ type halfEnd struct {
 // startResumingSplit runs both halves with opts (and resumeSilence) until
 // the test ends.
 func startResumingSplit(t *testing.T, vmAddr string, opts ...scache.Option) *resumingSplit {
-	s := &resumingSplit{logs: &syncBuffer{}, ended: make(chan halfEnd, 4)}
+	s := &resumingSplit{logs: &logtest.Buffer{}, ended: make(chan halfEnd, 4)}
 	log := slog.New(slog.NewTextHandler(s.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	serve := func(half transport.Half, target string) string {
 		return serveProxy(t, func(ctx context.Context) (net.Conn, error) {
@@ -101,24 +101,6 @@ func (s *resumingSplit) ends(t *testing.T) (far, near halfEnd) {
 		}
 	}
 	return far, near
-}
-
-// A syncBuffer is a log both halves write at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // TestASessionSurvivesItsLinkCut debugs real VMs with the JDI driver and

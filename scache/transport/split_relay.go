@@ -43,9 +43,9 @@ type splitRun struct {
 	tunnel, jdwpConn io.ReadWriteCloser
 	features         tunnel.Features // what the halves agreed on
 	// link, with Resume agreed on: the tunnel, across lost connections;
-	// acked is the count of bytes received that the last 'K' frame said.
-	link  *resumableLink
-	acked atomic.Uint64
+	// ackSent is the count of bytes received that the last 'K' frame said.
+	link    *resumableLink
+	ackSent atomic.Uint64
 	// gotEnd: the other half's end frame was read; sentEnd: ours was queued.
 	gotEnd, sentEnd atomic.Bool
 	jdwpPeer        string // "debugger" or "VM": who is at the JDWP side
@@ -68,13 +68,10 @@ var heartbeatFrame = tunnel.NewFrame(tunnel.Heartbeat)
 
 // resumable makes the tunnel's side of the session a resumableLink.
 func (s *splitRun) resumable(token tunnel.Token) *resumableLink {
-	side := &s.down
+	side, written := &s.down, []byte(nil)
 	if s.tunnelUp {
-		side = &s.up
-	}
-	var written []byte
-	if s.tunnelUp {
-		written = heartbeatFrame // FarOpening's, behind the hello: the stream's first bytes
+		// FarOpening's heartbeat, behind the hello: the stream's first bytes.
+		side, written = &s.up, heartbeatFrame
 	}
 	l := newResumableLink((*side).(net.Conn), s.r.resume, s.r.splitHalf, s.features, token, written)
 	l.endReceived, l.endSent = s.gotEnd.Load, s.sentEnd.Load
@@ -349,8 +346,7 @@ func (s *splitRun) readTunnel() {
 		case tunnel.Heartbeat:
 			continue
 		case tunnel.Received:
-			if s.link != nil && len(b) == tunnel.HeaderSize+8 {
-				s.link.acknowledged(tunnel.ReceivedOf(b[tunnel.HeaderSize:]))
+			if s.tookReceived(b) {
 				continue
 			}
 		case tunnel.End:
@@ -405,10 +401,18 @@ func (s *splitRun) drainFrames(fr *tunnel.Reader) {
 		if err != nil {
 			return
 		}
-		if b[0] == tunnel.Received && len(b) == tunnel.HeaderSize+8 {
-			s.link.acknowledged(tunnel.ReceivedOf(b[tunnel.HeaderSize:]))
-		}
+		s.tookReceived(b)
 	}
+}
+
+// tookReceived takes frame b if it is the other half's 'K' frame (with a
+// resumable link): what this half sent up to its count arrived.
+func (s *splitRun) tookReceived(b []byte) bool {
+	if s.link == nil || b[0] != tunnel.Received || len(b) != tunnel.HeaderSize+8 {
+		return false
+	}
+	s.link.acknowledged(tunnel.ReceivedOf(b[tunnel.HeaderSize:]))
+	return true
 }
 
 // keepAlive sends a heartbeat every third of the silence timeout, and ends
@@ -460,13 +464,13 @@ func (s *splitRun) keepAlive() {
 // if at least least of them arrived since the last one.
 func (s *splitRun) acknowledge(least uint64) {
 	n := s.link.receivedBytes()
-	if n < s.acked.Load()+least {
+	if n < s.ackSent.Load()+least {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.ending.Load() && n > s.acked.Load() {
-		s.acked.Store(n)
+	if !s.ending.Load() && n > s.ackSent.Load() {
+		s.ackSent.Store(n)
 		s.tunnelW.put([][]byte{tunnel.ReceivedFrame(n)})
 	}
 }
@@ -514,10 +518,7 @@ func (r *Relay) farHandshake(debugger, tun io.ReadWriter, commit func() error) (
 	if err := jdwp.ReadHandshake(debugger, "debugger"); err != nil {
 		return 0, token, err
 	}
-	offer := r.features
-	if _, ok := tun.(net.Conn); !ok || r.resume == nil {
-		offer &^= tunnel.Resume // no way to a new connection
-	}
+	offer := r.featuresOn(tun)
 	if _, err := tun.Write(tunnel.FarOpening(offer)); err != nil {
 		return 0, token, fmt.Errorf("%w: sending the hello to the near half: %w", scache.ErrTunnel, err)
 	}
@@ -568,11 +569,7 @@ func (r *Relay) nearHandshake(tun, vm io.ReadWriter, commit func() error) (tunne
 	if err := commit(); err != nil {
 		return 0, token, err
 	}
-	accept := r.features
-	if _, ok := tun.(net.Conn); !ok || r.resume == nil {
-		accept &^= tunnel.Resume // no Proxy to take the far half's next connection
-	}
-	accepted := offered & accept
+	accepted := offered & r.featuresOn(tun)
 	answer := tunnel.NearHello(tunnel.StatusOn, accepted, "")
 	if accepted&tunnel.Resume != 0 {
 		token = newToken()
@@ -582,6 +579,17 @@ func (r *Relay) nearHandshake(tun, vm io.ReadWriter, commit func() error) (tunne
 		return 0, token, fmt.Errorf("%w: answering the far half: %w", scache.ErrTunnel, err)
 	}
 	return accepted, token, nil
+}
+
+// featuresOn returns the features this half can use on the tunnel tun:
+// Resume only on a connection of a Proxy's session, which has a way to
+// the next connection (the far half dials it, the near half's Proxy takes
+// it).
+func (r *Relay) featuresOn(tun io.ReadWriter) tunnel.Features {
+	if _, ok := tun.(net.Conn); !ok || r.resume == nil {
+		return r.features &^ tunnel.Resume
+	}
+	return r.features
 }
 
 // refuseFar tells a peer that is not a far half of this version why the
