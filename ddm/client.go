@@ -43,27 +43,46 @@ type Client struct {
 	done chan struct{}
 }
 
-// Dial connects to a VM's JDWP port and attaches to it (Attach). It
-// returns ErrNotDDMAware (and no Client) for a VM that does not speak DDM.
+// Dial connects to a VM's JDWP port and attaches to it (AttachAny: the
+// port may be any VM's). It returns ErrNotDDMAware (and no Client) for a
+// VM that does not speak DDM.
 func Dial(ctx context.Context, addr string) (*Client, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("ddm: dialing %s: %w", addr, err)
 	}
-	return Attach(ctx, nc)
+	return AttachAny(ctx, nc)
 }
 
-// Attach performs the JDWP handshake on a connection to a VM (a TCP
-// connection, adb's jdwp:<pid>), says HELO and asks for the VM's features
-// (FEAT). It closes nc and returns ErrNotDDMAware (and no Client) for a VM
-// that does not speak DDM, and closes nc on any other error too.
+// Attach performs the JDWP handshake on a connection known to reach an
+// Android VM (adb's jdwp:<pid>), says HELO and asks for the VM's features
+// (FEAT), as ddmlib does. It closes nc and returns ErrNotDDMAware (and no
+// Client) for a VM that does not speak DDM, and closes nc on any other
+// error too. On a connection that may reach any VM, use AttachAny.
 func Attach(ctx context.Context, nc net.Conn) (*Client, error) {
+	return attach(ctx, nc, false)
+}
+
+// AttachAny is Attach on a connection that may reach any VM: it asks the
+// VM its name first (CheckVM), and says HELO only to a VM that may speak
+// DDM. HotSpot is told nothing of DDM (it may crash on it).
+func AttachAny(ctx context.Context, nc net.Conn) (*Client, error) {
+	return attach(ctx, nc, true)
+}
+
+func attach(ctx context.Context, nc net.Conn, check bool) (*Client, error) {
 	if err := jdwp.DebuggerHandshake(nc, 0); err != nil {
 		nc.Close()
 		return nil, err
 	}
 	c := NewClient(jdwp.NewConnFrom(nc, FirstToolID))
+	if check {
+		if err := c.CheckVM(ctx); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
 	if _, err := c.Hello(ctx); err != nil {
 		c.Close()
 		return nil, err
@@ -120,7 +139,7 @@ func (c *Client) Close() error { return c.conn.Close() }
 // Hello says HELO and returns the VM's answer. A JDWP error reply, or no
 // reply within the timeout, means the VM is not DDM-aware (ErrNotDDMAware).
 func (c *Client) Hello(ctx context.Context) (*Hello, error) {
-	chunks, err := c.request(ctx, Encode(&HelloRequest{Version: 1}), true)
+	chunks, err := c.request(ctx, Encode(&HelloRequest{Version: 1}))
 	if err != nil {
 		var re *jdwp.ReplyError
 		if errors.As(err, &re) || errors.Is(err, context.DeadlineExceeded) {
@@ -149,15 +168,15 @@ func (c *Client) Hello(ctx context.Context) (*Hello, error) {
 // Request sends a request and returns the chunks of its reply (none for an
 // empty success reply). A FAIL chunk is returned as a *Fail error.
 func (c *Client) Request(ctx context.Context, m Message) ([]Chunk, error) {
-	return c.request(ctx, Encode(m), false)
+	return c.request(ctx, Encode(m))
 }
 
-func (c *Client) request(ctx context.Context, chunk Chunk, hello bool) ([]Chunk, error) {
+func (c *Client) request(ctx context.Context, chunk Chunk) ([]Chunk, error) {
 	c.mu.Lock()
 	notAware := c.notAware
 	c.mu.Unlock()
-	if notAware && !hello {
-		return nil, ErrNotDDMAware
+	if notAware {
+		return nil, ErrNotDDMAware // no further DDM, HELO included
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()

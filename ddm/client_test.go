@@ -2,7 +2,9 @@ package ddm_test
 
 import (
 	"context"
+	"encoding/binary"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -177,24 +179,96 @@ func TestSilentVMIsNotDDMAware(t *testing.T) {
 	require.ErrorIs(t, err, ddm.ErrNotDDMAware, "no further DDM is sent")
 }
 
-// TestHotSpotIsNotDDMAware says HELO to a real HotSpot VM's JDWP agent: it
-// answers with a JDWP error, and the connection stays usable for JDWP.
-func TestHotSpotIsNotDDMAware(t *testing.T) {
+// TestHotSpotIsToldNothingOfDDM attaches to a real HotSpot VM's JDWP agent
+// as to any VM: the agent is asked its version, is not an Android VM, and
+// never receives a packet of DDM's command set (HotSpot reads 0xC7 as -57
+// and may crash on it); the connection stays usable for JDWP.
+func TestHotSpotIsToldNothingOfDDM(t *testing.T) {
 	vm := jvmtest.Start(t, "Debuggee", "1")
 	nc, err := net.Dial("tcp", vm.Addr)
 	require.NoError(t, err)
-	require.NoError(t, jdwp.DebuggerHandshake(nc, 0))
-	jc := jdwp.NewConnFrom(nc, ddm.FirstToolID)
+	rec := &recordingConn{Conn: nc}
+	require.NoError(t, jdwp.DebuggerHandshake(rec, 0))
+	jc := jdwp.NewConnFrom(rec, ddm.FirstToolID)
 	c := ddm.NewClient(jc)
 	defer c.Close()
-	_, err = c.Hello(ctx(t))
+	err = c.CheckVM(ctx(t))
 	require.ErrorIs(t, err, ddm.ErrNotDDMAware)
-	var re *jdwp.ReplyError
-	require.ErrorAs(t, err, &re, "HotSpot answers with a JDWP error: %v", err)
-	require.Equal(t, jdwp.ErrNotImplemented, re.Code)
+	require.Contains(t, err.Error(), "OpenJDK")
+	_, err = c.Hello(ctx(t))
+	require.ErrorIs(t, err, ddm.ErrNotDDMAware, "no HELO after CheckVM said no")
 	var v jdwp.VMVersionReply
 	require.NoError(t, jc.Call(ctx(t), &jdwp.VMVersionCommand{}, &v))
 	require.Equal(t, int32(17), v.JDWPMajor)
+	require.Equal(t, 2, rec.commands(t), "two Version commands")
+	require.Zero(t, rec.ddmCommands, "no DDM packet reached HotSpot")
+}
+
+// TestAttachAnyToAnAndroidVM: AttachAny asks the version of a VM that
+// answers as ART does, and goes on with HELO.
+func TestAttachAnyToAnAndroidVM(t *testing.T) {
+	vm, err := ddmtest.Start(ddmtest.Config{PID: 77, VMIdent: "FakeVM", AppName: "app"})
+	require.NoError(t, err)
+	defer vm.Close()
+	c, err := ddm.Dial(ctx(t), vm.Addr)
+	require.NoError(t, err)
+	defer c.Close()
+	require.Contains(t, c.Features(), "hprof-heap-dump")
+}
+
+func TestIsAndroidVM(t *testing.T) {
+	for _, tc := range []struct {
+		v    jdwp.VMVersionReply
+		want bool
+	}{
+		{jdwp.VMVersionReply{VMName: "Dalvik", VMVersion: "2.1.0"}, true},                      // ART, with OpenJDK's agent
+		{jdwp.VMVersionReply{VMName: "DalvikVM", Description: "Android DalvikVM 1.6.0"}, true}, // ART's own agent, and Dalvik
+		{jdwp.VMVersionReply{VMName: "OpenJDK 64-Bit Server VM", VMVersion: "17.0.15+6"}, false},
+		{jdwp.VMVersionReply{VMName: "Eclipse OpenJ9 VM"}, false},
+		{jdwp.VMVersionReply{}, false},
+	} {
+		require.Equal(t, tc.want, ddm.IsAndroidVM(&tc.v), "%+v", tc.v)
+	}
+}
+
+// recordingConn counts the JDWP commands written through it, and those of
+// DDM's command set (whole packets: jdwp.Conn writes one per Write).
+type recordingConn struct {
+	net.Conn
+	mu                 sync.Mutex
+	written            []byte
+	ddmCommands, total int
+}
+
+func (c *recordingConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	c.written = append(c.written, p...)
+	c.mu.Unlock()
+	return c.Conn.Write(p)
+}
+
+// commands parses what was written after the handshake and returns the
+// number of commands; it counts DDM's in ddmCommands.
+func (c *recordingConn) commands(t *testing.T) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b := c.written[len(jdwp.HandshakeBytes):]
+	c.total, c.ddmCommands = 0, 0
+	for len(b) > 0 {
+		require.GreaterOrEqual(t, len(b), 11)
+		n := binary.BigEndian.Uint32(b)
+		require.LessOrEqual(t, int(n), len(b))
+		h, err := jdwp.ParseHeader(b[:n])
+		require.NoError(t, err)
+		if !h.IsReply() {
+			c.total++
+			if h.Cmd().Set == ddm.CommandSet {
+				c.ddmCommands++
+			}
+		}
+		b = b[h.Length:]
+	}
+	return c.total
 }
 
 // TestThroughTheSpeculator: DDM traffic passes the Speculator's relay
@@ -242,6 +316,6 @@ func TestThroughTheSpeculator(t *testing.T) {
 	stats := spec.Stats()
 	require.True(t, stats.Enabled)
 	require.Equal(t, int64(1), stats.Synthetic, "the id sizes asked at the handshake, and nothing for DDM's packets")
-	require.Equal(t, int64(3), stats.PacketsUp, "HELO, FEAT and THEN")
-	require.Equal(t, int64(6), stats.PacketsDown, "the id sizes' reply (the VM answers in order: before HELO's), three replies, THCR, THST")
+	require.Equal(t, int64(4), stats.PacketsUp, "Version (Dial asks it of any VM), HELO, FEAT and THEN")
+	require.Equal(t, int64(7), stats.PacketsDown, "the id sizes' reply (the VM answers in order: before the others), four replies, THCR, THST")
 }

@@ -2,8 +2,9 @@
 // connection on loopback, for tests of DDM tools and for users who emulate
 // devices: it answers HELO and FEAT, sends THCR for its threads after THEN,
 // THST at the requested interval, HPIF, heap segments at each HPGC, APNM and
-// WAIT, and FAIL for the chunks it does not understand. It answers JDWP
-// commands other than DDM with NOT_IMPLEMENTED.
+// WAIT, and FAIL for the chunks it does not understand. It answers
+// VirtualMachine.Version as ART does (its VM name is "Dalvik"), and the
+// other JDWP commands with NOT_IMPLEMENTED.
 package ddmtest
 
 import (
@@ -190,13 +191,23 @@ func (vm *VM) serve(c net.Conn) {
 			continue
 		}
 		vm.mu.Lock()
-		if h.Cmd() != ddm.Cmd {
-			vm.writeLocked(jdwp.AppendReply(nil, h.ID, jdwp.ErrNotImplemented, nil))
-		} else {
+		switch h.Cmd() {
+		case jdwp.CmdVirtualMachineVersion:
+			vm.writeLocked(jdwp.AppendReplyPacket(nil, h.ID, &artVersion, jdwp.DefaultIDSizes))
+		case ddm.Cmd:
 			vm.handleLocked(h.ID, jdwp.Data(p))
+		default:
+			vm.writeLocked(jdwp.AppendReply(nil, h.ID, jdwp.ErrNotImplemented, nil))
 		}
 		vm.mu.Unlock()
 	}
+}
+
+// artVersion is the Version reply of an ART VM (Android 14), whose JDWP
+// agent is OpenJDK's: the VM name is java.vm.name.
+var artVersion = jdwp.VMVersionReply{
+	Description: "Java Debug Wire Protocol (Reference Implementation) version 1.8\nJVM Debug Interface version 1.2\nJVM version 2.1.0 (Dalvik, )",
+	JDWPMajor:   1, JDWPMinor: 8, VMVersion: "2.1.0", VMName: "Dalvik",
 }
 
 // handleLocked answers a DDM packet.

@@ -3,7 +3,8 @@
 // status updates, and prints the threads as they are created, die and
 // change state. The VM is a JDWP address (-vm), or an app reached through
 // the adb server (-app NAME, -pid N). A VM that is not DDM-aware (HotSpot,
-// for one) is reported in one line, with exit status 2.
+// for one: it is asked its name first, and told nothing of DDM) is
+// reported in one line, with exit status 2.
 package threadscmd
 
 import (
@@ -90,9 +91,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return about.Fail(stderr, 1, err)
 	}
-	c, err := attach(ctx, dial)
+	c, err := attach(ctx, dial, st.vm.ThroughADB())
 	if errors.Is(err, ddm.ErrNotDDMAware) {
-		return about.Fail(stderr, 2, fmt.Errorf("the VM at %s is not DDM-aware (not an Android VM?): nothing to monitor", where))
+		return about.Fail(stderr, 2, fmt.Errorf("the VM at %s is not DDM-aware (%v): nothing to monitor", where, err))
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -139,13 +140,18 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// attach reaches the VM and says HELO.
-func attach(ctx context.Context, dial target.DialFunc) (*ddm.Client, error) {
+// attach reaches the VM and says HELO. A VM reached through adb is an
+// Android VM; one at a JDWP address may be any VM, and is asked its name
+// first (HotSpot is never sent DDM: it may crash on it).
+func attach(ctx context.Context, dial target.DialFunc, android bool) (*ddm.Client, error) {
 	conn, err := dial(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return ddm.Attach(ctx, conn)
+	if android {
+		return ddm.Attach(ctx, conn)
+	}
+	return ddm.AttachAny(ctx, conn)
 }
 
 // apply updates the threads with a chunk and reports whether they changed.

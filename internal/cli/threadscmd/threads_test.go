@@ -38,6 +38,7 @@ func TestNotDDMAwareVM(t *testing.T) {
 	require.Equal(t, 2, Run(context.Background(), []string{"-vm", vm.Addr}, &out, &errOut),
 		"stderr: %s\nthe VM printed: %s", errOut.String(), vm.Output())
 	require.Contains(t, errOut.String(), "is not DDM-aware")
+	require.Contains(t, errOut.String(), "OpenJDK", "the VM's name, from its Version reply")
 	require.Empty(t, out.String())
 }
 
