@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"log/slog"
 	"net"
 	"time"
@@ -26,7 +27,7 @@ func (p *Proxy) resumeConfig(st *settings, log *slog.Logger) *resumeConfig {
 	if st.ResumeBytes > 0 {
 		maxKept = st.ResumeBytes
 	}
-	cfg := &resumeConfig{within: within, maxKept: maxKept, log: log, timeout: timeout}
+	cfg := &resumeConfig{within: within, maxKept: maxKept, log: log, timeout: timeout, endWait: endLinger}
 	if st.half() == FarHalf {
 		key := st.tunnelKey()
 		cfg.dial = func(ctx context.Context) (net.Conn, error) {
@@ -99,7 +100,13 @@ func (p *Proxy) resumeSession(conn net.Conn, h tunnel.Hello, log *slog.Logger) {
 		refuseResume(conn, log, "the far half names other features than the session's",
 			"the resume names other features than the session's", nil)
 	default:
-		if err := l.resumeNear(conn, h.Token, h.Received); err != nil {
+		err := l.resumeNear(conn, h.Token, h.Received)
+		if errors.Is(err, errStaleResume) {
+			log.Debug("scache: a split session's resume gave way to a newer connection", "remote", conn.RemoteAddr().String())
+			conn.Close()
+			return
+		}
+		if err != nil {
 			refuseResume(conn, log, "the session could not resume", "the session cannot resume: "+err.Error(), err)
 		}
 	}

@@ -73,16 +73,23 @@ type resumableLink struct {
 	expiry      *time.Timer
 	resumes     int
 	replayed    int64
+	// attempts numbers the resumes begun: one that a newer one began
+	// after is stale (the far half dials a new connection only once it
+	// gave the last one up), and never brings its connection up.
+	attempts uint64
 }
 
 // resumeConfig is how a Proxy's split sessions resume: set on each
 // session's Relay by the Proxy (a Relay run alone has no way to a new
 // connection, and does not offer Resume).
 type resumeConfig struct {
-	within   time.Duration // the grace time
-	maxKept  int           // the bound on what a half keeps for the other
-	log      *slog.Logger
-	timeout  time.Duration // of a resume's handshake
+	within  time.Duration // the grace time
+	maxKept int           // the bound on what a half keeps for the other
+	log     *slog.Logger
+	timeout time.Duration // of a resume's handshake
+	// endWait bounds how long a near half whose end frame left waits for
+	// the link to come back (endLinger).
+	endWait  time.Duration
 	dial     func(ctx context.Context) (net.Conn, error)
 	register func(tunnel.Token, *resumableLink) // the near half's Proxy
 	forget   func(tunnel.Token)
@@ -307,13 +314,25 @@ func (l *resumableLink) lostLocked(gen uint64, why error) {
 		return
 	}
 	l.lostAt, l.lostWhy = time.Now(), why
-	until := l.lostAt.Add(l.cfg.within)
-	l.expiry = time.AfterFunc(l.cfg.within, func() {
+	within := l.cfg.within
+	if l.endSent() && l.half == NearHalf {
+		// Our end frame left, and the link went before the far half's
+		// 'K' frame said it arrived. Most likely it did, and the far half
+		// is gone; had it not, the far half sees the loss and dials again
+		// at once. Either way this is decided well within endWait.
+		within = min(within, l.cfg.endWait)
+	}
+	until := l.lostAt.Add(within)
+	l.expiry = time.AfterFunc(within, func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		if l.conn == nil {
+		switch {
+		case l.conn != nil:
+		case l.endSent() && l.half == NearHalf:
+			l.giveUpLocked(net.ErrClosed) // the session had ended
+		default:
 			l.giveUpLocked(fmt.Errorf("%w: the link to the %s was lost (%v) and did not come back within %v",
-				ErrTunnelLost, l.otherHalf(), l.lostWhy, l.cfg.within))
+				ErrTunnelLost, l.otherHalf(), l.lostWhy, within))
 		}
 	})
 	l.cfg.log.Warn("scache: the link to the "+l.otherHalf()+" was lost; the session waits for it to come back",
@@ -403,6 +422,11 @@ func (l *resumableLink) redial() {
 // errResumeRefused: the near half answered, and the session cannot go on.
 var errResumeRefused = errors.New("the session cannot resume")
 
+// errStaleResume: a newer resume began while this one was under way; its
+// connection is closed without an answer (the far half gave it up; if it
+// had not, it dials again).
+var errStaleResume = errors.New("a newer connection resumes the session")
+
 // resumeFar dials the near half and resumes the session on that connection.
 func (l *resumableLink) resumeFar() error {
 	ctx, cancel := context.WithTimeout(l.ctx, l.cfg.timeout)
@@ -483,6 +507,8 @@ func (l *resumableLink) resume(c net.Conn, theirs uint64, preface func(received 
 		l.mu.Unlock()
 		return err
 	}
+	l.attempts++
+	attempt := l.attempts
 	if theirs < l.acked || theirs > l.sent {
 		err := fmt.Errorf("%w: the %s received %d bytes of the stream, and this half keeps bytes %d to %d",
 			errResumeRefused, l.otherHalf(), theirs, l.acked, l.sent)
@@ -491,6 +517,7 @@ func (l *resumableLink) resume(c net.Conn, theirs uint64, preface func(received 
 	}
 	old := l.conn
 	l.conn, l.gen, l.writeDead = nil, l.gen+1, false // what an older connection reads from here on is dropped
+	l.cond.Broadcast()                               // a write waiting for room, holding the writes, decides again
 	l.mu.Unlock()
 	if old != nil {
 		old.Close() // the other half saw the loss first
@@ -501,6 +528,10 @@ func (l *resumableLink) resume(c net.Conn, theirs uint64, preface func(received 
 	if err := l.err; err != nil {
 		l.mu.Unlock()
 		return err
+	}
+	if attempt != l.attempts {
+		l.mu.Unlock()
+		return errStaleResume
 	}
 	// What is kept from theirs on is what the other half lacks. Writes
 	// wait for writeMu, held here, and trimming never writes into kept's
@@ -518,6 +549,12 @@ func (l *resumableLink) resume(c net.Conn, theirs uint64, preface func(received 
 	defer l.mu.Unlock()
 	if l.err != nil {
 		return l.err
+	}
+	if attempt != l.attempts {
+		// A newer connection came while this one's answer was written:
+		// the other half gave this one up. Bringing it up would count what
+		// it still reads after the newer answer said what this half had.
+		return errStaleResume
 	}
 	// Up even if the write failed: what the other half sent on c is read
 	// until c fails there too, and counts for the next resume.

@@ -35,7 +35,7 @@ func loopbackPair(t testing.TB) (net.Conn, net.Conn) {
 // reading the other's stream into a buffer of its own.
 func testLinks(t testing.TB, maxKept int, within time.Duration) (x, y *resumableLink, readX, readY *lockedBuffer) {
 	a, b := loopbackPair(t)
-	cfg := &resumeConfig{within: within, maxKept: maxKept, log: slog.New(slog.NewTextHandler(io.Discard, nil)), timeout: time.Second}
+	cfg := &resumeConfig{within: within, maxKept: maxKept, log: slog.New(slog.NewTextHandler(io.Discard, nil)), timeout: time.Second, endWait: 50 * time.Millisecond}
 	// Both links take the near half's part: neither dials.
 	x = newResumableLink(a, cfg, NearHalf, 0, newToken(), nil)
 	y = newResumableLink(b, cfg, NearHalf, 0, newToken(), nil)
@@ -167,4 +167,85 @@ func TestAResumeOutsideTheKeptBytesIsRefused(t *testing.T) {
 	require.ErrorIs(t, x.resume(a, 6, nil, func() {}), errResumeRefused)
 	x.acknowledged(3)
 	require.ErrorIs(t, x.resume(a, 2, nil, func() {}), errResumeRefused)
+}
+
+// A resume that a newer one began after (the far half gave its connection
+// up and dialled again while the near half still wrote its answer) never
+// brings its connection up: the link reads the newer one only. (The near half's Proxy serves each
+// connection on its own goroutine, so the two can overlap.)
+func TestAStaleResumeGivesWayToANewerOne(t *testing.T) {
+	x, _, readX, _ := testLinks(t, 1<<20, time.Minute)
+	x.drop(io.ErrUnexpectedEOF)
+	answer := func(received uint64) []byte { return []byte("answer") }
+	olderNear, olderFar := net.Pipe() // a write blocks until the far end reads it
+	defer olderFar.Close()
+	older := make(chan error, 1)
+	go func() { older <- x.resume(olderNear, 0, answer, func() {}) }()
+	first := make([]byte, 1)
+	_, err := io.ReadFull(olderFar, first) // the older resume writes its answer, holding the link's writes
+	require.NoError(t, err)
+
+	newerNear, newerFar := loopbackPair(t)
+	newer := make(chan error, 1)
+	go func() { newer <- x.resume(newerNear, 0, answer, func() {}) }()
+	require.Eventually(t, func() bool {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		return x.attempts == 2
+	}, time.Minute, time.Millisecond, "the newer resume began")
+
+	go func() { _, _ = io.Copy(io.Discard, olderFar) }() // the rest of the older answer
+	require.ErrorIs(t, <-older, errStaleResume, "the older resume gives way")
+	require.NoError(t, <-newer)
+	got := make([]byte, len("answer"))
+	_, err = io.ReadFull(newerFar, got)
+	require.NoError(t, err)
+	_, err = newerFar.Write([]byte("on the newer one"))
+	require.NoError(t, err)
+	require.Equal(t, "on the newer one", string(readX.await(len("on the newer one"))))
+	require.Equal(t, uint64(len("on the newer one")), x.receivedBytes())
+}
+
+// A write that waits for room while the link is up, holding the link's
+// writes, does not stall a resume that comes meanwhile (the far half saw
+// the loss first): it decides again, and a keep that is full while the
+// link is down ends the link, as any write would.
+func TestAWriteWaitingForRoomDoesNotStallAResume(t *testing.T) {
+	x, _, _, _ := testLinks(t, 1024, time.Minute)
+	_, err := x.Write(make([]byte, 1000))
+	require.NoError(t, err)
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := x.Write(make([]byte, 100)) // waits for a 'K' frame that never comes
+		wrote <- err
+	}()
+	require.Eventually(t, func() bool {
+		if x.writeMu.TryLock() {
+			x.writeMu.Unlock()
+			return false
+		}
+		return true // the second write holds the writes: it waits for room
+	}, time.Minute, time.Millisecond)
+	a, _ := loopbackPair(t)
+	resumed := make(chan error, 1)
+	go func() { resumed <- x.resume(a, 0, nil, func() {}) }()
+	err = <-wrote
+	require.ErrorIs(t, err, ErrTunnelLost)
+	require.ErrorContains(t, err, "passed 1024 bytes")
+	require.ErrorIs(t, <-resumed, ErrTunnelLost, "the resume finds the link given up")
+}
+
+// A near half whose end frame left, and whose link went before the far
+// half said it arrived, waits for a resume only briefly (endWait, not the
+// grace time), and then ends quietly: the session had ended.
+func TestANearHalfThatSentItsEndWaitsBriefly(t *testing.T) {
+	x, _, _, _ := testLinks(t, 1024, time.Hour)
+	_, err := x.Write([]byte("the end frame"))
+	require.NoError(t, err)
+	x.endSent = func() bool { return true }
+	x.drop(io.ErrUnexpectedEOF) // not a clean close: the 'K' frame may have been cut
+	require.True(t, x.down(), "it waits for the far half a while")
+	_, err = x.Read(make([]byte, 1))
+	require.ErrorIs(t, err, net.ErrClosed, "then ends as a session that ended")
+	require.NotErrorIs(t, err, ErrTunnelLost)
 }
