@@ -23,7 +23,7 @@ func main() {
 	flag.Parse()
 	ctx := context.Background()
 
-	c, err := ddm.Dial(ctx, *vmAddr) // the handshake, HELO and FEAT
+	c, err := ddm.Dial(ctx, *vmAddr) // the handshake, the VM's name, HELO and FEAT
 	if err != nil {
 		log.Fatal(err) // ddm.ErrNotDDMAware for a HotSpot VM
 	}

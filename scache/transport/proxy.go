@@ -49,7 +49,9 @@ type Proxy struct {
 	// and is told busy only if a session is really in progress.
 	starting chan struct{}
 	claims   uint64 // the sessions claimed so far: the active one's number
-	wg       sync.WaitGroup
+	// idle, while a session is active, is closed when it is released.
+	idle chan struct{}
+	wg   sync.WaitGroup
 	// links: a near half's sessions that can resume, by their token.
 	links map[tunnel.Token]*resumableLink
 
@@ -225,6 +227,9 @@ func (p *Proxy) serveConn(ctx context.Context, pc *pendingConn, log *slog.Logger
 		return
 	}
 	claim, ok := p.claim(ctx)
+	if !ok && st.half() == NearHalf && p.takeOver(ctx, log, conn) {
+		claim, ok = p.claim(ctx)
+	}
 	if !ok {
 		who := "a second debugger"
 		if st.half() == NearHalf {
@@ -261,7 +266,7 @@ func (p *Proxy) claim(ctx context.Context) (uint64, bool) {
 		p.mu.Lock()
 		if !p.active {
 			p.claims++
-			p.active, p.starting = true, make(chan struct{})
+			p.active, p.starting, p.idle = true, make(chan struct{}), make(chan struct{})
 			p.mu.Unlock()
 			return p.claims, true
 		}
@@ -304,6 +309,7 @@ func (p *Proxy) release(claim uint64) {
 		return
 	}
 	p.active = false
+	close(p.idle)
 	if p.starting != nil {
 		close(p.starting)
 		p.starting = nil

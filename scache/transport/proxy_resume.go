@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"time"
@@ -85,6 +86,51 @@ func (p *Proxy) waitingForLink() bool {
 	}
 	return false
 }
+
+// takeOver ends the near half's session whose link is down, so that a new
+// far half's session (conn's) may have the VM, and reports whether the VM
+// is free for it (within takeOverWait). A far half that opens a new session
+// while the old one's far half cannot reach us is most likely its
+// successor: the old one's process ended, or its machine went away. Were it
+// alive, it would be dialling every half second, and could have resumed.
+// Its resume, if it ever comes, is refused (its token is gone).
+func (p *Proxy) takeOver(ctx context.Context, log *slog.Logger, conn net.Conn) bool {
+	p.mu.Lock()
+	idle := p.idle
+	var waiting []*resumableLink
+	for _, l := range p.links {
+		if l.down() {
+			waiting = append(waiting, l)
+		}
+	}
+	p.mu.Unlock()
+	if len(waiting) == 0 || idle == nil {
+		return false
+	}
+	for _, l := range waiting {
+		l.mu.Lock()
+		if l.conn == nil && l.err == nil {
+			log.Warn("scache: a new far half takes the VM from the session waiting for its link",
+				"down_for", time.Since(l.lostAt).Round(time.Millisecond), "remote", conn.RemoteAddr().String())
+			l.giveUpLocked(fmt.Errorf("%w: the link to the far half was lost (%v), and a new far half's session took the VM", ErrTunnelLost, l.lostWhy))
+		}
+		l.mu.Unlock()
+	}
+	t := time.NewTimer(takeOverWait)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// takeOverWait bounds how long a new far half's session waits for the
+// session it takes the VM from to end (it closes its VM connection and is
+// done at once).
+const takeOverWait = 5 * time.Second
 
 // resumeSession hands conn, a far half's new connection with its
 // ResumeHello h, to the session of h's token. A token no session holds

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -361,22 +362,63 @@ func TestAFullKeepEndsTheSession(t *testing.T) {
 		"the VM's agent listens again: %s", vm.Output())
 }
 
-// While a session waits for its link, the near half tells another far half
-// it is busy, and why; the session resumes when the link comes back.
-func TestANearHalfWaitingForItsLinkSaysSo(t *testing.T) {
-	s, dbg, _, ctx := debug(t, scache.PassThrough())
-	var err error
-	s.cutter.Reset()
+// While a session waits for its link, a new far half's session takes the
+// VM from it (the far half that lost the link is most likely gone: a far
+// half that could reach the near half would have resumed): the old session
+// ends, saying why, and the new one debugs the VM at once rather than after
+// the grace time.
+func TestANewFarHalfTakesTheVMFromASessionWaitingForItsLink(t *testing.T) {
+	jvmtest.Require(t)
+	var vmAddr atomic.Value // each session's VM (HotSpot may end once its debugger goes)
+	vmAddr.Store(jvmtest.Start(t, "Debuggee", "3").Addr)
+	logs := &logtest.Buffer{}
+	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	ended := make(chan error, 4)
+	near := serveProxy(t, func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", vmAddr.Load().(string))
+	}, transport.WithSplit(transport.NearHalf), transport.WithSilenceTimeout(resumeSilence), scache.WithLogger(log),
+		transport.WithSessionEnded(func(_ scache.Stats, err error) { ended <- err }))
+	far := func(target string) string {
+		return serveProxy(t, func(ctx context.Context) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", target)
+		}, transport.WithSplit(transport.FarHalf), transport.WithSilenceTimeout(resumeSilence), scache.WithLogger(log))
+	}
+	cutter := nettest.NewCutter(t, near)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	first, err := jdwp.Dial(ctx, far(cutter.Addr))
+	require.NoError(t, err)
+	defer first.Close()
+	require.NoError(t, first.Call(ctx, &jdwp.VMVersionCommand{}, nil))
+
+	cutter.BlackHole() // the first far half can no longer reach the near half
 	require.Eventually(t, func() bool {
-		return strings.Contains(s.logs.String(), "the link to the far half was lost; the session waits")
+		return strings.Contains(logs.String(), "the link to the far half was lost; the session waits")
 	}, 30*time.Second, time.Millisecond)
-	var refusal *tunnel.RefusalError
-	err = resumeRefusal(t, s.near, tunnel.FarOpening(tunnel.Supported))
-	require.ErrorAs(t, err, &refusal)
-	require.Equal(t, tunnel.StatusBusy, refusal.Status)
-	require.Contains(t, refusal.Message, "waits for its far half's link to come back")
-	s.cutter.Restore()
-	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil), "the session resumed")
+	vmAddr.Store(jvmtest.Start(t, "Debuggee", "3").Addr)
+	second, err := jdwp.Dial(ctx, far(near))
+	require.NoError(t, err, "logs:\n%s", logs)
+	defer second.Close()
+	var v jdwp.VMVersionReply
+	require.NoError(t, second.Call(ctx, &jdwp.VMVersionCommand{}, &v), "logs:\n%s", logs)
+	require.Equal(t, int32(17), v.JDWPMajor)
+	require.Contains(t, logs.String(), "a new far half takes the VM from the session waiting for its link")
+	select {
+	case err := <-ended:
+		require.ErrorIs(t, err, transport.ErrTunnelLost)
+		require.ErrorContains(t, err, "a new far half's session took the VM")
+	case <-ctx.Done():
+		t.Fatalf("the first session did not end; logs:\n%s", logs)
+	}
+	cutter.Restore() // the first far half comes back: its resume is refused, and its debugger let go
+	select {
+	case <-first.Done():
+	case <-ctx.Done():
+		t.Fatalf("the first debugger is still attached; logs:\n%s", logs)
+	}
+	require.Contains(t, logs.String(), "refusing to resume a split session: no session holds its token")
 }
 
 // A session that ends while its link is down (the debugger detaches) ends
