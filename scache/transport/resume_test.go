@@ -441,6 +441,24 @@ func TestAnEndWhileTheLinkIsDownCrossesOnResume(t *testing.T) {
 	require.Contains(t, s.logs.String(), "the split session ended: the far half ended the session: the debugger closed the connection")
 }
 
+// A session survives a link that goes dark for 10 s (a train's tunnel, a
+// laptop lid): both halves notice the silence, the far half's dials wait
+// and time out while the link is dark, and the command the debugger sent
+// in the dark is answered once it is back.
+func TestASessionSurvivesATenSecondOutage(t *testing.T) {
+	s, dbg, _, ctx := debug(t, scache.PassThrough())
+	s.cutter.BlackHole()
+	restore := time.AfterFunc(10*time.Second, s.cutter.Restore) // the outage itself, not a synchronisation
+	defer restore.Stop()
+	var v jdwp.VMVersionReply
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, &v), "asked in the dark, answered after; logs:\n%s", s.logs)
+	require.Equal(t, int32(17), v.JDWPMajor)
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil))
+	logs := s.logs.String()
+	require.Contains(t, logs, "the link to the near half was lost; the session waits")
+	require.Contains(t, logs, "the link to the near half is back: the session goes on")
+}
+
 // A far half whose dials are refused (nothing listens where the near half
 // did: its process ended) ends the session after a few seconds, saying
 // so, rather than at the end of its grace time.
