@@ -31,6 +31,7 @@ type Cutter struct {
 	// black-holes them so (HoleEvery); downFor keeps the link down so
 	// long after each of CutEvery's resets (DownFor).
 	cutAfter, holeAfter int64
+	cutOnce             int64 // CutOnceAt's bound, until it cut
 	downFor             time.Duration
 	pairs               map[*cutPair]struct{}
 	conns               int      // connections accepted
@@ -80,7 +81,15 @@ func (c *Cutter) CutEvery(n int64) {
 	c.cutAfter = n
 }
 
-// DownFor makes each of CutEvery's resets take the link down for d: new
+// CutOnceAt makes the Cutter reset the first connection that has
+// forwarded n bytes, both ways together, and no other (DownFor applies).
+func (c *Cutter) CutOnceAt(n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cutOnce = n
+}
+
+// DownFor makes each of CutEvery's (and CutOnceAt's) resets take the link down for d: new
 // connections are reset until d has passed, as a link that drops for a
 // while.
 func (c *Cutter) DownFor(d time.Duration) {
@@ -267,6 +276,9 @@ func (c *Cutter) pass(p *cutPair, b []byte, index int) (int, bool) {
 		n, cut := len(b), false
 		if c.cutAfter > 0 && p.forwarded+int64(n) >= c.cutAfter {
 			n, cut = int(c.cutAfter-p.forwarded), true
+		}
+		if c.cutOnce > 0 && !cut && p.forwarded+int64(n) >= c.cutOnce {
+			n, cut, c.cutOnce = int(c.cutOnce-p.forwarded), true, 0
 		}
 		if c.holeAfter > 0 && !cut && p.forwarded+int64(n) > c.holeAfter {
 			n = int(c.holeAfter - p.forwarded)

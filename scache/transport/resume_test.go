@@ -127,6 +127,20 @@ func TestASessionSurvivesItsLinkCut(t *testing.T) {
 			c.CutEvery(12 << 10)
 			c.DownFor(time.Second)
 		}, 1},
+		// One long outage mid-session (the 10 s and 60 s): the
+		// far half's dials are reset all along, the session waits.
+		{"JDI down for 10 s once", jvmtest.DriverOptions{Stops: 3, Renderers: true}, func(c *nettest.Cutter) {
+			c.CutOnceAt(24 << 10)
+			c.DownFor(10 * time.Second)
+		}, 1},
+		{"jdb down for 10 s once", jvmtest.DriverOptions{Stops: 3, Jdb: true}, func(c *nettest.Cutter) {
+			c.CutOnceAt(6 << 10)
+			c.DownFor(10 * time.Second)
+		}, 1},
+		{"JDI down for 60 s once", jvmtest.DriverOptions{Stops: 3}, func(c *nettest.Cutter) {
+			c.CutOnceAt(12 << 10)
+			c.DownFor(time.Minute)
+		}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vm := jvmtest.Start(t, "Debuggee", tc.opts.DebuggeeArgs(3)...)
