@@ -4,8 +4,10 @@
 GO ?= go
 FUZZTIME ?= 30000x
 
+# The longest package (scache) takes about 5 min under -race on CI's
+# machine: the default 10 min per package would leave a slower one no room.
 test: deps vet fuzz
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
 
 deps:
 	bash scripts/install-deps.sh
