@@ -12,6 +12,8 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -57,13 +59,25 @@ func Register(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.Via, "via", "", "with -split far: reach the near half through this command's standard input and output, started for each "+
 		"debugger session, instead of dialing -vm (e.g. 'ssh host scache proxy -split near -stdio -vm 127.0.0.1:5005')")
 	fs.BoolVar(&f.Stdio, "stdio", false, "with -split near: serve one tunnel on standard input and output (a far half's -via starts it), "+
-		"then exit; nothing listens, logs go to standard error")
+		"then exit; logs go to standard error. Should the channel die mid-session, it keeps the VM and waits (-resume-within) "+
+		"for the far half's next run of the command, on a Unix socket only this user reaches")
 	fs.StringVar(&f.KeyFile, "key", "", "with -split: the tunnel key both halves hold (make one with scache keygen FILE): the tunnel is TLS 1.3, "+
 		"and only a far half with the key reaches the VM; required for a near half listening beyond loopback")
 	fs.DurationVar(&f.ResumeWithin, "resume-within", transport.DefaultResumeWithin, "with -split: when the link between the halves is lost, "+
 		"how long both halves keep the session (the debugger's and the VM's connections) while the far half dials again; "+
 		"0: a lost link ends the session. Give both halves the same")
 	return f
+}
+
+// RendezvousDir is where near halves started on a command's channel
+// (-stdio) wait for their far half's next run of the command: scache in
+// $XDG_RUNTIME_DIR, else scache-UID in the temporary directory; this
+// user's alone either way.
+func RendezvousDir() string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "scache")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("scache-%d", os.Getuid()))
 }
 
 // Session is what checked flags make.
@@ -107,13 +121,13 @@ func (f *Flags) Check() (*Session, error) {
 	if f.ResumeWithin < 0 {
 		return nil, fmt.Errorf("-resume-within %v: 0 or a positive time", f.ResumeWithin)
 	}
-	switch {
-	case f.Via != "" || f.Stdio:
-		// The command's channel carries one session: a near half on its
-		// standard input and output ends with it, and cannot be reached again.
-		opts = append(opts, transport.WithResume(0))
-	case s.Half != transport.Whole:
+	if s.Half != transport.Whole {
 		opts = append(opts, transport.WithResume(f.ResumeWithin))
+	}
+	if f.Stdio && f.ResumeWithin > 0 {
+		// The command's channel dies with the link: the near half then
+		// waits where the far half's next run of the command finds it.
+		opts = append(opts, transport.WithRendezvous(RendezvousDir()))
 	}
 	if f.KeyFile != "" {
 		if s.Key, err = transport.LoadTunnelKey(f.KeyFile); err != nil {

@@ -46,8 +46,10 @@ func TestASplitHalfWithAKey(t *testing.T) {
 	require.Equal(t, transport.DefaultResumeWithin, s.ResumeWithin)
 }
 
-// -resume-within goes to a split half, and a half on a command's channel
-// (-via, -stdio) does not resume: the channel carries one session.
+// -resume-within goes to a split half, on a command's channel too: a near
+// half on standard input and output (-stdio) waits, when the channel dies,
+// in the rendezvous directory, where the far half's next run of the
+// command finds it.
 func TestResumeWithin(t *testing.T) {
 	names := func(s *Session) string { return fmt.Sprint(s.Options) }
 	s, err := parse(t, "-split", "far", "-resume-within", "20s").Check()
@@ -55,10 +57,15 @@ func TestResumeWithin(t *testing.T) {
 	require.Contains(t, names(s), "WithResume(20s)")
 	s, err = parse(t, "-split", "far", "-via", "ssh h scache proxy -split near -stdio").Check()
 	require.NoError(t, err)
-	require.Contains(t, names(s), "WithResume(0s)")
+	require.Contains(t, names(s), "WithResume(3m0s)")
+	t.Setenv("XDG_RUNTIME_DIR", "/run/user/1000")
 	s, err = parse(t, "-split", "near", "-stdio").Check()
 	require.NoError(t, err)
+	require.Contains(t, names(s), `WithRendezvous("/run/user/1000/scache")`)
+	s, err = parse(t, "-split", "near", "-stdio", "-resume-within", "0").Check()
+	require.NoError(t, err)
 	require.Contains(t, names(s), "WithResume(0s)")
+	require.NotContains(t, names(s), "WithRendezvous")
 	_, err = parse(t, "-split", "near", "-resume-within", "-1s").Check()
 	require.ErrorContains(t, err, "-resume-within -1s: 0 or a positive time")
 }

@@ -84,6 +84,24 @@ func WithResume(within time.Duration) scache.Option {
 	})
 }
 
+// WithRendezvous lets a near half that serves its tunnel on a channel it
+// cannot be reached on again (standard input and output, started by a far
+// half's -via command over ssh) resume its sessions: while it runs, it
+// listens on a Unix socket in dir (created for this user alone), where
+// resumes reach its sessions; and a resume it gets for a session it does
+// not hold, it relays to the near halves listening in dir. So when the
+// command's channel dies, the near half keeps the VM and waits, and the far
+// half's next run of the command (a new near half) joins it.
+func WithRendezvous(dir string) scache.Option {
+	return option.New(fmt.Sprintf("WithRendezvous(%q)", dir), option.Sessions, func(st *option.Settings) error {
+		if dir == "" {
+			return errors.New("a directory")
+		}
+		st.Rendezvous = dir
+		return nil
+	})
+}
+
 // WithResumeBytes bounds what each half of a Proxy's split session keeps
 // for the other until it says it received it (default DefaultResumeBytes):
 // what crosses while the link is down, and what was in flight when it went.

@@ -54,6 +54,9 @@ type Proxy struct {
 	wg   sync.WaitGroup
 	// links: a near half's sessions that can resume, by their token.
 	links map[tunnel.Token]*resumableLink
+	// rendezvous, with WithRendezvous, is where this near half's sessions
+	// resume besides its listener (set while Serve runs).
+	rendezvous *rendezvous
 
 	gate      *handshakeGate // the connections still in their handshake
 	lingering chan struct{}  // a token per refusal at the door still being read out
@@ -105,6 +108,16 @@ func NewProxy(dialVM func(ctx context.Context) (net.Conn, error), opts ...scache
 // returns after every connection it accepted has been dealt with.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	log := p.log
+	if dir := p.st.Rendezvous; dir != "" && p.st.half() == NearHalf && p.st.resumeWithin() > 0 {
+		r, err := openRendezvous(dir)
+		if err != nil {
+			return err
+		}
+		p.rendezvous = r
+		served := make(chan struct{})
+		go func() { defer close(served); p.serveRendezvous(r, log) }()
+		defer func() { r.close(); <-served }() // after the sessions (the next defer) are done
+	}
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	defer p.wg.Wait()

@@ -139,6 +139,7 @@ const takeOverWait = 5 * time.Second
 func (p *Proxy) resumeSession(conn net.Conn, h tunnel.Hello, log *slog.Logger) {
 	l := p.linkOf(h.Token)
 	switch {
+	case l == nil && p.st.Rendezvous != "" && p.relayResume(conn, h, log):
 	case l == nil:
 		refuseResume(conn, log, "no session holds its token (it ended, or the token is wrong or was used already)",
 			"no session here holds this resume token: it ended, or the token is wrong or was used already", nil)

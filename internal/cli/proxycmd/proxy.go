@@ -126,6 +126,7 @@ func dialer(ctx context.Context, s *sessionflags.Session, vm *target.Flags, log 
 // address, or standard input and output with -stdio.
 func listen(s *sessionflags.Session, log *slog.Logger) (net.Listener, error) {
 	if s.Stdio {
+		outliveTheChannel()
 		return newStdioListener(), nil
 	}
 	ln, err := net.Listen("tcp", s.Listen)

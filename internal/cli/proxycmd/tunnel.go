@@ -8,8 +8,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -95,6 +97,16 @@ func (l *stdioListener) Close() error {
 }
 
 func (l *stdioListener) Addr() net.Addr { return pipeAddr("stdio") }
+
+// outliveTheChannel keeps a -stdio near half alive when the command's
+// channel dies (ssh's connection drops): a hangup is ignored, and a write
+// to standard output or error that finds no reader fails instead of
+// killing the process (Go's default for SIGPIPE on them). Its session
+// then waits for the far half's next run of the command (-resume-within).
+func outliveTheChannel() {
+	signal.Ignore(syscall.SIGHUP)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) // never read: Notify alone turns SIGPIPE into EPIPE
+}
 
 // viaDialer returns a dial function that starts `sh -c command` for each
 // session and speaks the tunnel over its standard input and output; its

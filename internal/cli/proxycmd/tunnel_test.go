@@ -82,3 +82,54 @@ func TestAViaCommandThatDiesIsNamed(t *testing.T) {
 		}
 	}
 }
+
+// A -via session outlives its command, as a mosh session outlives its ssh
+// login. The command stands in for ssh: it starts the near half in a
+// session of its own (as sshd's child outlives the client) and relays to
+// it through FIFOs; killing the relay is the ssh connection dropping. The
+// near half keeps the VM and waits; the far half runs the command again,
+// and the new near half relays the resume to the waiting one, found in
+// the rendezvous directory: the debugger's commands go on being answered.
+func TestAViaSessionOutlivesItsCommand(t *testing.T) {
+	dir := t.TempDir()
+	bin := buildScache(t, dir)
+	vm := jvmtest.Start(t, "Debuggee", "-1")
+	runtimeDir := filepath.Join(dir, "run") // the near halves' XDG_RUNTIME_DIR
+	require.NoError(t, os.Mkdir(runtimeDir, 0o700))
+	relays := filepath.Join(dir, "relays") // each run's relay processes, a line per run
+	nearLog := filepath.Join(dir, "near.log")
+	command := fmt.Sprintf(`d=$(mktemp -d) && mkfifo $d/in $d/out && `+
+		`(XDG_RUNTIME_DIR=%s setsid %s proxy -split near -stdio -vm %s <$d/in >$d/out 2>>%s &) && `+
+		`{ cat $d/out & echo $! $$ >> %s; exec cat > $d/in; }`, runtimeDir, bin, vm.Addr, nearLog, relays)
+	far, log := startProxy(t, "-split", "far", "-via", command)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dbg, err := jdwp.Dial(ctx, far)
+	require.NoError(t, err)
+	defer dbg.Close()
+	require.NoError(t, dbg.Call(ctx, &jdwp.VMIDSizesCommand{}, nil), "the session runs")
+
+	b, err := os.ReadFile(relays)
+	require.NoError(t, err)
+	for _, field := range strings.Fields(string(b)) { // the first run's relay: the connection drops
+		pid, err := strconv.Atoi(field)
+		require.NoError(t, err)
+		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	}
+	// A command only the VM can answer (a new string object each time):
+	// it crosses the link once the session resumed.
+	reply, err := dbg.Send(ctx, jdwp.CmdVirtualMachineCreateString, []byte("\x00\x00\x00\x05after"))
+	require.NoError(t, err, "the far half logged:\n%s", log)
+	h, err := jdwp.ParseHeader(reply)
+	require.NoError(t, err)
+	require.Equal(t, jdwp.ErrNone, h.ErrorCode)
+
+	b, err = os.ReadFile(relays)
+	require.NoError(t, err)
+	require.Len(t, strings.Split(strings.TrimSpace(string(b)), "\n"), 2, "the command ran again")
+	require.Contains(t, log.String(), "the link to the near half is back: the session goes on")
+	near, err := os.ReadFile(nearLog)
+	require.NoError(t, err)
+	require.Contains(t, string(near), "relaying a resumed session to the near half that holds it")
+	require.Contains(t, string(near), "the link to the far half is back: the session goes on")
+}

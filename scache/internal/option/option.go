@@ -90,6 +90,7 @@ type Settings struct {
 	ResumeWithin     time.Duration // a split half's grace time for a lost link
 	ResumeSet        bool          // ResumeWithin was given (0 turns resuming off)
 	ResumeBytes      int           // a split half's bound on what it keeps for the other; 0: the default
+	Rendezvous       string        // a near half's directory of Unix sockets where its waiting sessions resume
 	TunnelKey        any           // a *transport.TunnelKey
 	HandshakeLimits  any           // a transport.HandshakeLimits
 	SessionEnded     any           // a func(scache.Stats, error)
