@@ -19,7 +19,7 @@ var readyLine = regexp.MustCompile(`msg="proxy ready" listen=(\S+)`)
 // startProxy runs scache proxy with args on a free loopback port until the
 // test ends, and returns where it listens and its log. The proxy must end
 // with status 0 when the test cancels it.
-func startProxy(t *testing.T, args ...string) (string, *logtest.Buffer) {
+func startProxy(t testing.TB, args ...string) (string, *logtest.Buffer) {
 	t.Helper()
 	log := &logtest.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -65,7 +65,7 @@ func runProxy(args ...string) (int, string, string) {
 }
 
 // buildScache builds the scache command into dir and returns its path.
-func buildScache(t *testing.T, dir string) string {
+func buildScache(t testing.TB, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "scache")
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/jdwpscache/scache/cmd/scache").CombinedOutput()
