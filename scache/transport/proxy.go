@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -55,8 +56,10 @@ type Proxy struct {
 	// links: a near half's sessions that can resume, by their token.
 	links map[tunnel.Token]*resumableLink
 	// rendezvous, with WithRendezvous, is where this near half's sessions
-	// resume besides its listener (set while Serve runs).
-	rendezvous *rendezvous
+	// resume besides its listener (set while Serve runs); noRendezvous:
+	// it could not be opened, and sessions do not resume.
+	rendezvous   *rendezvous
+	noRendezvous atomic.Bool
 
 	gate      *handshakeGate // the connections still in their handshake
 	lingering chan struct{}  // a token per refusal at the door still being read out
@@ -111,12 +114,16 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	if dir := p.st.Rendezvous; dir != "" && p.st.half() == NearHalf && p.st.resumeWithin() > 0 {
 		r, err := openRendezvous(dir)
 		if err != nil {
-			return err
+			// Serve the session all the same, as one the channel's end
+			// ends: with no way to be reached again, it cannot resume.
+			log.Warn("scache: the session will end with the command's channel, not resume after it", "err", err)
+			p.noRendezvous.Store(true)
+		} else {
+			p.rendezvous = r
+			served := make(chan struct{})
+			go func() { defer close(served); p.serveRendezvous(r, log) }()
+			defer func() { r.close(); <-served }() // after the sessions (the next defer) are done
 		}
-		p.rendezvous = r
-		served := make(chan struct{})
-		go func() { defer close(served); p.serveRendezvous(r, log) }()
-		defer func() { r.close(); <-served }() // after the sessions (the next defer) are done
 	}
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()

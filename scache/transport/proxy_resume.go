@@ -17,7 +17,7 @@ import (
 // link, or nil when they do not (one proxy, or WithResume(0)).
 func (p *Proxy) resumeConfig(st *settings, log *slog.Logger) *resumeConfig {
 	within := st.resumeWithin()
-	if st.half() == Whole || within <= 0 {
+	if st.half() == Whole || within <= 0 || p.noRendezvous.Load() {
 		return nil
 	}
 	timeout := st.HandshakeTimeout

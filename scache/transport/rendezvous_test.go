@@ -7,9 +7,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/jdwpscache/scache/internal/logtest"
+	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/internal/tunnel"
 	"github.com/jdwpscache/scache/scache/transport"
@@ -59,18 +62,44 @@ func TestARendezvousServesOnlyResumes(t *testing.T) {
 	}
 }
 
-// A rendezvous directory that others may enter is refused: a resume
-// there would reach the VM.
-func TestARendezvousOpenToOthersIsRefused(t *testing.T) {
+// A rendezvous directory that others may enter is not used (a resume
+// there would reach the VM): the near half says so and serves its session
+// as one that ends with its channel, without Resume.
+func TestARendezvousOpenToOthersIsNotUsed(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "open")
 	require.NoError(t, os.Mkdir(dir, 0o755))
 	require.NoError(t, os.Chmod(dir, 0o755))
-	p, err := transport.NewProxy(func(ctx context.Context) (net.Conn, error) { return nil, os.ErrNotExist },
-		transport.WithSplit(transport.NearHalf), transport.WithRendezvous(dir), scache.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	logs := &logtest.Buffer{}
+	vm, err := net.Listen("tcp", "127.0.0.1:0") // answers the JDWP handshake, then nothing
 	require.NoError(t, err)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	defer vm.Close()
+	go func() {
+		c, err := vm.Accept()
+		if err == nil {
+			defer c.Close()
+			_ = jdwp.VMHandshake(c, 0)
+			_, _ = io.Copy(io.Discard, c)
+		}
+	}()
+	near := serveProxy(t, func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", vm.Addr().String())
+	},
+		transport.WithSplit(transport.NearHalf), transport.WithRendezvous(dir),
+		scache.WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
+	require.Eventually(t, func() bool {
+		return strings.Contains(logs.String(), "is open to others (-rwxr-xr-x)")
+	}, 30*time.Second, time.Millisecond)
+	require.Contains(t, logs.String(), "the session will end with the command's channel, not resume after it")
+	m, _ := filepath.Glob(filepath.Join(dir, "*.sock"))
+	require.Empty(t, m, "no socket where others may reach it")
+	c, err := net.Dial("tcp", near)
 	require.NoError(t, err)
-	defer ln.Close()
-	err = p.Serve(context.Background(), ln)
-	require.ErrorContains(t, err, "is open to others (-rwxr-xr-x)")
+	defer c.Close()
+	_, err = c.Write(tunnel.FarOpening(tunnel.Supported))
+	require.NoError(t, err)
+	accepted, err := tunnel.ReadNearHello(c)
+	require.NoError(t, err)
+	require.NotZero(t, accepted&tunnel.Deflate, "the session is on")
+	require.Zero(t, accepted&tunnel.Resume, "Resume is not accepted")
 }

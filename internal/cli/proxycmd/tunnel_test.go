@@ -58,7 +58,7 @@ func TestAKeyedTunnelBetweenRealHalves(t *testing.T) {
 func TestAViaCommandThatDiesIsNamed(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildScache(t, dir)
-	t.Setenv("XDG_RUNTIME_DIR", dir) // the near halves' rendezvous, not the user's
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir()) // the near halves' rendezvous, not the user's
 	vm := jvmtest.Start(t, "Debuggee", "-1")
 	pidFile := filepath.Join(dir, "near.pid")
 	command := fmt.Sprintf("echo $$ > %s; echo 'stand-in: connected to the near host' >&2; exec %s proxy -split near -stdio -vm %s 2>/dev/null", pidFile, bin, vm.Addr)
