@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"time"
@@ -70,22 +69,28 @@ func (p *Proxy) linkOf(token tunnel.Token) *resumableLink {
 	return found
 }
 
-// waitingForLink reports whether a session of the near half waits for its
-// link to come back.
-func (p *Proxy) waitingForLink() bool {
+// waitingLinks returns the near half's sessions that wait for their link
+// to come back. A link's lock is taken outside the Proxy's: a link holds
+// its own while it registers and forgets tokens here.
+func (p *Proxy) waitingLinks() []*resumableLink {
 	p.mu.Lock()
 	links := make([]*resumableLink, 0, len(p.links))
 	for _, l := range p.links {
 		links = append(links, l)
 	}
 	p.mu.Unlock()
+	waiting := links[:0]
 	for _, l := range links {
 		if l.down() {
-			return true
+			waiting = append(waiting, l)
 		}
 	}
-	return false
+	return waiting
 }
+
+// waitingForLink reports whether a session of the near half waits for its
+// link to come back.
+func (p *Proxy) waitingForLink() bool { return len(p.waitingLinks()) > 0 }
 
 // takeOver ends the near half's session whose link is down, so that a new
 // far half's session (conn's) may have the VM, and reports whether the VM
@@ -97,24 +102,16 @@ func (p *Proxy) waitingForLink() bool {
 func (p *Proxy) takeOver(ctx context.Context, log *slog.Logger, conn net.Conn) bool {
 	p.mu.Lock()
 	idle := p.idle
-	var waiting []*resumableLink
-	for _, l := range p.links {
-		if l.down() {
-			waiting = append(waiting, l)
-		}
-	}
 	p.mu.Unlock()
+	waiting := p.waitingLinks()
 	if len(waiting) == 0 || idle == nil {
 		return false
 	}
 	for _, l := range waiting {
-		l.mu.Lock()
-		if l.conn == nil && l.err == nil {
+		if downFor, ok := l.takenOver(); ok {
 			log.Warn("scache: a new far half takes the VM from the session waiting for its link",
-				"down_for", time.Since(l.lostAt).Round(time.Millisecond), "remote", conn.RemoteAddr().String())
-			l.giveUpLocked(fmt.Errorf("%w: the link to the far half was lost (%v), and a new far half's session took the VM", ErrTunnelLost, l.lostWhy))
+				"down_for", downFor.Round(time.Millisecond), "remote", conn.RemoteAddr().String())
 		}
-		l.mu.Unlock()
 	}
 	t := time.NewTimer(takeOverWait)
 	defer t.Stop()

@@ -22,7 +22,6 @@ import (
 // it; a new near half that gets a resume for a session it does not hold
 // relays it to the sockets there.
 type rendezvous struct {
-	dir  string
 	path string // this process's socket
 	ln   net.Listener
 }
@@ -46,7 +45,7 @@ func openRendezvous(dir string) (*rendezvous, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scache: listening for resumes: %w", err)
 	}
-	return &rendezvous{dir: dir, path: path, ln: ln}, nil
+	return &rendezvous{path: path, ln: ln}, nil
 }
 
 // close stops listening and removes the socket.

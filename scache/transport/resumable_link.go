@@ -280,6 +280,19 @@ func (l *resumableLink) drop(why error) {
 	l.lostLocked(l.gen, why)
 }
 
+// takenOver gives the link up if it is still down, for a new far half's
+// session that takes the VM, and reports how long it was down.
+func (l *resumableLink) takenOver() (time.Duration, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn != nil || l.err != nil {
+		return 0, false
+	}
+	downFor := time.Since(l.lostAt)
+	l.giveUpLocked(fmt.Errorf("%w: the link to the far half was lost (%v), and a new far half's session took the VM", ErrTunnelLost, l.lostWhy))
+	return downFor, true
+}
+
 // counts returns the resumes so far and the bytes sent again at them.
 func (l *resumableLink) counts() (int, int64) {
 	l.mu.Lock()
