@@ -143,10 +143,7 @@ func (c *Client) Hello(ctx context.Context) (*Hello, error) {
 	if err != nil {
 		var re *jdwp.ReplyError
 		if errors.As(err, &re) || errors.Is(err, context.DeadlineExceeded) {
-			c.mu.Lock()
-			c.notAware = true
-			c.mu.Unlock()
-			return nil, fmt.Errorf("%w: %w", ErrNotDDMAware, err)
+			return nil, c.notDDMAware(err)
 		}
 		return nil, err
 	}
@@ -163,6 +160,15 @@ func (c *Client) Hello(ctx context.Context) (*Hello, error) {
 		}
 	}
 	return nil, fmt.Errorf("ddm: the HELO reply holds no HELO chunk")
+}
+
+// notDDMAware marks the VM as one no further DDM is sent to, and returns
+// ErrNotDDMAware wrapped around why.
+func (c *Client) notDDMAware(why error) error {
+	c.mu.Lock()
+	c.notAware = true
+	c.mu.Unlock()
+	return fmt.Errorf("%w: %w", ErrNotDDMAware, why)
 }
 
 // Request sends a request and returns the chunks of its reply (none for an

@@ -46,8 +46,5 @@ func (c *Client) CheckVM(ctx context.Context) error {
 	case IsAndroidVM(&v):
 		return nil
 	}
-	c.mu.Lock()
-	c.notAware = true
-	c.mu.Unlock()
-	return fmt.Errorf("%w: it is %s %s, not an Android VM (DDM is not sent to it)", ErrNotDDMAware, v.VMName, v.VMVersion)
+	return c.notDDMAware(fmt.Errorf("it is %s %s, not an Android VM (DDM is not sent to it)", v.VMName, v.VMVersion))
 }

@@ -89,9 +89,9 @@ func (c *Cutter) CutOnceAt(n int64) {
 	c.cutOnce = n
 }
 
-// DownFor makes each of CutEvery's (and CutOnceAt's) resets take the link down for d: new
-// connections are reset until d has passed, as a link that drops for a
-// while.
+// DownFor makes each of CutEvery's (and CutOnceAt's) resets take the
+// link down for d: new connections are reset until d has passed, as a
+// link that drops for a while.
 func (c *Cutter) DownFor(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

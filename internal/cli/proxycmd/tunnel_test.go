@@ -69,11 +69,7 @@ func TestAViaCommandThatDiesIsNamed(t *testing.T) {
 	require.NoError(t, err)
 	defer dbg.Close()
 	require.NoError(t, dbg.Call(ctx, &jdwp.VMIDSizesCommand{}, nil), "the session runs")
-	b, err := os.ReadFile(pidFile)
-	require.NoError(t, err)
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	require.NoError(t, err)
-	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	killAll(t, pidFile)
 	require.Eventually(t, func() bool { return strings.Contains(log.String(), "signal: killed") }, 30*time.Second, time.Millisecond)
 	require.Contains(t, log.String(), `the -via command \"echo $$ > `)
 	require.Contains(t, log.String(), `its last line on standard error: \"stand-in: connected to the near host\"`)
@@ -111,13 +107,7 @@ func TestAViaSessionOutlivesItsCommand(t *testing.T) {
 	defer dbg.Close()
 	require.NoError(t, dbg.Call(ctx, &jdwp.VMIDSizesCommand{}, nil), "the session runs")
 
-	b, err := os.ReadFile(relays)
-	require.NoError(t, err)
-	for _, field := range strings.Fields(string(b)) { // the first run's relay: the connection drops
-		pid, err := strconv.Atoi(field)
-		require.NoError(t, err)
-		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
-	}
+	killAll(t, relays) // the first run's relay: the connection drops
 	// A command only the VM can answer (a new string object each time):
 	// it crosses the link once the session resumed.
 	reply, err := dbg.Send(ctx, jdwp.CmdVirtualMachineCreateString, []byte("\x00\x00\x00\x05after"))
@@ -126,7 +116,7 @@ func TestAViaSessionOutlivesItsCommand(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, jdwp.ErrNone, h.ErrorCode)
 
-	b, err = os.ReadFile(relays)
+	b, err := os.ReadFile(relays)
 	require.NoError(t, err)
 	require.Len(t, strings.Split(strings.TrimSpace(string(b)), "\n"), 2, "the command ran again")
 	require.Contains(t, log.String(), "the link to the near half is back: the session goes on")
@@ -134,4 +124,17 @@ func TestAViaSessionOutlivesItsCommand(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(near), "relaying a resumed session to the near half that holds it")
 	require.Contains(t, string(near), "the link to the far half is back: the session goes on")
+}
+
+// killAll kills the processes whose ids a command wrote to file (started
+// by this test's -via commands).
+func killAll(t *testing.T, file string) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	for _, field := range strings.Fields(string(b)) {
+		pid, err := strconv.Atoi(field)
+		require.NoError(t, err)
+		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
+	}
 }
