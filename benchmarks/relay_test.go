@@ -330,6 +330,9 @@ var relayWorkloads = []relayWorkload{
 	{"threadsview", jvmtest.DriverOptions{Stops: 8, Threads: 4, Together: true}},
 	// An IDE's renderers: toString() and size() invoked at every stop and step.
 	{"renderers", jvmtest.DriverOptions{Stops: relayStops, Renderers: true}},
+	// A user walking up the stack: this and the variables of the six
+	// frames below the top at every breakpoint stop.
+	{"deep", jvmtest.DriverOptions{Stops: relayStops, Deep: 6}},
 }
 
 // BenchmarkRelayWorkloads measures the JDI driver's wall time for each

@@ -104,7 +104,8 @@
 // What the Speculator sends on its own is grouped in families (Family; the
 // default, AllFamilies, is every one): the class metadata of each frame
 // (FamilyClass, the original jdwp-scache's), the stopped thread's frames
-// and name (FamilyStop), the top frame's this and locals (FamilyTopFrame),
+// and name (FamilyStop), the top frame's this and locals, and those of the
+// frames below it the debugger looked at (FamilyTopFrame),
 // the facts of the values they show (FamilyValues), what the debugger asked
 // at its recent stops, the objects this holds included, reached by the
 // same fields on whichever objects they are now (FamilyAgain), the threads

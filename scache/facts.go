@@ -49,7 +49,11 @@ func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
 			if err != nil {
 				return err
 			}
-			s.stop.framesShown(t, m.(*jdwp.ThreadFramesReply).Frames)
+			if cmd, err := p.key.Message(s.sizes); err == nil {
+				if asked, ok := cmd.(*jdwp.ThreadFramesCommand); ok {
+					s.stop.framesShown(t, int(asked.StartFrame), m.(*jdwp.ThreadFramesReply).Frames)
+				}
+			}
 		}
 	case jdwp.CmdVirtualMachineAllThreads:
 		// Asked at a stop or while threads run, the list is the next stop's

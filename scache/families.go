@@ -50,7 +50,10 @@ const (
 	// FamilyStop: on a stop event, the stopped thread's Frames, FrameCount and Name.
 	FamilyStop
 	// FamilyTopFrame: on a Frames reply, the top frame's this (non-static
-	// methods) and the values of the variables visible at its code index.
+	// methods) and the values of the variables visible at its code index;
+	// the same of the frames below the top whose this or values the
+	// debugger asked at its recent stops of the kind (a user walking up
+	// the stack).
 	FamilyTopFrame
 	// FamilyValues: the type of each object, the value of each string and
 	// the length of each array among those values; and once the debugger
@@ -213,9 +216,11 @@ var families = []*family{
 			jdwp.CmdReferenceTypeMethodsWithGeneric: onTopMetadata,
 			jdwp.CmdMethodVariableTableWithGeneric:  onTopMetadata,
 		},
-		onValuesChanged: askTopValuesAgain,
+		onAsked:         noteDeeper,
+		onValuesChanged: askFramesValuesAgain,
 		onResumed:       resumePredictor,
-		onReset:         resetPredictor,
+		onEndStop:       endDeeperStop,
+		onReset:         resetTopFrame,
 		sends: []jdwp.Command{jdwp.CmdStackFrameThisObject, jdwp.CmdStackFrameGetValues,
 			jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdMethodVariableTableWithGeneric},
 	},
@@ -306,6 +311,7 @@ type familyState struct {
 	walk      hierarchyWalk                 // the supertypes the debugger walks (family_class_hierarchy.go)
 	predictor framePredictor                // the next stop's top frame id (family_topframe_predict.go)
 	view      threadsView                   // the threads view sent at the stop (family_threads.go)
+	deeper    deeperFrames                  // the frames below the top the debugger looks at (family_topframe_deeper.go)
 }
 
 // newFamilyState returns the families' state of a new session, which

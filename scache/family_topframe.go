@@ -15,10 +15,11 @@ import (
 
 // onFrames notes the top frame of a Frames reply of the current epoch.
 func onFrames(s *Speculator, p *inFlight, reply *replyData) error {
-	asked, top, ok, err := topOfFrames(s, p, reply)
+	asked, frames, ok, err := topOfFrames(s, p, reply)
 	if err != nil || !ok {
 		return err
 	}
+	top := frames[0]
 	s.predictor.observe(asked.Thread, top.Frame, frameIDMask(s.sizes))
 	if !s.susp.current(p) {
 		onParkedFrames(s, p.thread, top) // parkedToo
@@ -27,6 +28,7 @@ func onFrames(s *Speculator, p *inFlight, reply *replyData) error {
 	if s.susp.stopped != 0 && asked.Thread != s.susp.stopped {
 		return nil // another thread's, as a threads view asks: the top frame is the stopped thread's
 	}
+	askDeeper(s, asked.Thread, frames)
 	if s.stop.top.set && s.stop.top.thread == asked.Thread {
 		if !s.stop.top.predicted {
 			return nil
@@ -61,23 +63,24 @@ func predictTop(s *Speculator, stop stopEvent) {
 func onTopMetadata(s *Speculator, _ *inFlight, _ *replyData) error {
 	advanceTop(s)
 	advanceParkedTops(s)
+	advanceDeeper(s)
 	return nil
 }
 
-// topOfFrames returns the command and the top frame of a Frames reply
-// that starts at the top (ok false for another one, or an empty stack).
-func topOfFrames(s *Speculator, p *inFlight, reply *replyData) (asked *jdwp.ThreadFramesCommand, top jdwp.Frame, ok bool, err error) {
+// topOfFrames returns the command and the frames of a Frames reply that
+// starts at the top (ok false for another one, or an empty stack).
+func topOfFrames(s *Speculator, p *inFlight, reply *replyData) (asked *jdwp.ThreadFramesCommand, frames []jdwp.Frame, ok bool, err error) {
 	m, err := reply.typed(s)
 	if err != nil {
-		return nil, jdwp.Frame{}, false, err
+		return nil, nil, false, err
 	}
-	frames := m.(*jdwp.ThreadFramesReply).Frames
+	frames = m.(*jdwp.ThreadFramesReply).Frames
 	cmd, err := p.key.Message(s.sizes)
 	asked, ok = cmd.(*jdwp.ThreadFramesCommand)
 	if err != nil || !ok || len(frames) == 0 || asked.StartFrame != 0 {
-		return nil, jdwp.Frame{}, false, nil
+		return nil, nil, false, nil
 	}
-	return asked, frames[0], true, nil
+	return asked, frames, true, nil
 }
 
 // onParkedFrames goes on with the top frame of a parked thread whose stop
@@ -114,8 +117,15 @@ func advanceParkedTops(s *Speculator) {
 
 // advanceTop asks for the top frame's this and visible variables as soon as
 // the method's modifiers and variable table are known.
-func advanceTop(s *Speculator) {
-	top := &s.stop.top
+func advanceTop(s *Speculator) { advanceFrame(s, &s.stop.top) }
+
+// advanceFrame asks for a frame's this and visible variables as soon as
+// the method's modifiers and variable table are known.
+func advanceFrame(s *Speculator, top *topFrame) {
+	enqueue := s.enqueue
+	if top.asked {
+		enqueue = func(m jdwp.CommandMessage, urgent bool) { enqueueAsked(s, m, urgent) }
+	}
 	if !top.set || top.loc.Method == 0 {
 		return
 	}
@@ -127,7 +137,7 @@ func advanceTop(s *Speculator) {
 			top.thisDone = true
 		default:
 			top.thisDone = true
-			s.enqueue(&jdwp.FrameThisObjectCommand{Thread: top.thread, Frame: top.frame}, true)
+			enqueue(&jdwp.FrameThisObjectCommand{Thread: top.thread, Frame: top.frame}, true)
 		}
 	}
 	if !top.valuesDone {
@@ -143,7 +153,7 @@ func advanceTop(s *Speculator) {
 			if len(slots) == 0 {
 				return
 			}
-			s.enqueue(&jdwp.FrameGetValuesCommand{Thread: top.thread, Frame: top.frame, Slots: slots}, true)
+			enqueue(&jdwp.FrameGetValuesCommand{Thread: top.thread, Frame: top.frame, Slots: slots}, true)
 			if top.predicted && s.table.on(FamilyAgain) && top.thread == s.stop.event.thread {
 				guessLocals(s, top.loc, slots) // behind the GetValues that gives their ids out
 			}
@@ -159,6 +169,20 @@ func askTopValuesAgain(s *Speculator) {
 		top.valuesDone = false
 		advanceTop(s)
 	}
+}
+
+// askFramesValuesAgain asks the values of the top frame and of the frames
+// below it being asked again once the debugger changed values
+// (onValuesChanged).
+func askFramesValuesAgain(s *Speculator) {
+	askTopValuesAgain(s)
+	askDeeperValuesAgain(s)
+}
+
+// resetTopFrame forgets what the family learned (onReset).
+func resetTopFrame(s *Speculator) {
+	resetPredictor(s)
+	resetDeeper(s)
 }
 
 // VisibleSlots returns the slots JDI's StackFrame.getValues(visibleVariables())

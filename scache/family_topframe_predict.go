@@ -105,5 +105,5 @@ func resumePredictor(s *Speculator, thread jdwp.ThreadID, others bool) {
 	s.predictor.resumed(thread, others)
 }
 
-// resetPredictor forgets what the predictor learned (onReset).
+// resetPredictor forgets what the predictor learned.
 func resetPredictor(s *Speculator) { s.predictor = framePredictor{} }

@@ -32,9 +32,10 @@ type stopState struct {
 	// the suspension it was invoked in goes on (state.go: onSettle).
 	invoked invocation
 	// frames holds where each frame a Frames reply of the epoch showed
-	// stands, by thread and frame id: a frame's method says what some
-	// replies about the frame are (derived.go).
-	frames map[threadFrame]jdwp.Location
+	// stands, and its depth, by thread and frame id: a frame's method says
+	// what some replies about the frame are (derived.go), its depth which
+	// frame the debugger looked at (family_topframe_deeper.go).
+	frames map[threadFrame]shownFrame
 	// parkedTops holds the top frame of each parked thread whose stop a
 	// later one superseded (parked.go), for FamilyTopFrame to go on with
 	// as its frames and its method's metadata arrive.
@@ -45,6 +46,13 @@ type stopState struct {
 type threadFrame struct {
 	thread jdwp.ThreadID
 	frame  jdwp.FrameID
+}
+
+// shownFrame is a frame a Frames reply showed: where it stands, and its
+// depth (0: the top).
+type shownFrame struct {
+	loc   jdwp.Location
+	depth int
 }
 
 // maxFramesShown bounds the frames kept of an epoch.
@@ -103,23 +111,23 @@ func (st *stopState) end() {
 }
 
 // framesShown keeps where the frames of a Frames reply of the epoch about
-// thread stand.
-func (st *stopState) framesShown(thread jdwp.ThreadID, frames []jdwp.Frame) {
+// thread stand, the first of them at depth start.
+func (st *stopState) framesShown(thread jdwp.ThreadID, start int, frames []jdwp.Frame) {
 	if st.frames == nil {
-		st.frames = make(map[threadFrame]jdwp.Location)
+		st.frames = make(map[threadFrame]shownFrame)
 	}
-	for _, f := range frames {
+	for i, f := range frames {
 		if len(st.frames) >= maxFramesShown {
 			return
 		}
-		st.frames[threadFrame{thread, f.Frame}] = f.Location
+		st.frames[threadFrame{thread, f.Frame}] = shownFrame{loc: f.Location, depth: start + i}
 	}
 }
 
 // keepFramesOf drops what the epoch's Frames replies showed of the
 // threads that keep does not keep.
 func (st *stopState) keepFramesOf(keep func(jdwp.ObjectID) bool) {
-	maps.DeleteFunc(st.frames, func(f threadFrame, _ jdwp.Location) bool { return !keep(f.thread) })
+	maps.DeleteFunc(st.frames, func(f threadFrame, _ shownFrame) bool { return !keep(f.thread) })
 	if st.top.set && !keep(st.top.thread) {
 		st.top = topFrame{}
 	}
@@ -128,8 +136,15 @@ func (st *stopState) keepFramesOf(keep func(jdwp.ObjectID) bool) {
 // frameAt returns where the frame of thread stands, if a Frames reply of
 // the epoch showed it.
 func (st *stopState) frameAt(thread jdwp.ThreadID, frame jdwp.FrameID) (jdwp.Location, bool) {
-	loc, ok := st.frames[threadFrame{thread, frame}]
-	return loc, ok
+	f, ok := st.frames[threadFrame{thread, frame}]
+	return f.loc, ok
+}
+
+// depthOf returns the depth of the frame of thread, if a Frames reply of
+// the epoch showed it.
+func (st *stopState) depthOf(thread jdwp.ThreadID, frame jdwp.FrameID) (int, bool) {
+	f, ok := st.frames[threadFrame{thread, frame}]
+	return f.depth, ok
 }
 
 // stops returns how many stops began, of both kinds.
@@ -170,6 +185,7 @@ type topFrame struct {
 	thisDone   bool // ThisObject sent, or known to be useless (static method)
 	valuesDone bool // GetValues sent, or known to be impossible (no variable table)
 	predicted  bool // frame is predicted at the stop event, not yet seen in a Frames reply
+	asked      bool // a frame below the top the debugger asked at its recent stops: not the learner's to pause
 }
 
 // boolIndex indexes by kind of stop: 0 not ending a step, 1 ending one.

@@ -358,6 +358,11 @@ type DriverOptions struct {
 	// Parallel, when not 0, has the driver inspect each stop in concurrent
 	// waves of that many threads, as an async IDE does (clients.go).
 	Parallel int
+	// Deep, when not 0, has the driver show at every breakpoint stop this
+	// and the visible variables of that many frames below the top, as a
+	// user walking up a deep stack does (the debuggee's is 40 frames deep,
+	// a static frame right below the top).
+	Deep int
 	// Classes, when not 0, runs the session on a VM that has loaded that
 	// many generated classes when the debugger attaches (StartFor,
 	// StartLoaded), and BigAttach has the driver attach to it as an IDE
@@ -454,6 +459,9 @@ func RunDriverTimed(t testing.TB, addr string, o DriverOptions) DriverRun {
 	}
 	if o.Parallel > 0 {
 		args = append(args, fmt.Sprintf("parallel=%d", o.Parallel))
+	}
+	if o.Deep > 0 {
+		args = append(args, fmt.Sprintf("deep=%d", o.Deep))
 	}
 	if o.BigAttach > 0 {
 		args = append(args, fmt.Sprintf("bigattach=%d:%d", o.BigAttach, GeneratedLine))

@@ -108,3 +108,20 @@ func TestDriverDirectTogether(t *testing.T) {
 	}
 	require.Equal(t, transcripts[0], transcripts[1])
 }
+
+// TestDriverDirectDeep runs the JDI driver walking up the stack at each
+// breakpoint: this and the variables of the frames below the top, the
+// static one right below it included, with each client.
+func TestDriverDirectDeep(t *testing.T) {
+	for _, c := range []jvmtest.Client{jvmtest.Clients[0], jvmtest.Clients[3]} {
+		t.Run(c.Name, func(t *testing.T) {
+			opts := c.With(jvmtest.DriverOptions{Stops: 2, Deep: 3})
+			vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(opts.Stops)...)
+			transcript, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+			require.Equal(t, 2, strings.Count(transcript, "  frame 1 this null d="), transcript)
+			require.Equal(t, 2, strings.Count(transcript, "  frame 2 this Debuggee n=0\n"), transcript)
+			require.Equal(t, 2, strings.Count(transcript, "  frame 3 this Debuggee n=1 next=0"), transcript)
+			require.NotContains(t, transcript, "  frame 4 ")
+		})
+	}
+}

@@ -24,6 +24,7 @@ var clientWorkloads = map[string]jvmtest.DriverOptions{
 	"threads":      {Stops: 3, Threads: 3},
 	"together":     {Stops: 3, Threads: 3, Together: true},
 	"renderers":    {Stops: 2, Renderers: true},
+	"deep":         {Stops: 2, Deep: 4},
 }
 
 // TestTranscriptOfEveryClientEqualsDirect debugs real HotSpot VMs with the

@@ -88,6 +88,9 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	// An IDE's renderers: toString() and size() invoked at every stop and
 	// step; toString changes the object, so a stale cache shows.
 	"renderers": {Stops: 3, Renderers: true},
+	// A user walking up the stack: this and the variables of the frames
+	// below the top (a static frame among them).
+	"deep": {Stops: 2, Deep: 4},
 }
 
 // TestTranscriptThroughProxyEqualsDirect debugs real HotSpot VMs with a real

@@ -5,7 +5,7 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [bigattach=M:LINE]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [deep=N] [bigattach=M:LINE]
 //
 // hotswap redefines Swappable after the first stop; setvalue changes a local
 // at each stop and reads it back; extras expands `this` at every stop and
@@ -19,7 +19,10 @@
 // among them), each invoked in the stopped thread, then the top frame read
 // again (JDI forgets a thread's frames once it ran); exit ends the VM
 // with vm.exit(7) at the last stop's event instead of inspecting it and
-// disposing, and prints how that went.
+// disposing, and prints how that went. deep=N shows, at every breakpoint
+// stop, this and the visible variables of the N frames below the top, as
+// a user walking up a deep stack in an IDE does (the debuggee's stack is
+// 40 frames deep at its marker, with a static frame right below the top).
 //
 // bigattach=M:LINE attaches as an IDE attaches to a running app with many
 // classes (a VM jvmtest.StartLoaded started): it lists every class
@@ -57,6 +60,9 @@ public class JdiDriver {
     private boolean extras;
     private boolean topFrames;
     private boolean renderers;
+    // deep: the frames below the top whose this and variables are shown at
+    // every breakpoint stop (deep=N; 0: none).
+    private int deep;
     // pool asks in concurrent waves (parallel=N); null: one at a time.
     private ExecutorService pool;
     // start is when the driver began to attach; attached, how long after
@@ -92,6 +98,7 @@ public class JdiDriver {
         boolean together = false;
         boolean eclipse = false;
         int parallel = 0;
+        int deep = 0;
         int bigAttach = 0;
         int bigAttachLine = 0;
         for (int i = 4; i < args.length; i++) {
@@ -117,6 +124,8 @@ public class JdiDriver {
                 String[] ml = args[i].substring("bigattach=".length()).split(":");
                 bigAttach = Integer.parseInt(ml[0]);
                 bigAttachLine = Integer.parseInt(ml[1]);
+            } else if (args[i].startsWith("deep=")) {
+                deep = Integer.parseInt(args[i].substring("deep=".length()));
             } else if (args[i].startsWith("parallel=")) {
                 parallel = Integer.parseInt(args[i].substring("parallel=".length()));
             } else if (!args[i].isEmpty()) {
@@ -144,6 +153,7 @@ public class JdiDriver {
         d.extras = extras;
         d.topFrames = topFrames;
         d.renderers = renderers;
+        d.deep = deep;
         d.together = together;
         if (parallel > 0) {
             d.pool = Executors.newFixedThreadPool(parallel, r -> {
@@ -353,6 +363,7 @@ public class JdiDriver {
         }
         Collections.sort(threads);
         line("  threads " + threads);
+        showDeeper(t);
     }
 
     // setN changes the top frame's local n and reads it back.
@@ -407,6 +418,43 @@ public class JdiDriver {
         }
         Collections.sort(threads);
         line("  threads " + threads);
+        showDeeper(t);
+    }
+
+    // showDeeper shows this and the visible variables of the deep frames
+    // below the top, as a user walking up a deep stack does: selecting a
+    // frame has the IDE's variables view ask its this and its variables
+    // (in one wave when in waves).
+    void showDeeper(ThreadReference t) throws Exception {
+        if (deep == 0) {
+            return;
+        }
+        int n = Math.min(deep, t.frames().size() - 1);
+        List<Callable<String>> tasks = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            int depth = i;
+            tasks.add(() -> frameVariables(t, depth));
+        }
+        for (String l : wave(tasks)) {
+            line(l);
+        }
+    }
+
+    // frameVariables is the variables view of the frame at depth in one line.
+    String frameVariables(ThreadReference t, int depth) throws Exception {
+        StackFrame f = t.frame(depth);
+        ObjectReference self = f.thisObject();
+        StringBuilder b = new StringBuilder("  frame " + depth + " this " + (self == null ? "null" : self.referenceType().name()));
+        try {
+            List<LocalVariable> vars = f.visibleVariables();
+            Map<LocalVariable, Value> values = f.getValues(vars);
+            for (LocalVariable v : vars) {
+                b.append(" " + v.name() + "=" + value(values.get(v)));
+            }
+        } catch (AbsentInformationException e) {
+            b.append(" no local variable information");
+        }
+        return b.toString();
     }
 
     // threadView is one thread's line of the threads view (see inspect).
