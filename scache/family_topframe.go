@@ -56,6 +56,7 @@ func predictTop(s *Speculator, stop stopEvent) {
 	s.stats.FramesPredicted++
 	s.stop.top = topFrame{set: true, thread: stop.thread, frame: frame, loc: stop.loc, predicted: true}
 	advanceTop(s)
+	predictDeeper(s, stop, frame)
 }
 
 // onTopMetadata goes on with the top frame when a method's modifiers or
@@ -154,7 +155,7 @@ func advanceFrame(s *Speculator, top *topFrame) {
 				return
 			}
 			enqueue(&jdwp.FrameGetValuesCommand{Thread: top.thread, Frame: top.frame, Slots: slots}, true)
-			if top.predicted && s.table.on(FamilyAgain) && top.thread == s.stop.event.thread {
+			if top == &s.stop.top && top.predicted && s.table.on(FamilyAgain) && top.thread == s.stop.event.thread {
 				guessLocals(s, top.loc, slots) // behind the GetValues that gives their ids out
 			}
 		}

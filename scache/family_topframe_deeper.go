@@ -14,6 +14,16 @@ import "github.com/jdwpscache/scache/jdwp"
 // and their methods' metadata tells what there is, as it does for the top
 // frame. A depth is forgotten once againIdle stops of its kind went by
 // without the debugger asking it.
+//
+// Once the top frame's id is predicted at the stop event (framePredictor),
+// the frames below it are predicted too, when the last stop of the kind
+// stood where this one does: at the same depths as then, in the same
+// places, their ids as far from the top's as then (OpenJDK's agent
+// numbers a thread's frames by depth). Their this and values then go out
+// with the stop, in the same round trip as the frames. A wrong guess costs
+// only waste: a reply answers only a command with the same bytes in the
+// same suspension, and the real frames are asked once a Frames reply
+// shows them.
 
 // maxDeeper bounds the depths below the top that are remembered.
 const maxDeeper = 32
@@ -28,6 +38,9 @@ type deeperFrames struct {
 	// seen whether a Frames reply of the stop showed them yet.
 	frames []topFrame
 	seen   bool
+	// last holds, per kind of stop, the top frames of the stopped thread
+	// at the last stop of the kind (at most maxDeeper).
+	last [2][]jdwp.Frame
 }
 
 // noteDeeper notes the depth of a frame of the stopped thread whose this
@@ -70,12 +83,40 @@ func askDeeper(s *Speculator, thread jdwp.ThreadID, frames []jdwp.Frame) {
 	}
 	s.deeper.seen = true
 	k := boolIndex(s.stop.event.step)
-	now := s.stop.count[k]
-	for d := 1; d < min(len(frames), maxDeeper); d++ {
-		if last := s.deeper.asked[k][d]; last == 0 || now-last > againIdle {
-			continue
-		}
+	s.deeper.last[k] = append(s.deeper.last[k][:0], frames[:min(len(frames), maxDeeper)]...)
+	s.deeper.frames = s.deeper.frames[:0] // predicted ones that were right are cached or in flight
+	for _, d := range deeperDepths(s, k, len(frames)) {
 		s.deeper.frames = append(s.deeper.frames, topFrame{set: true, thread: thread, frame: frames[d].Frame, loc: frames[d].Location, asked: true})
+	}
+	advanceDeeper(s)
+}
+
+// deeperDepths returns the depths below the top, in a stack of n frames,
+// that the debugger asked at its recent stops of kind k.
+func deeperDepths(s *Speculator, k, n int) []int {
+	var depths []int
+	now := s.stop.count[k]
+	for d := 1; d < min(n, maxDeeper); d++ {
+		if last := s.deeper.asked[k][d]; last != 0 && now-last <= againIdle {
+			depths = append(depths, d)
+		}
+	}
+	return depths
+}
+
+// predictDeeper asks, at a stop whose top frame id is predicted (top),
+// this and values of the frames below it that the debugger asks, where
+// the last stop of the kind had them, if it stood where this one does.
+func predictDeeper(s *Speculator, stop stopEvent, top jdwp.FrameID) {
+	k := boolIndex(stop.step)
+	last := s.deeper.last[k]
+	if len(last) == 0 || last[0].Location != stop.loc {
+		return
+	}
+	mask := frameIDMask(s.sizes)
+	for _, d := range deeperDepths(s, k, len(last)) {
+		frame := jdwp.FrameID((uint64(top) + uint64(last[d].Frame) - uint64(last[0].Frame)) & mask)
+		s.deeper.frames = append(s.deeper.frames, topFrame{set: true, thread: stop.thread, frame: frame, loc: last[d].Location, asked: true, predicted: true})
 	}
 	advanceDeeper(s)
 }

@@ -20,6 +20,12 @@ func stopAndWalk(t *testing.T, h *harness, depths ...int) (reached int) {
 	ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyAll)
 	require.True(t, ok)
 	h.event(ev)
+	return walk(t, h, depths...)
+}
+
+// walk is stopAndWalk once the stop's event has arrived.
+func walk(t *testing.T, h *harness, depths ...int) (reached int) {
+	t.Helper()
 	th := h.vm.Thread(1)
 	h.send(&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
 	h.drain()
@@ -98,4 +104,32 @@ func framesBelowTopAsked(h *harness, during func()) int {
 		}
 	}
 	return n
+}
+
+// Once the VM's frame numbering is learned, the frames below the top go
+// out with the stop event, under the ids the VM will give them, where the
+// last stop at the same place had them: before any Frames reply.
+func TestTheFramesBelowTheTopGoOutWithTheStop(t *testing.T) {
+	h := running(t)
+	for i := 0; i < 3; i++ {
+		stopAndWalk(t, h, 2, 3)
+	}
+	ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyAll)
+	require.True(t, ok)
+	before := len(h.toVM)
+	h.event(ev)
+	th := h.vm.Thread(1)
+	asked := map[jdwp.FrameID]int{}
+	for _, p := range h.toVM[before:] {
+		ph, _ := jdwp.ParseHeader(p)
+		if ph.Cmd() == jdwp.CmdStackFrameGetValues {
+			var m jdwp.FrameGetValuesCommand
+			require.NoError(t, jdwp.Unmarshal(jdwp.Data(p), h.vm.Sizes, &m))
+			asked[m.Frame]++
+		}
+	}
+	for _, d := range []int{2, 3} {
+		require.Equal(t, 1, asked[h.vm.FrameID(th, th.Generation, d)], "values of depth %d asked at the event", d)
+	}
+	require.Zero(t, walk(t, h, 2, 3))
 }
