@@ -110,13 +110,16 @@ func outliveTheChannel() {
 
 // viaDialer returns a dial function that starts `sh -c command` for each
 // session and speaks the tunnel over its standard input and output; its
-// standard error goes to stderr (ssh's messages, say). When the command's
+// standard error goes to stderr line by line (ssh's messages, say), a line
+// repeated from run to run once (quietRepeats: the far half runs the
+// command again and again while the link is down). When the command's
 // output ends, the read error names the command, how it ended and its last
 // line on standard error, so the far half says why the tunnel was lost.
 func viaDialer(command string, stderr io.Writer) func(ctx context.Context) (net.Conn, error) {
+	quiet := &quietRepeats{w: stderr}
 	return func(ctx context.Context) (net.Conn, error) {
 		cmd := exec.Command("sh", "-c", command)
-		last := &lastLine{w: stderr}
+		last := &lastLine{lines: quiet}
 		cmd.Stderr = last
 		// Pipes of our own: Wait must not close our ends before we have
 		// read all the command wrote.
@@ -156,6 +159,7 @@ type viaProcess struct {
 
 func (p *viaProcess) wait() {
 	p.err = p.cmd.Wait()
+	p.stderr.flush()
 	close(p.done)
 }
 
@@ -194,30 +198,48 @@ func (p *viaProcess) stop() error {
 	return p.err
 }
 
-// A lastLine passes what is written on to w and keeps the last non-empty
-// line (at most 200 bytes of it).
+// A lastLine passes the lines written to it on to lines, and keeps the
+// last non-empty one (at most 200 bytes of it).
 type lastLine struct {
-	w io.Writer
+	lines *quietRepeats
 
 	mu      sync.Mutex
 	partial []byte
 	line    string
 }
 
+// maxLine bounds a line kept or passed on; the rest of it is dropped.
+const maxLine = 200
+
 func (l *lastLine) Write(b []byte) (int, error) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	for _, c := range b {
 		if c == '\n' {
-			if t := strings.TrimSpace(string(l.partial)); t != "" {
-				l.line = t
-			}
-			l.partial = l.partial[:0]
-		} else if len(l.partial) < 200 {
+			l.endLine()
+		} else if len(l.partial) < maxLine {
 			l.partial = append(l.partial, c)
 		}
 	}
-	l.mu.Unlock()
-	return l.w.Write(b)
+	return len(b), nil
+}
+
+// endLine passes the partial line on and keeps it if it is not empty.
+func (l *lastLine) endLine() {
+	if t := strings.TrimSpace(string(l.partial)); t != "" {
+		l.line = t
+	}
+	l.lines.line(string(l.partial))
+	l.partial = l.partial[:0]
+}
+
+// flush passes on a last line that did not end, once the command exited.
+func (l *lastLine) flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.partial) > 0 {
+		l.endLine()
+	}
 }
 
 func (l *lastLine) last() string {
@@ -227,4 +249,31 @@ func (l *lastLine) last() string {
 		return t
 	}
 	return l.line
+}
+
+// quietRepeats passes lines on to w, except a line equal to the last one
+// it passed: that is counted, and said once another line comes. A -via
+// command run again every half second while the link is down says why it
+// fails once, not at every run.
+type quietRepeats struct {
+	w io.Writer
+
+	mu      sync.Mutex
+	last    string
+	repeats int
+}
+
+// line passes one line (without its newline) on, unless it repeats.
+func (q *quietRepeats) line(s string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if s == q.last && s != "" {
+		q.repeats++
+		return
+	}
+	if q.repeats > 0 {
+		fmt.Fprintf(q.w, "(the line above came %d more times)\n", q.repeats)
+	}
+	q.last, q.repeats = s, 0
+	fmt.Fprintln(q.w, s)
 }

@@ -138,3 +138,37 @@ func killAll(t *testing.T, file string) {
 		require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 	}
 }
+
+// A -via command that fails the same way at every run (ssh while the
+// network is down: the far half runs it again and again) says so once;
+// the count of repeats comes with the next line that differs.
+func TestAViaCommandFailingAgainSaysSoOnce(t *testing.T) {
+	back := filepath.Join(t.TempDir(), "back")
+	var stderr strings.Builder
+	dial := viaDialer(fmt.Sprintf("if [ -e %s ]; then echo 'stand-in: connected' >&2; else echo 'ssh: connect to host phone port 22: Network is unreachable' >&2; exit 255; fi", back), &stderr)
+	run := func() {
+		c, err := dial(context.Background())
+		require.NoError(t, err)
+		_, err = io.ReadAll(c)
+		require.ErrorContains(t, err, "ended (exit status", "the output ends, and the command with it")
+		c.Close() // waits for the command's exit: its standard error is passed on
+	}
+	for range 3 {
+		run()
+	}
+	require.Equal(t, "ssh: connect to host phone port 22: Network is unreachable\n", stderr.String())
+	require.NoError(t, os.WriteFile(back, nil, 0o600))
+	run()
+	require.Equal(t, "ssh: connect to host phone port 22: Network is unreachable\n(the line above came 2 more times)\nstand-in: connected\n", stderr.String())
+}
+
+// quietRepeats passes each line once while it repeats, and says how many
+// times it came once another line comes.
+func TestQuietRepeats(t *testing.T) {
+	var out strings.Builder
+	q := &quietRepeats{w: &out}
+	for _, l := range []string{"a", "a", "a", "b", "", "", "b"} {
+		q.line(l)
+	}
+	require.Equal(t, "a\n(the line above came 2 more times)\nb\n\n\nb\n", out.String())
+}
