@@ -144,7 +144,7 @@ func (p *Proxy) resumeSession(conn net.Conn, h tunnel.Hello, log *slog.Logger) {
 		refuseResume(conn, log, "the far half names other features than the session's",
 			"the resume names other features than the session's", nil)
 	default:
-		err := l.resumeNear(conn, h.Token, h.Received)
+		err := l.resumeNear(conn, h)
 		if errors.Is(err, errStaleResume) {
 			log.Debug("scache: a split session's resume gave way to a newer connection", "remote", conn.RemoteAddr().String())
 			conn.Close()

@@ -124,7 +124,7 @@ func askToResume(path string, h tunnel.Hello, timeout time.Duration) (net.Conn, 
 	}
 	_ = sc.SetDeadline(time.Now().Add(timeout))
 	var answer bytes.Buffer
-	if _, err = sc.Write(tunnel.ResumeHello(h.Features, h.Token, h.Received)); err == nil {
+	if _, err = sc.Write(tunnel.ResumeHello(h.Features, h.Token, h.Received, h.From, h.To)); err == nil {
 		_, err = tunnel.ReadNearHello(io.TeeReader(sc, &answer))
 	}
 	if err != nil {

@@ -47,7 +47,7 @@ func TestARendezvousServesOnlyResumes(t *testing.T) {
 		says  string
 	}{
 		{tunnel.FarOpening(tunnel.Supported), "only resumes reach a near half here"},
-		{tunnel.ResumeHello(tunnel.Supported, tunnel.Token{1, 2, 3}, 0), "no session here holds this resume token"},
+		{tunnel.ResumeHello(tunnel.Supported, tunnel.Token{1, 2, 3}, 0, 0, 0), "no session here holds this resume token"},
 	} {
 		c, err := net.Dial("unix", socket)
 		require.NoError(t, err)

@@ -67,12 +67,20 @@ type resumableLink struct {
 	// on the new connection): the answer that carried it may have been cut.
 	previous    tunnel.Token
 	hasPrevious bool
-	err         error // the link gave up or closed: reads and writes return it
-	lostAt      time.Time
-	lostWhy     error
-	expiry      *time.Timer
-	resumes     int
-	replayed    int64
+	// previousUntil: the far half read the new token once this half
+	// received more than this of the stream (what it sent again before
+	// it read the answer ends there).
+	previousUntil uint64
+	// skip is what the connection brings first that arrived already: the
+	// far half sends again, before it reads the answer, everything this
+	// half had not acknowledged (a pipelined resume); it is dropped as read.
+	skip     uint64
+	err      error // the link gave up or closed: reads and writes return it
+	lostAt   time.Time
+	lostWhy  error
+	expiry   *time.Timer
+	resumes  int
+	replayed int64
 	// attempts numbers the resumes begun: one that a newer one began
 	// after is stale (the far half dials a new connection only once it
 	// gave the last one up), and never brings its connection up.
@@ -164,8 +172,12 @@ func (l *resumableLink) Read(p []byte) (int, error) {
 			l.mu.Unlock()
 			continue // a resume replaced the connection: the other half sends these bytes again
 		}
+		if d := min(uint64(n), l.skip); d > 0 {
+			l.skip -= d
+			n = copy(p, p[d:n])
+		}
 		l.received.Add(uint64(n))
-		if n > 0 && l.hasPrevious {
+		if l.hasPrevious && l.received.Load() > l.previousUntil {
 			l.hasPrevious = false // the far half holds the new token
 			l.cfg.forget(l.previous)
 		}
@@ -440,7 +452,11 @@ var errResumeRefused = errors.New("the session cannot resume")
 // had not, it dials again).
 var errStaleResume = errors.New("a newer connection resumes the session")
 
-// resumeFar dials the near half and resumes the session on that connection.
+// resumeFar dials the near half and resumes the session on that
+// connection. It does not wait for the answer to send again what the near
+// half has not acknowledged: right behind its hello, the debugger's
+// commands held while the link was down go on to the VM (the near half
+// drops what of it had arrived). A refusal reads none of it.
 func (l *resumableLink) resumeFar() error {
 	ctx, cancel := context.WithTimeout(l.ctx, l.cfg.timeout)
 	defer cancel()
@@ -461,9 +477,12 @@ func (l *resumableLink) resumeFar() error {
 		l.mu.Unlock()
 		return nil // resumed or given up meanwhile
 	}
-	hello := tunnel.ResumeHello(l.features, l.token, l.received.Load())
+	// kept is never written into, only appended to or cut from the
+	// front: it can be written out after the lock.
+	from, again, written := l.acked, l.kept, l.sent
+	hello := tunnel.ResumeHello(l.features, l.token, l.received.Load(), from, written)
 	l.mu.Unlock()
-	if _, err := c.Write(hello); err != nil {
+	if _, err := (&net.Buffers{hello, again}).WriteTo(c); err != nil {
 		return err
 	}
 	if _, err := tunnel.ReadNearHello(c); err != nil {
@@ -479,7 +498,7 @@ func (l *resumableLink) resumeFar() error {
 	l.mu.Lock()
 	l.token = next // the near half took it on as it answered
 	l.mu.Unlock()
-	if err := l.resume(c, theirs, nil, func() {}); err != nil {
+	if err := l.resume(c, theirs, written, int64(len(again)), nil, func() {}); err != nil {
 		return err
 	}
 	up = true
@@ -487,14 +506,20 @@ func (l *resumableLink) resumeFar() error {
 }
 
 // resumeNear resumes the session on c, a far half's new connection whose
-// ResumeHello says it received theirs bytes: the near half answers, then
-// sends again what the far half lacks.
-func (l *resumableLink) resumeNear(c net.Conn, used tunnel.Token, theirs uint64) error {
+// ResumeHello h says it received h.Received bytes, and that it sends again
+// its stream from h.From to h.To right behind: the near half answers, then
+// sends again what the far half lacks, and drops what it receives twice.
+func (l *resumableLink) resumeNear(c net.Conn, h tunnel.Hello) error {
 	next := newToken()
-	return l.resume(c, theirs, func(received uint64) []byte {
-		return append(tunnel.NearHello(tunnel.StatusOn, l.features, ""), tunnel.ResumeAnswer(received, next)...)
+	return l.resume(c, h.Received, 0, 0, func(received uint64) ([]byte, error) {
+		if h.From > received || h.To < h.From {
+			return nil, fmt.Errorf("%w: the far half sends again bytes %d to %d of its stream, and this half received %d",
+				errResumeRefused, h.From, h.To, received)
+		}
+		l.skip, l.previousUntil = received-h.From, max(received, h.To)
+		return append(tunnel.NearHello(tunnel.StatusOn, l.features, ""), tunnel.ResumeAnswer(received, next)...), nil
 	}, func() {
-		if l.hasPrevious && used == l.previous {
+		if l.hasPrevious && h.Token == l.previous {
 			// The far half never read the last answer: its token stays
 			// the previous one until it reads this one's.
 			l.cfg.forget(l.token)
@@ -510,11 +535,13 @@ func (l *resumableLink) resumeNear(c net.Conn, used tunnel.Token, theirs uint64)
 }
 
 // resume makes c the link's connection: the other half received theirs
-// bytes of the stream. preface, if set, returns what to write first, given
-// the bytes this half received; agreed runs under the link's lock before
-// it is written; then what the other half lacks is written again, and the
-// link is up. A failed write leaves it down.
-func (l *resumableLink) resume(c net.Conn, theirs uint64, preface func(received uint64) []byte, agreed func()) error {
+// bytes of the stream, and this half wrote it on c up to written already
+// (sentAgain bytes of it again; a far half's pipelined resume). preface,
+// if set, returns what to write first, given the bytes this half received,
+// or why the session cannot resume; agreed runs under the link's lock
+// before it is written; then what the other half lacks is written again,
+// and the link is up. A failed write leaves it down.
+func (l *resumableLink) resume(c net.Conn, theirs, written uint64, sentAgain int64, preface func(received uint64) ([]byte, error), agreed func()) error {
 	l.mu.Lock()
 	if err := l.err; err != nil {
 		l.mu.Unlock()
@@ -551,9 +578,17 @@ func (l *resumableLink) resume(c net.Conn, theirs uint64, preface func(received 
 	// array: it can be written out after the lock.
 	l.trimLocked(theirs)
 	again := l.kept
+	if written > l.acked {
+		again = again[min(written-l.acked, uint64(len(again))):]
+	}
 	var first []byte
+	l.skip = 0 // what an older connection had yet to drop is not this one's
 	if preface != nil {
-		first = preface(l.received.Load())
+		var err error
+		if first, err = preface(l.received.Load()); err != nil {
+			l.mu.Unlock()
+			return err
+		}
 	}
 	agreed() // before the write: the other half may read the answer even if the write fails
 	l.mu.Unlock()
@@ -577,13 +612,13 @@ func (l *resumableLink) resume(c net.Conn, theirs uint64, preface func(received 
 		l.expiry.Stop()
 	}
 	l.resumes++
-	l.replayed += int64(len(again))
+	l.replayed += sentAgain + int64(len(again))
 	after := time.Duration(0)
 	if !l.lostAt.IsZero() {
 		after = time.Since(l.lostAt)
 	}
 	l.cfg.log.Info("scache: the link to the "+l.otherHalf()+" is back: the session goes on",
-		"half", l.half.String(), "down_for", after.Round(time.Millisecond), "sent_again_bytes", len(again), "remote", peerName(c))
+		"half", l.half.String(), "down_for", after.Round(time.Millisecond), "sent_again_bytes", sentAgain+int64(len(again)), "remote", peerName(c))
 	l.lostAt = time.Time{}
 	l.cond.Broadcast()
 	go l.onResumed()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jdwpscache/scache/scache/internal/tunnel"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 )
@@ -35,7 +36,8 @@ func loopbackPair(t testing.TB) (net.Conn, net.Conn) {
 // reading the other's stream into a buffer of its own.
 func testLinks(t testing.TB, maxKept int, within time.Duration) (x, y *resumableLink, readX, readY *lockedBuffer) {
 	a, b := loopbackPair(t)
-	cfg := &resumeConfig{within: within, maxKept: maxKept, log: slog.New(slog.NewTextHandler(io.Discard, nil)), timeout: time.Second, endWait: 50 * time.Millisecond}
+	cfg := &resumeConfig{within: within, maxKept: maxKept, log: slog.New(slog.NewTextHandler(io.Discard, nil)), timeout: time.Second, endWait: 50 * time.Millisecond,
+		register: func(tunnel.Token, *resumableLink) {}, forget: func(tunnel.Token) {}}
 	// Both links take the near half's part: neither dials.
 	x = newResumableLink(a, cfg, NearHalf, 0, newToken(), nil)
 	y = newResumableLink(b, cfg, NearHalf, 0, newToken(), nil)
@@ -95,10 +97,37 @@ func cutAndResume(t testing.TB, x, y *resumableLink) {
 	a, b := loopbackPair(t)
 	gotX, gotY := x.receivedBytes(), y.receivedBytes()
 	errs := make(chan error, 2)
-	go func() { errs <- x.resume(a, gotY, nil, func() {}) }()
-	go func() { errs <- y.resume(b, gotX, nil, func() {}) }()
+	go func() { errs <- x.resume(a, gotY, 0, 0, nil, func() {}) }()
+	go func() { errs <- y.resume(b, gotX, 0, 0, nil, func() {}) }()
 	require.NoError(t, <-errs)
 	require.NoError(t, <-errs)
+}
+
+// cutAndResumePipelined is cutAndResume as a far half (x) resumes a near
+// half (y): x sends again everything y has not acknowledged before it
+// reads y's answer, and y drops what of it had arrived (resumeNear).
+func cutAndResumePipelined(t testing.TB, x, y *resumableLink) {
+	x.drop(io.ErrUnexpectedEOF)
+	y.drop(io.ErrUnexpectedEOF)
+	a, b := loopbackPair(t)
+	x.mu.Lock()
+	from, again, written := x.acked, x.kept, x.sent
+	x.mu.Unlock()
+	y.mu.Lock()
+	token := y.token
+	y.mu.Unlock()
+	_, err := a.Write(again) // before the answer, as resumeFar does
+	require.NoError(t, err)
+	near := make(chan error, 1)
+	go func() {
+		near <- y.resumeNear(b, tunnel.Hello{Resume: true, Token: token, Received: x.receivedBytes(), From: from, To: written})
+	}()
+	_, err = tunnel.ReadNearHello(a)
+	require.NoError(t, err)
+	theirs, _, err := tunnel.ReadResumeAnswer(a)
+	require.NoError(t, err)
+	require.NoError(t, x.resume(a, theirs, written, int64(len(again)), nil, func() {}))
+	require.NoError(t, <-near)
 }
 
 // Whatever each side writes, and wherever the link is cut, each side reads
@@ -121,7 +150,11 @@ func TestTheLinkDeliversEveryByteOnceAcrossCuts(t *testing.T) {
 				require.NoError(rt, err)
 				*to = append(*to, p...)
 			case 2:
-				cutAndResume(t, x, y)
+				if rapid.Bool().Draw(rt, "pipelined") {
+					cutAndResumePipelined(t, x, y)
+				} else {
+					cutAndResume(t, x, y)
+				}
 			case 3:
 				// Each says what it received, as the 'K' frames do.
 				x.acknowledged(y.receivedBytes())
@@ -164,9 +197,9 @@ func TestAResumeOutsideTheKeptBytesIsRefused(t *testing.T) {
 	require.NoError(t, err)
 	x.drop(io.ErrUnexpectedEOF)
 	a, _ := loopbackPair(t)
-	require.ErrorIs(t, x.resume(a, 6, nil, func() {}), errResumeRefused)
+	require.ErrorIs(t, x.resume(a, 6, 0, 0, nil, func() {}), errResumeRefused)
 	x.acknowledged(3)
-	require.ErrorIs(t, x.resume(a, 2, nil, func() {}), errResumeRefused)
+	require.ErrorIs(t, x.resume(a, 2, 0, 0, nil, func() {}), errResumeRefused)
 }
 
 // A resume that a newer one began after (the far half gave its connection
@@ -176,18 +209,18 @@ func TestAResumeOutsideTheKeptBytesIsRefused(t *testing.T) {
 func TestAStaleResumeGivesWayToANewerOne(t *testing.T) {
 	x, _, readX, _ := testLinks(t, 1<<20, time.Minute)
 	x.drop(io.ErrUnexpectedEOF)
-	answer := func(received uint64) []byte { return []byte("answer") }
+	answer := func(received uint64) ([]byte, error) { return []byte("answer"), nil }
 	olderNear, olderFar := net.Pipe() // a write blocks until the far end reads it
 	defer olderFar.Close()
 	older := make(chan error, 1)
-	go func() { older <- x.resume(olderNear, 0, answer, func() {}) }()
+	go func() { older <- x.resume(olderNear, 0, 0, 0, answer, func() {}) }()
 	first := make([]byte, 1)
 	_, err := io.ReadFull(olderFar, first) // the older resume writes its answer, holding the link's writes
 	require.NoError(t, err)
 
 	newerNear, newerFar := loopbackPair(t)
 	newer := make(chan error, 1)
-	go func() { newer <- x.resume(newerNear, 0, answer, func() {}) }()
+	go func() { newer <- x.resume(newerNear, 0, 0, 0, answer, func() {}) }()
 	require.Eventually(t, func() bool {
 		x.mu.Lock()
 		defer x.mu.Unlock()
@@ -228,7 +261,7 @@ func TestAWriteWaitingForRoomDoesNotStallAResume(t *testing.T) {
 	}, time.Minute, time.Millisecond)
 	a, _ := loopbackPair(t)
 	resumed := make(chan error, 1)
-	go func() { resumed <- x.resume(a, 0, nil, func() {}) }()
+	go func() { resumed <- x.resume(a, 0, 0, 0, nil, func() {}) }()
 	err = <-wrote
 	require.ErrorIs(t, err, ErrTunnelLost)
 	require.ErrorContains(t, err, "passed 1024 bytes")

@@ -75,7 +75,10 @@ func (s *splitRun) resumable(token tunnel.Token) *resumableLink {
 	}
 	l := newResumableLink((*side).(net.Conn), s.r.resume, s.r.splitHalf, s.features, token, written)
 	l.endReceived, l.endSent = s.gotEnd.Load, s.sentEnd.Load
-	l.onResumed = func() { s.heard.Store(time.Now().UnixNano()) }
+	l.onResumed = func() {
+		s.heard.Store(time.Now().UnixNano())
+		s.acknowledgeNow()
+	}
 	*side = l
 	s.r.link.Store(l)
 	return l
@@ -471,6 +474,21 @@ func (s *splitRun) acknowledge(least uint64) {
 	defer s.mu.Unlock()
 	if !s.ending.Load() && n > s.ackSent.Load() {
 		s.ackSent.Store(n)
+		s.tunnelW.put([][]byte{tunnel.ReceivedFrame(n)})
+	}
+}
+
+// acknowledgeNow sends the other half a 'K' frame with the bytes received,
+// even if the last one said as much: after a resume it is the first thing
+// a far half sends once it read the near half's answer, which tells the
+// near half it may forget the session's previous token (resumableLink's
+// previousUntil), and lets it forget what it sent again at once.
+func (s *splitRun) acknowledgeNow() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.ending.Load() {
+		n := s.link.receivedBytes()
+		s.ackSent.Store(max(n, s.ackSent.Load()))
 		s.tunnelW.put([][]byte{tunnel.ReceivedFrame(n)})
 	}
 }

@@ -7,25 +7,26 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A ResumeHello carries the token and the bytes received; ReadFarHello,
+// A ResumeHello carries the token, the bytes received and where what
+// follows it starts and ends; ReadFarHello,
 // which opens sessions, refuses it, and ReadHello reads both kinds.
 func TestTheResumeHelloCarriesTheTokenAndTheCount(t *testing.T) {
 	var token Token
 	for i := range token {
 		token[i] = byte(i * 7)
 	}
-	h, err := ReadHello(bytes.NewReader(ResumeHello(Resume|Deflate, token, 1<<40+3)))
+	h, err := ReadHello(bytes.NewReader(ResumeHello(Resume|Deflate, token, 1<<40+3, 1<<39+5, 1<<39+70)))
 	require.NoError(t, err)
-	require.Equal(t, Hello{Features: Resume | Deflate, Resume: true, Token: token, Received: 1<<40 + 3}, h)
+	require.Equal(t, Hello{Features: Resume | Deflate, Resume: true, Token: token, Received: 1<<40 + 3, From: 1<<39 + 5, To: 1<<39 + 70}, h)
 
 	h, err = ReadHello(bytes.NewReader(FarHello(Resume)))
 	require.NoError(t, err)
 	require.Equal(t, Hello{Features: Resume}, h)
 
-	_, err = ReadFarHello(bytes.NewReader(ResumeHello(Resume, token, 0)))
+	_, err = ReadFarHello(bytes.NewReader(ResumeHello(Resume, token, 0, 0, 0)))
 	require.ErrorContains(t, err, "asks to resume a session where one opens")
 
-	cut := ResumeHello(Resume, token, 9)
+	cut := ResumeHello(Resume, token, 9, 2, 4)
 	_, err = ReadHello(bytes.NewReader(cut[:len(cut)-3]))
 	require.ErrorIs(t, err, ErrTunnel)
 	require.ErrorContains(t, err, "of its")

@@ -56,12 +56,18 @@
 // stream it sent and received, and keeps what it sent until the other
 // half's 'K' frame says it arrived. When the link is lost, the far half
 // opens a new connection (through the same key) and sends ResumeHello: the
-// magic, the version, the byte 'R', the features, the token and the bytes
-// it received (uint64). The near half answers with a near hello (status 0,
-// or StatusResume and why not); status 0 is followed by the bytes the near
-// half received (uint64) and the session's next token: a token resumes the
-// session once. Then each half sends again what the other has not
-// received, and the stream goes on as if the link had never dropped.
+// magic, the version, the byte 'R', the features, the token, the bytes it
+// received (uint64), and where in its stream the bytes that follow the
+// hello start and end (two uint64, version 6): the far half does not wait
+// for the answer, it sends again at once everything the near half has not
+// acknowledged, and the near half drops what of it had arrived already.
+// What the far half sends past the end, it sent once it read the answer.
+// The near half answers with a near hello (status 0, or StatusResume and
+// why not; then it reads nothing of what followed); status 0 is followed
+// by the bytes the near half received (uint64) and the session's next
+// token: a token resumes the session once. Then the near half sends again
+// what the far half has not received, and the stream goes on as if the
+// link had never dropped: one round trip after the channel's handshake.
 package tunnel
 
 import (
@@ -79,7 +85,7 @@ import (
 )
 
 // Version is the version of the tunnel's handshake and framing.
-const Version = 5
+const Version = 6
 
 // Features are the optional parts of the protocol a half speaks, one bit
 // each: the far half offers them in its hello, the near half answers with
@@ -226,9 +232,12 @@ func ReadFarHello(r io.Reader) (Features, error) {
 // hello, or a ResumeHello.
 type Hello struct {
 	Features Features // offered (a new session), or agreed on (a resume)
-	Resume   bool     // a ResumeHello: Token and Received are set
+	Resume   bool     // a ResumeHello: Token, Received, From and To are set
 	Token    Token
 	Received uint64 // the bytes of the stream the far half received
+	// From and To: where in the far half's stream the bytes it sent again
+	// right behind the hello start and end.
+	From, To uint64
 }
 
 // ReadHello reads the far half's hello: FarHello's or ResumeHello's. A
@@ -258,7 +267,7 @@ func ReadHello(r io.Reader) (Hello, error) {
 	if v := binary.BigEndian.Uint16(b[len(magic):]); v != Version || (role != 'F' && role != 'R') {
 		return Hello{}, &VersionError{theirs: v, role: role}
 	}
-	rest := make([]byte, 1, 1+TokenSize+8)
+	rest := make([]byte, 1, 1+TokenSize+24)
 	if role == 'R' {
 		rest = rest[:cap(rest)]
 	}
@@ -269,6 +278,8 @@ func ReadHello(r io.Reader) (Hello, error) {
 	if h.Resume {
 		copy(h.Token[:], rest[1:])
 		h.Received = binary.BigEndian.Uint64(rest[1+TokenSize:])
+		h.From = binary.BigEndian.Uint64(rest[1+TokenSize+8:])
+		h.To = binary.BigEndian.Uint64(rest[1+TokenSize+16:])
 	}
 	return h, nil
 }
@@ -280,12 +291,15 @@ const TokenSize = 32
 type Token [TokenSize]byte
 
 // ResumeHello returns the far half's hello on a new connection that
-// resumes the session of token, having received received bytes of it.
-func ResumeHello(agreed Features, token Token, received uint64) []byte {
+// resumes the session of token, having received received bytes of it; the
+// bytes that follow it are its own stream's from position from to to.
+func ResumeHello(agreed Features, token Token, received, from, to uint64) []byte {
 	b := append([]byte(magic), 0, 0, 'R', byte(agreed))
 	binary.BigEndian.PutUint16(b[len(magic):], Version)
 	b = append(b, token[:]...)
-	return binary.BigEndian.AppendUint64(b, received)
+	b = binary.BigEndian.AppendUint64(b, received)
+	b = binary.BigEndian.AppendUint64(b, from)
+	return binary.BigEndian.AppendUint64(b, to)
 }
 
 // ResumeAnswer returns what follows the near half's status 0 to a

@@ -16,13 +16,13 @@ func FuzzTunnelHellos(f *testing.F) {
 	f.Add(NearHello(0, Supported, ""))
 	f.Add(NearHello(1, 0, "versions differ"))
 	f.Add(jdwp.HandshakeBytes)
-	f.Add(ResumeHello(Resume, Token{9}, 12345))
+	f.Add(ResumeHello(Resume, Token{9}, 12345, 678, 900))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if offer, err := ReadFarHello(bytes.NewReader(data)); err == nil && !bytes.HasPrefix(data, FarHello(offer)) {
 			t.Fatalf("accepted %q as a far half's hello", data)
 		}
 		if h, err := ReadHello(bytes.NewReader(data)); err == nil && h.Resume &&
-			!bytes.HasPrefix(data, ResumeHello(h.Features, h.Token, h.Received)) {
+			!bytes.HasPrefix(data, ResumeHello(h.Features, h.Token, h.Received, h.From, h.To)) {
 			t.Fatalf("accepted %q as a resume hello", data)
 		}
 		if accept, err := ReadNearHello(bytes.NewReader(data)); err == nil &&
