@@ -25,9 +25,11 @@ import (
 // connection fails (a reset, an end without an end frame, or the silence
 // that the split run reports with drop), the link is down: reads wait,
 // writes are kept. The far half dials again with backoff and sends its
-// ResumeHello; the near half waits for it at its Proxy. On resume each
-// half sends again what the other has not received, and reads go on where
-// they stopped: the split run's frame reader never sees the cut. Past the
+// ResumeHello, and right behind it, without waiting for the answer, what
+// the near half has not acknowledged; the near half waits for it at its
+// Proxy, drops what of that had arrived, and answers with what it
+// received and sends again what the far half lacks. Reads go on where they
+// stopped: the split run's frame reader never sees the cut. Past the
 // grace time, or when what is kept would pass the bound, the link gives
 // up: reads and writes return an error wrapping ErrTunnelLost.
 type resumableLink struct {
