@@ -130,10 +130,13 @@ func advanceDeeper(s *Speculator) {
 }
 
 // askDeeperValuesAgain asks the values of the frames below the top again
-// once the debugger changed values.
+// once the debugger changed values, as askTopValuesAgain does the top
+// frame's: those a Frames reply showed.
 func askDeeperValuesAgain(s *Speculator) {
 	for i := range s.deeper.frames {
-		s.deeper.frames[i].valuesDone = false
+		if f := &s.deeper.frames[i]; !f.predicted {
+			f.valuesDone = false
+		}
 	}
 	advanceDeeper(s)
 }

@@ -1,6 +1,7 @@
 package scache_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -20,10 +21,14 @@ func stopAndWalk(t *testing.T, h *harness, depths ...int) (reached int) {
 	ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyAll)
 	require.True(t, ok)
 	h.event(ev)
-	return walk(t, h, depths...)
+	reached = walk(t, h, depths...)
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	return reached
 }
 
-// walk is stopAndWalk once the stop's event has arrived.
+// walk is stopAndWalk once the stop's event has arrived, the thread left
+// suspended.
 func walk(t *testing.T, h *harness, depths ...int) (reached int) {
 	t.Helper()
 	th := h.vm.Thread(1)
@@ -42,8 +47,6 @@ func walk(t *testing.T, h *harness, depths ...int) (reached int) {
 			require.Equal(t, h.vm.Handle(jdwp.AppendCommandPacket(nil, id, cmd, h.vm.Sizes)), h.replyTo(id), "%s of depth %d", cmd.Command(), d)
 		}
 	}
-	h.send(&jdwp.VMResumeCommand{})
-	h.drain()
 	return reached
 }
 
@@ -132,4 +135,28 @@ func TestTheFramesBelowTheTopGoOutWithTheStop(t *testing.T) {
 		require.Equal(t, 1, asked[h.vm.FrameID(th, th.Generation, d)], "values of depth %d asked at the event", d)
 	}
 	require.Zero(t, walk(t, h, 2, 3))
+}
+
+// Once the debugger changes a value, the values of the frames below the
+// top that it looks at are asked again: what it reads next is the value
+// set, served without the VM.
+func TestTheFramesBelowTheTopAreAskedAgainOnceValuesChange(t *testing.T) {
+	h := running(t)
+	for i := 0; i < 2; i++ {
+		stopAndWalk(t, h, 2)
+	}
+	ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyAll)
+	require.True(t, ok)
+	h.event(ev)
+	require.Zero(t, walk(t, h, 2))
+	th := h.vm.Thread(1)
+	values := &jdwp.FrameGetValuesCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 2), Slots: visibleInModel(t, h.vm, th.Frames[2])}
+	i := slices.IndexFunc(values.Slots, func(s jdwp.SlotRequest) bool { return s.Tag == jdwp.TagInt })
+	require.GreaterOrEqual(t, i, 0, "an int among the frame's variables")
+	h.sendRaw(jdwp.AppendCommand(nil, 900, jdwp.CmdStackFrameSetValues, jdwp.Marshal(&setValues{values.Thread, values.Frame, values.Slots[i].Slot, 77}, sizes8)))
+	h.drain()
+	id := h.send(values)
+	require.Zero(t, h.reachedVM(id), "asked again after the change")
+	h.drain()
+	require.Equal(t, h.vm.Handle(jdwp.AppendCommandPacket(nil, id, values, h.vm.Sizes)), h.replyTo(id), "the value set, not the one cached before")
 }
