@@ -55,6 +55,13 @@ func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
 				}
 			}
 		}
+	case jdwp.CmdVirtualMachineVersion:
+		// OpenJDK's agent numbers each session's requests from 2
+		// (request_ids.go). A reply this cannot read teaches nothing.
+		var m jdwp.VMVersionReply
+		if jdwp.Unmarshal(data, s.sizes, &m) == nil && referenceAgent(m.Description) {
+			s.requests.sessionStart()
+		}
 	case jdwp.CmdVirtualMachineAllThreads:
 		// Asked at a stop or while threads run, the list is the next stop's
 		// best guess of its threads (FamilyThreads).

@@ -9,14 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// At the handshake the Speculator asks the id sizes; their reply starts the
-// facts of the session, and the debugger's IDSizes is answered from the
-// cache, re-tagged with its own id.
+// At the handshake the Speculator asks the id sizes and the version; the
+// sizes' reply starts the facts of the session, and the debugger's IDSizes
+// is answered from the cache, re-tagged with its own id.
 func TestTheIDSizesAreAskedAtTheHandshake(t *testing.T) {
 	vm, _ := scachetest.OneFrameWorld(sizes8)
 	h := newHarness(t, vm)
 	h.apply(h.s.OnHandshake())
-	require.Equal(t, []jdwp.Command{jdwp.CmdVirtualMachineIDSizes}, h.syntheticSent(), "before any packet: the id sizes alone")
+	require.Equal(t, []jdwp.Command{jdwp.CmdVirtualMachineIDSizes, jdwp.CmdVirtualMachineVersion}, h.syntheticSent(),
+		"before any packet: the id sizes, and the version (no ids in it)")
 	require.Empty(t, h.toDebugger)
 	h.drain()
 	require.Equal(t, []jdwp.Command{jdwp.CmdVirtualMachineIDSizes, jdwp.CmdVirtualMachineVersion, jdwp.CmdVirtualMachineCapabilitiesNew},

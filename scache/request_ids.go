@@ -2,6 +2,7 @@ package scache
 
 import (
 	"encoding/binary"
+	"strings"
 
 	"github.com/jdwpscache/scache/jdwp"
 )
@@ -30,6 +31,16 @@ import (
 //
 // A gap in the order (requests the debugger did not make) stops it until
 // two replies are in order again.
+//
+// OpenJDK's agent (the reference implementation, which HotSpot and ART
+// since Android 9 load) also restarts its counter when a debugger
+// attaches: a session's first request gets id 2, and each Set takes the
+// next, refused or not (eventHandler.c: the counter is set to 1 when a
+// session begins, and incremented for each request). So once the VM's
+// Version reply names that agent, before the session's first Set, the next
+// id is known without two replies: the attach's Sets (the JDIs' own class
+// and thread requests) are answered ahead from the first.
+
 // Should the VM give another id anyway, the debugger keeps the id it was
 // given: from then on the Speculator renames, in the events the VM sends
 // and the Clears the debugger sends, every id whose two views differ, and
@@ -41,6 +52,7 @@ import (
 // this file are the stages that answer ahead, check the VM's reply and
 // rename events, and only they change it.
 type requestIDs struct {
+	sets    int   // the debugger's Set commands seen
 	replies int   // Set replies seen with an id
 	last    int32 // the id of the last of them
 	inOrder bool  // it was the one before + 1
@@ -76,6 +88,14 @@ func (q *requestIDs) next() (int32, bool) {
 		return 0, false
 	}
 	return q.last + int32(len(q.ahead)) + 1, true
+}
+
+// sessionStart takes note that the VM numbers this session's requests
+// from 2 (OpenJDK's agent), if no Set was seen yet.
+func (q *requestIDs) sessionStart() {
+	if q.sets == 0 && !q.off {
+		q.replies, q.last, q.inOrder = 1, 1, true
+	}
 }
 
 // learn takes the id of a request the VM created, from a Set reply.
@@ -163,6 +183,7 @@ func (s *Speculator) onRequestCommand(r *Response, h jdwp.Header, packet []byte)
 	q := &s.requests
 	switch h.Cmd() {
 	case jdwp.CmdEventRequestSet:
+		q.sets++
 		if s.setAhead(r, h, packet) {
 			return packet, true
 		}
@@ -320,4 +341,11 @@ func (s *Speculator) renameEvents(packet []byte) []byte {
 		return packet
 	}
 	return b
+}
+
+// referenceAgent reports whether a VM's Version description names
+// OpenJDK's JDWP agent, the reference implementation ("Java Debug Wire
+// Protocol (Reference Implementation) version 17.0", HotSpot's and ART's).
+func referenceAgent(description string) bool {
+	return strings.HasPrefix(description, "Java Debug Wire Protocol (Reference Implementation)")
 }

@@ -2,10 +2,12 @@ package scache_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/scachetest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -275,4 +277,66 @@ func TestRenamingSurvivesDisable(t *testing.T) {
 	require.False(t, h.s.Stats().Enabled)
 	h.vmQueue = nil // the garbage never reaches a VM that answers
 	require.Equal(t, []int32{3}, firedAs(t, h, 4))
+}
+
+// A VM whose Version names OpenJDK's agent numbers the session's requests
+// from 2: the attach's Sets are answered ahead from the first, and the VM
+// agrees. A VM that says nothing of its agent gets the two replies first.
+func TestTheAttachsRequestsAreAnsweredAheadOnOpenJDKsAgent(t *testing.T) {
+	attach := []*jdwp.EventRequestSetCommand{
+		{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyNone},
+		{EventKind: jdwp.EventClassUnload, SuspendPolicy: jdwp.SuspendPolicyNone},
+		{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyAll, Modifiers: []jdwp.Modifier{&jdwp.ClassMatchModifier{Pattern: "Debuggee"}}},
+	}
+	for _, reference := range []bool{true, false} {
+		t.Run(fmt.Sprintf("reference agent %v", reference), func(t *testing.T) {
+			vm, _ := scachetest.World(sizes8)
+			vm.ReferenceAgent = reference
+			h := newHarness(t, vm, scache.WithAnswerAhead(true))
+			h.apply(h.s.OnHandshake())
+			h.drain()
+			h.send(&jdwp.VMIDSizesCommand{})
+			first := int32(1) // the model's numbering
+			if reference {
+				first = 2 // OpenJDK's agent's
+			}
+			ahead := 0
+			for i, set := range attach {
+				before := len(h.toDebugger)
+				id := h.send(set)
+				if len(h.toDebugger) > before {
+					ahead++
+					require.Equal(t, first+int32(i), requestID(t, h.replyTo(id)))
+				}
+				h.drain()
+			}
+			st := h.s.Stats()
+			require.Zero(t, st.AheadContradicted)
+			if reference {
+				require.Equal(t, 3, ahead, "every Set answered at once")
+				require.Equal(t, int64(3), st.AnsweredAhead)
+			} else {
+				require.Equal(t, 1, ahead, "the third, after two replies in order")
+			}
+			require.Len(t, h.vm.Requests(), 3, "the VM made every request")
+		})
+	}
+}
+
+// The session's numbering is taken only before its first Set: a Version
+// reply that comes after one teaches nothing of the next id.
+func TestAVersionAfterASetTeachesNothing(t *testing.T) {
+	vm, _ := scachetest.World(sizes8)
+	vm.ReferenceAgent = true
+	// Without FamilyAttach, nothing asks the version before the debugger.
+	h := newHarness(t, vm, scache.WithAnswerAhead(true), scache.WithFamilies(scache.AllFamilies&^scache.FamilyAttach))
+	h.send(&jdwp.VMIDSizesCommand{})
+	h.drain()
+	h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyNone})
+	h.send(&jdwp.VMVersionCommand{})
+	h.drain()
+	before := len(h.toDebugger)
+	h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassUnload, SuspendPolicy: jdwp.SuspendPolicyNone})
+	require.Len(t, h.toDebugger, before, "one reply says nothing of the order")
+	h.drain()
 }

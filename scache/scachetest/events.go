@@ -37,6 +37,9 @@ func (vm *ModelVM) requestAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Write
 		if vm.requests == nil {
 			vm.requests = map[int32]jdwp.EventKind{}
 		}
+		if vm.ReferenceAgent && vm.nextRequest == 0 {
+			vm.nextRequest = 1 // OpenJDK's agent's first request of a session is 2
+		}
 		vm.nextRequest++
 		vm.requests[vm.nextRequest] = m.EventKind
 		w.Int32(vm.nextRequest)

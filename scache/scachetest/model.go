@@ -24,6 +24,9 @@ type ModelVM struct {
 	// RefuseRequests is how many of the next EventRequest.Set commands the
 	// VM refuses (VM_DEAD, taking no id).
 	RefuseRequests int
+	// ReferenceAgent: the VM answers Version as OpenJDK's JDWP agent
+	// does, and numbers the session's requests from 2, as that agent does.
+	ReferenceAgent bool
 
 	classes map[jdwp.ReferenceTypeID]*ModelClass
 	threads map[jdwp.ObjectID]*ModelThread
@@ -320,6 +323,13 @@ func (vm *ModelVM) answer(cmd jdwp.Command, data []byte) (jdwp.ErrorCode, []byte
 				c.Version++
 			}
 		}
+	case jdwp.CmdVirtualMachineVersion:
+		if !vm.ReferenceAgent {
+			w.String(fmt.Sprintf("%s(%x)", cmd, data))
+			break
+		}
+		(&jdwp.VMVersionReply{Description: "Java Debug Wire Protocol (Reference Implementation) version 17.0\nJVM Debug Interface version 17.0\nJVM version 17 (Model VM)",
+			JDWPMajor: 17, VMVersion: "17", VMName: "Model VM"}).Encode(w)
 	case jdwp.CmdVirtualMachineDispose:
 	case jdwp.CmdObjectReferenceInvokeMethod, jdwp.CmdClassTypeInvokeMethod:
 		return vm.invoke(cmd, r, w), w.Bytes()
