@@ -315,7 +315,7 @@ func TestThroughTheSpeculator(t *testing.T) {
 	require.NoError(t, <-done)
 	stats := spec.Stats()
 	require.True(t, stats.Enabled)
-	require.Equal(t, int64(1), stats.Synthetic, "the id sizes asked at the handshake, and nothing for DDM's packets")
+	require.Equal(t, int64(2), stats.Synthetic, "the id sizes and the version asked at the handshake, and nothing for DDM's packets")
 	require.Equal(t, int64(4), stats.PacketsUp, "Version (Dial asks it of any VM), HELO, FEAT and THEN")
 	require.Equal(t, int64(7), stats.PacketsDown, "the id sizes' reply (the VM answers in order: before the others), four replies, THCR, THST")
 }
