@@ -236,7 +236,8 @@ func TestEveryEndCarriesItsReason(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, c.(*net.TCPConn).SetLinger(0))
 		c.Close() // a reset
-		eventually(t, h.nearLog, "the far half ended the session: the debugger")
+		require.Eventually(t, func() bool { return contains(h.nearLog.String(), "the far half ended the session: the debugger") }, 30*time.Second, time.Millisecond,
+			"the near half logged:\n%s\nthe far half:\n%s", h.nearLog, h.farLog)
 		require.NotContains(t, h.nearLog.String(), "tunnel failed", "the near half does not blame the tunnel")
 	})
 }
