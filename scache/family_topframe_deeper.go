@@ -46,8 +46,8 @@ type deeperFrames struct {
 // noteDeeper notes the depth of a frame of the stopped thread whose this
 // or values the debugger asks (onAsked).
 func noteDeeper(s *Speculator, key Key, m jdwp.CommandMessage) {
-	if !s.stop.on {
-		return
+	if cmd := key.Command(); !s.stop.on || cmd != jdwp.CmdStackFrameThisObject && cmd != jdwp.CmdStackFrameGetValues {
+		return // before decoding: every state command asked comes here
 	}
 	if m == nil {
 		var err error

@@ -470,12 +470,7 @@ func (s *splitRun) acknowledge(least uint64) {
 	if n < s.ackSent.Load()+least {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.ending.Load() && n > s.ackSent.Load() {
-		s.ackSent.Store(n)
-		s.tunnelW.put([][]byte{tunnel.ReceivedFrame(n)})
-	}
+	s.sendReceived(n, false)
 }
 
 // acknowledgeNow sends the other half a 'K' frame with the bytes received,
@@ -483,14 +478,18 @@ func (s *splitRun) acknowledge(least uint64) {
 // a far half sends once it read the near half's answer, which tells the
 // near half it may forget the session's previous token (resumableLink's
 // previousUntil), and lets it forget what it sent again at once.
-func (s *splitRun) acknowledgeNow() {
+func (s *splitRun) acknowledgeNow() { s.sendReceived(s.link.receivedBytes(), true) }
+
+// sendReceived queues the 'K' frame saying n bytes were received, unless
+// the session ends or (without again) the last one said as much.
+func (s *splitRun) sendReceived(n uint64, again bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.ending.Load() {
-		n := s.link.receivedBytes()
-		s.ackSent.Store(max(n, s.ackSent.Load()))
-		s.tunnelW.put([][]byte{tunnel.ReceivedFrame(n)})
+	if s.ending.Load() || !again && n <= s.ackSent.Load() {
+		return
 	}
+	s.ackSent.Store(max(n, s.ackSent.Load()))
+	s.tunnelW.put([][]byte{tunnel.ReceivedFrame(n)})
 }
 
 // silenceChecks is how many times per silence timeout a half checks
