@@ -259,10 +259,18 @@ func TestAWrongOrReplayedResumeNeverReachesTheSession(t *testing.T) {
 	// held while the link was down went before it (a pipelined resume);
 	// this one goes after.
 	require.NoError(t, dbg.Call(ctx, &jdwp.VMVersionCommand{}, nil))
+	// The far half's resume hellos, as they crossed: a dial that met the
+	// link still down (it dials again at once) was reset before it sent any.
+	var hellos [][]byte
 	conns, _ := s.cutter.Counts()
-	require.Equal(t, 3, conns, "the session and two resumes")
+	for i := 1; i < conns; i++ {
+		if b := s.cutter.FirstBytes(i); len(b) > 0 {
+			hellos = append(hellos, b)
+		}
+	}
+	require.Len(t, hellos, 2, "two resumes crossed")
 	var refusal *tunnel.RefusalError
-	for i, hello := range [][]byte{s.cutter.FirstBytes(1), s.cutter.FirstBytes(2), tunnel.ResumeHello(tunnel.Resume|tunnel.Deflate, tunnel.Token{1, 2, 3}, 0, 0, 0)} {
+	for i, hello := range append(hellos, tunnel.ResumeHello(tunnel.Resume|tunnel.Deflate, tunnel.Token{1, 2, 3}, 0, 0, 0)) {
 		h, err := tunnel.ReadHello(bytes.NewReader(hello))
 		require.NoError(t, err)
 		require.True(t, h.Resume, "hello %d is a resume", i)
