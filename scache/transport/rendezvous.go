@@ -39,10 +39,21 @@ func openRendezvous(dir string) (*rendezvous, error) {
 	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
 		return nil, fmt.Errorf("scache: the rendezvous directory %s is open to others (%v): resuming a session there would let them reach the VM; make it this user's alone (chmod 700)", dir, perm)
 	}
+	// The socket is bound under a name no near half looks for, and takes
+	// its own once it listens: a socket found there always answers (one
+	// that refuses is taken as its process gone, and removed).
 	path := filepath.Join(dir, fmt.Sprintf("near-%d.sock", os.Getpid()))
+	binding := filepath.Join(dir, fmt.Sprintf(".binding-%d.sock", os.Getpid()))
 	_ = os.Remove(path) // left by an earlier process of this pid
-	ln, err := net.Listen("unix", path)
+	_ = os.Remove(binding)
+	ln, err := net.Listen("unix", binding)
 	if err != nil {
+		return nil, fmt.Errorf("scache: listening for resumes: %w", err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false) // its path changes: close removes it
+	if err := os.Rename(binding, path); err != nil {
+		ln.Close()
+		_ = os.Remove(binding)
 		return nil, fmt.Errorf("scache: listening for resumes: %w", err)
 	}
 	return &rendezvous{path: path, ln: ln}, nil
@@ -50,7 +61,8 @@ func openRendezvous(dir string) (*rendezvous, error) {
 
 // close stops listening and removes the socket.
 func (r *rendezvous) close() {
-	r.ln.Close() // a Unix listener removes its socket file
+	r.ln.Close()
+	_ = os.Remove(r.path)
 }
 
 // serveRendezvous serves the resumes that reach r until r is closed: each
