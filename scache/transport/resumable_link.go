@@ -409,7 +409,7 @@ func (l *resumableLink) redial() {
 		case <-time.After(wait):
 		}
 		wait = min(max(2*wait, redialFirst), redialMost)
-		err := l.resumeFar()
+		err := l.resumeFar(attempt == 1)
 		if err == nil {
 			return
 		}
@@ -459,7 +459,11 @@ var errStaleResume = errors.New("a newer connection resumes the session")
 // half has not acknowledged: right behind its hello, the debugger's
 // commands held while the link was down go on to the VM (the near half
 // drops what of it had arrived). A refusal reads none of it.
-func (l *resumableLink) resumeFar() error {
+//
+// Only the first attempt after a loss sends again ahead of the answer: on
+// a link that drops after every few hundred bytes, a replay ahead of it
+// would keep the answer from ever arriving, and nothing would shrink.
+func (l *resumableLink) resumeFar(pipeline bool) error {
 	ctx, cancel := context.WithTimeout(l.ctx, l.cfg.timeout)
 	defer cancel()
 	c, err := l.cfg.dial(ctx)
@@ -482,6 +486,9 @@ func (l *resumableLink) resumeFar() error {
 	// kept is never written into, only appended to or cut from the
 	// front: it can be written out after the lock.
 	from, again, written := l.acked, l.kept, l.sent
+	if !pipeline {
+		again, written = nil, l.acked // From == To: nothing ahead of the answer
+	}
 	hello := tunnel.ResumeHello(l.features, l.token, l.received.Load(), from, written)
 	l.mu.Unlock()
 	if _, err := (&net.Buffers{hello, again}).WriteTo(c); err != nil {
@@ -519,6 +526,9 @@ func (l *resumableLink) resumeNear(c net.Conn, h tunnel.Hello) error {
 				errResumeRefused, h.From, h.To, received)
 		}
 		l.skip, l.previousUntil = received-h.From, max(received, h.To)
+		if h.To == h.From {
+			l.skip = 0 // nothing ahead of the answer: the far half sends from what this half received
+		}
 		return append(tunnel.NearHello(tunnel.StatusOn, l.features, ""), tunnel.ResumeAnswer(received, next)...), nil
 	}, func() {
 		if l.hasPrevious && h.Token == l.previous {
