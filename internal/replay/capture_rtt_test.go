@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/jdwpscache/scache/internal/journal"
+	"github.com/jdwpscache/scache/internal/latency"
 	"github.com/jdwpscache/scache/internal/replay"
 	"github.com/jdwpscache/scache/scache"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -59,6 +61,48 @@ func TestCaptureOverALinkPredictsLikeOneNextToTheVM(t *testing.T) {
 				require.NoError(t, err, "%s", mode)
 				require.InDelta(t, link.Seconds(), nearVM.DebuggerRTT.Seconds(), 0.001, "the debugger's round trip (%s)", mode)
 				require.InDelta(t, 1, float64(nearVM.Wait[link])/float64(near.Wait[link]), 0.10, "%s from the capture at the VM", mode)
+			}
+		})
+	}
+}
+
+// A capture made at the debugger's end of a jittery link (Wi-Fi) predicts
+// what one made next to the VM predicts: the link's variation is not taken
+// for the VM's work. Left in, each speculated command would cost the
+// simulated VM a jitter's worth of time, and the profile's own jitter would
+// come on top of the organic commands' (before takeOutTheLinksVariation,
+// from such captures the predictions were 1.19 to 1.23 times the near
+// ones' without speculation, 1.9 to 2.3 through scache and 2.4 to 3.9
+// split; live on Wi-Fi, 1.7 to 3.3 times the live wait through scache and
+// split). Now they are within 10% without speculation and 25% through
+// scache. Split stays within 45%: from a far capture of threads running
+// under EVENT_THREAD, the events of a burst come later after the resume
+// than they left the VM (each waits behind the one before on a link that
+// keeps their order), and split, which waits least, feels that most.
+func TestACaptureOverAJitteryLinkPredictsLikeOneNextToTheVM(t *testing.T) {
+	traces, err := replay.Embedded()
+	require.NoError(t, err)
+	wifi := latency.Profiles["wifi"]
+	rtt := 2 * wifi.Delay
+	for _, tr := range traces {
+		t.Run(tr.Name, func(t *testing.T) {
+			var far []journal.Record
+			_, err := replay.Run(tr, replay.ModeOff, replay.Config{RTT: rtt, Link: &wifi, Journal: func(r journal.Record) { far = append(far, r) }})
+			require.NoError(t, err)
+			overLink := replay.Trace{Name: tr.Name + " over wifi", Records: far}
+			for _, mode := range replay.Modes {
+				near, err := replay.Run(tr, mode, replay.Config{RTT: rtt, Link: &wifi})
+				require.NoError(t, err)
+				got, err := replay.Run(overLink, mode, replay.Config{RTT: rtt, Link: &wifi})
+				require.NoError(t, err, "%s", mode)
+				require.Positive(t, got.CaptureRTT, "a link is seen in the capture")
+				ratio := float64(got.Wait[rtt]) / float64(near.Wait[rtt])
+				t.Logf("%s: far/near prediction %.3f", mode, ratio)
+				tolerance := map[replay.Mode]float64{replay.ModeScache: 0.25, replay.ModeSplit: 0.45}[mode]
+				if tolerance == 0 {
+					tolerance = 0.10
+				}
+				assert.InDelta(t, 1, ratio, tolerance, "%s: predicted %v from the far capture, %v from the near one", mode, got.Wait[rtt], near.Wait[rtt])
 			}
 		})
 	}

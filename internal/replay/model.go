@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -175,8 +176,13 @@ func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 			last, lastAt = dependency{depEvent, len(s.events) - 1}, r.Time
 		}
 	}
+	if captureRTT > 0 {
+		s.takeOutTheLinksVariation()
+	}
 	// Service times of synthetic commands: the median of the recorded ones of
-	// the same command, or of all.
+	// the same command, or of all; from a capture away from the VM, the
+	// quickest of the command's, once it has minSamplesOfAKind (what is
+	// above it there is mostly the link's).
 	per := map[jdwp.Command][]time.Duration{}
 	var all []time.Duration
 	for _, c := range s.cmds {
@@ -187,6 +193,9 @@ func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 	}
 	for cmd, d := range per {
 		s.service[cmd] = median(d)
+		if captureRTT > 0 && len(d) >= minSamplesOfAKind {
+			s.service[cmd] = slices.Min(d)
+		}
 	}
 	s.median = median(all)
 	if s.median == 0 {
@@ -197,6 +206,52 @@ func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 }
 
 func nonNegative(d time.Duration) time.Duration { return max(d, 0) }
+
+// minSamplesOfAKind is how many replies of one command a capture needs
+// before the quickest of them is taken as that command's VM time.
+const minSamplesOfAKind = 3
+
+// takeOutTheLinksVariation takes the capture link's variation out of the
+// VM times of a capture made away from the VM. There, a command's time past
+// the quickest round trip is the VM's work plus however much longer than
+// its quickest crossing the link took this time (jitter, a radio waking
+// up). Left in, that time would be charged to the VM: for each speculated
+// command too, queued one behind another at the simulated VM, and again by
+// a link profile that draws its own jitter. The VM does the same command
+// in about the same time, so the link's typical variation is estimated as
+// the median of how far each reply came after the quickest of its command
+// (commands seen at least minSamplesOfAKind times), and taken off every
+// command's time, down to no less than its command's quickest.
+func (s *session) takeOutTheLinksVariation() {
+	quickest, count := map[jdwp.Command]time.Duration{}, map[jdwp.Command]int{}
+	for _, c := range s.cmds {
+		if c.reply == nil {
+			continue
+		}
+		if q, ok := quickest[c.cmd]; !ok || c.service < q {
+			quickest[c.cmd] = c.service
+		}
+		count[c.cmd]++
+	}
+	var above []time.Duration
+	for _, c := range s.cmds {
+		if c.reply != nil && count[c.cmd] >= minSamplesOfAKind {
+			above = append(above, c.service-quickest[c.cmd])
+		}
+	}
+	variation := median(above)
+	for i := range s.cmds {
+		c := &s.cmds[i]
+		if c.reply == nil {
+			continue
+		}
+		floor := time.Microsecond
+		if count[c.cmd] >= minSamplesOfAKind {
+			floor = max(floor, quickest[c.cmd])
+		}
+		c.service = max(c.service-variation, floor)
+	}
+}
 
 func median(d []time.Duration) time.Duration {
 	if len(d) == 0 {
