@@ -53,6 +53,7 @@ type command struct {
 	after   era           // the epoch after it (a resume ends one)
 	gen     int           // redefinitions of the class it is about, when sent
 	answer  int           // its reply's index in session.answers[its key]; -1 if none
+	mark    runMark       // the thread it is about and where its runs stood, when sent
 }
 
 // An era is a suspension epoch and, within it, the values' epoch: scache's
@@ -71,6 +72,18 @@ func (e era) next(endsEpoch, changesValues bool) era {
 	return e
 }
 
+// atLeast returns the later of e and o. The Speculator that sends
+// synthetic commands follows the trace's epochs as packets reach it, and
+// they do not reach it in the recorded order: a debugger command recorded
+// before an event may reach it after the event did (at a near half, frames
+// the far half sent on that command's account). The epoch never goes back.
+func (e era) atLeast(o era) era {
+	if o.epoch > e.epoch || o.epoch == e.epoch && o.values > e.values {
+		return o
+	}
+	return e
+}
+
 type event struct {
 	packet []byte
 	at     time.Time
@@ -82,7 +95,8 @@ type event struct {
 // answer is a recorded reply to a keyable command, and its suspension epoch.
 type answer struct {
 	epoch era
-	gen   int // redefinitions of the class it is about, before it
+	gen   int     // redefinitions of the class it is about, before it
+	mark  runMark // the thread it is about and where its runs stood (parked.go)
 	code  jdwp.ErrorCode
 	data  []byte
 }
@@ -103,6 +117,7 @@ func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 	lastVMDone := time.Time{}
 	lastAnchor := -1
 	epoch, gens := era{}, classGens{}
+	var runs threadRuns
 	var start time.Time
 	if len(t.Records) > 0 {
 		start = t.Records[0].Time
@@ -116,7 +131,7 @@ func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 		case r.Direction == scache.Upstream && !h.IsReply():
 			key, _ := scache.KeyOf(r.Packet)
 			c := command{packet: r.Packet, id: h.ID, cmd: h.Cmd(), key: key, sent: r.Time, dep: last, epoch: epoch,
-				gen: gens.of(key, s.sizes), answer: -1}
+				gen: gens.of(key, s.sizes), answer: -1, mark: runs.mark(r.Packet, s.sizes)}
 			if last.kind != depNone {
 				c.think = nonNegative(r.Time.Sub(lastAt) - debuggerRTT)
 			} else {
@@ -134,6 +149,7 @@ func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 			if c.cmd == jdwp.CmdVirtualMachineRedefineClasses {
 				gens.redefine(c.packet, s.sizes)
 			}
+			runs.command(c.packet, s.sizes)
 			s.cmds[len(s.cmds)-1].after = epoch
 		case r.Direction == scache.Downstream && h.IsReply():
 			i, ok := byID[h.ID]
@@ -157,11 +173,12 @@ func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 			}
 			if scache.Keyable(c.cmd) {
 				c.answer = len(s.answers[c.key])
-				s.answers[c.key] = append(s.answers[c.key], answer{epoch: c.epoch, gen: c.gen, code: h.ErrorCode, data: jdwp.Data(r.Packet)})
+				s.answers[c.key] = append(s.answers[c.key], answer{epoch: c.epoch, gen: c.gen, mark: c.mark, code: h.ErrorCode, data: jdwp.Data(r.Packet)})
 			}
 			last, lastAt = dependency{depReply, i}, r.Time
 		case r.Direction == scache.Downstream:
 			epoch = epoch.next(true, false)
+			runs.event(r.Packet, s.sizes)
 			e := event{packet: r.Packet, at: r.Time, anchor: lastAnchor, epoch: epoch}
 			if lastAnchor >= 0 {
 				ref := s.cmds[lastAnchor].replied
@@ -265,8 +282,10 @@ func median(d []time.Duration) time.Duration {
 // answerFor returns the recorded reply for a synthetic command's key in an
 // epoch: the same epoch's when the trace has one, otherwise, for class
 // metadata (true across suspensions), the nearest epoch's between the same
-// redefinitions of its class. ok is false when the trace has no such reply.
-func (s *session) answerFor(key scache.Key, epoch era, gen int) (answer, bool) {
+// redefinitions of its class, and for a thread's own state, one from an
+// epoch in which the thread had not run since (mark: parked.go). ok is
+// false when the trace has no such reply.
+func (s *session) answerFor(key scache.Key, epoch era, gen int, mark runMark) (answer, bool) {
 	found := false
 	var best answer
 	state, values := scache.StateCommand(key.Command()), scache.ValueCommand(key.Command())
@@ -278,7 +297,15 @@ func (s *session) answerFor(key scache.Key, epoch era, gen int) (answer, bool) {
 			best, found = a, true
 		}
 	}
-	return best, found
+	if found || !state || mark.thread == 0 {
+		return best, found
+	}
+	for _, a := range s.answers[key] {
+		if a.gen == gen && a.mark == mark {
+			return a, true
+		}
+	}
+	return best, false
 }
 
 func abs(x int) int {

@@ -158,3 +158,25 @@ func checkReplay(t *testing.T, tr replay.Trace) map[replay.Mode]replay.Result {
 		off.Wait[20*time.Millisecond], classic.Wait[20*time.Millisecond], sc.Wait[20*time.Millisecond])
 	return results
 }
+
+// TestAThreadsViewSessionReplaysExactly records a real session of an IDE's
+// threads view under suspend-thread breakpoints (four workers, each stopped
+// by its own breakpoint while the others run, resumed alone) and replays
+// it in every mode. The Speculator keeps a parked thread's frames across
+// the epochs other threads' stops and resumes end, and serves them when
+// the debugger reads that stop in its turn; the simulated VM must answer
+// such a synthetic command with the recording of another epoch in which the
+// thread had not run (parked.go), not a placeholder the debugger would see.
+// And the epochs the simulation follows never go back (era.atLeast): at a
+// near half, a debugger command recorded before an event may arrive after
+// it. Before both, every such session failed to replay through scache and
+// split, and this test failed on each of six recordings.
+func TestAThreadsViewSessionReplaysExactly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "threadsview.sctrace")
+	transcript := recordSession(t, path, jvmtest.DriverOptions{Stops: 5, Threads: 4, Together: true})
+	require.Contains(t, transcript, "disposed after")
+	traces, err := replay.LoadFile(path)
+	require.NoError(t, err)
+	require.Len(t, traces, 1)
+	checkReplay(t, traces[0])
+}

@@ -86,9 +86,10 @@ type simulation struct {
 	byAnchor   map[int][]int    // events each debugger command lets the VM reach
 	out        outcome
 	record     func(journal.Record)
-	stopSpans  []span    // stop event to resume, as the debugger saw them
-	epoch      era       // the trace's suspension epoch as the Speculator last saw it
-	gens       classGens // class redefinitions the Speculator has seen
+	stopSpans  []span     // stop event to resume, as the debugger saw them
+	epoch      era        // the trace's suspension epoch as the Speculator last saw it
+	gens       classGens  // class redefinitions the Speculator has seen
+	runs       threadRuns // where threads may have run, as the Speculator has seen (parked.go)
 	moving     *movingStates
 }
 
@@ -96,6 +97,7 @@ type syntheticInfo struct {
 	key   scache.Key
 	epoch era
 	gen   int
+	mark  runMark
 }
 
 type simEvent struct {
@@ -271,10 +273,11 @@ func (sim *simulation) send(i int) {
 // speculatorSees follows the trace's epochs and class redefinitions as the
 // Speculator that sends synthetic commands sees debugger command i.
 func (sim *simulation) speculatorSees(i int) {
-	sim.epoch = sim.s.cmds[i].after
+	sim.epoch = sim.epoch.atLeast(sim.s.cmds[i].after)
 	if sim.s.cmds[i].cmd == jdwp.CmdVirtualMachineRedefineClasses {
 		sim.gens.redefine(sim.s.cmds[i].packet, sim.s.sizes)
 	}
+	sim.runs.command(sim.s.cmds[i].packet, sim.s.sizes)
 }
 
 // route carries out a Response: upstream packets cross the link to the VM,
@@ -307,7 +310,7 @@ func (sim *simulation) route(resp scache.Response, dir scache.Direction) {
 func (sim *simulation) noteSynthetic(p []byte) {
 	if id := jdwp.PacketID(p); scache.IsSyntheticID(id) {
 		key, _ := scache.KeyOf(p)
-		sim.syntheticCmd[id] = syntheticInfo{key: key, epoch: sim.epoch, gen: sim.gens.of(key, sim.s.sizes)}
+		sim.syntheticCmd[id] = syntheticInfo{key: key, epoch: sim.epoch, gen: sim.gens.of(key, sim.s.sizes), mark: sim.runs.mark(p, sim.s.sizes)}
 	}
 }
 
@@ -353,7 +356,7 @@ func (sim *simulation) answer(h jdwp.Header) ([]byte, time.Duration, int) {
 		if service == 0 {
 			service = sim.s.median
 		}
-		if a, ok := sim.s.answerFor(info.key, info.epoch, info.gen); ok {
+		if a, ok := sim.s.answerFor(info.key, info.epoch, info.gen, info.mark); ok {
 			return jdwp.AppendReply(nil, h.ID, a.code, a.data), service, -1
 		}
 		// Never answered in the trace: a placeholder the debugger must never see.
@@ -405,8 +408,9 @@ func (sim *simulation) fromVM(p []byte) {
 func (sim *simulation) speculatorSeesVM(p []byte) {
 	if h, err := jdwp.ParseHeader(p); err == nil && !h.IsReply() {
 		if list := sim.eventIndex[string(p)]; len(list) > 0 {
-			sim.epoch = sim.s.events[list[0]].epoch
+			sim.epoch = sim.epoch.atLeast(sim.s.events[list[0]].epoch)
 		}
+		sim.runs.event(p, sim.s.sizes)
 	}
 }
 
