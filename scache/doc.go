@@ -109,7 +109,8 @@
 // the facts of the values they show (FamilyValues), what the debugger asked
 // at its recent stops, the objects this holds included, reached by the
 // same fields on whichever objects they are now (FamilyAgain), the threads
-// view and the thread-group tree a level ahead of its walk (FamilyThreads), the
+// view and the thread-group tree a level ahead of its walk, and a parallel
+// client's reads of it in the order it made them (FamilyThreads), the
 // facts asked once a session (FamilyAttach), a prepared class's methods
 // (FamilyPrepare), and what a debugger reads after an invocation, such as a
 // renderer's toString (FamilyInvoke). WithFamilies chooses among them.

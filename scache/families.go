@@ -262,7 +262,7 @@ var families = []*family{
 			jdwp.CmdVirtualMachineTopLevelThreadGroups: onThreadGroups,
 			jdwp.CmdThreadGroupReferenceChildren:       onGroupChildren,
 		},
-		onAsked:  askListAgain,
+		onAsked:  noteViewAsked,
 		onMissed: askViewAgain,
 		onReset:  resetThreadsView,
 		sends: []jdwp.Command{jdwp.CmdVirtualMachineAllThreads, jdwp.CmdThreadReferenceStatus,

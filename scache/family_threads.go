@@ -34,6 +34,9 @@ type threadsView struct {
 	// in it (askViewAgain).
 	againEpoch uint64
 	againAsks  int
+	// reads is the order of the debugger's reads of moving state
+	// (family_threads_reads.go).
+	reads viewReads
 }
 
 // maxViewAgain bounds the views asked again in one epoch (askViewAgain).
@@ -54,6 +57,7 @@ func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 		return
 	}
 	v := &s.view
+	v.reads.miss(s)
 	if v.againEpoch != s.susp.epoch {
 		v.againEpoch, v.againAsks = s.susp.epoch, 0
 	}
@@ -67,9 +71,19 @@ func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 		return
 	}
 	v.againAsks++
-	s.enqueueInOrder(&jdwp.VMAllThreadsCommand{})
-	enqueueThreadsView(s, s.stop.threads)
+	for range viewCopies {
+		s.enqueueInOrder(&jdwp.VMAllThreadsCommand{})
+		enqueueThreadsView(s, s.stop.threads)
+	}
 }
+
+// viewCopies is how many views go out again at once (askViewAgain). A
+// debugger that reads the view in parallel (an IDE's async mode) asks its
+// threads' status and names in whatever order its workers run, and each
+// read that comes before one already answered, in the order the replies
+// came, needs a newer copy under rule (a): a second copy, behind the
+// first, serves the reads of the next wave without a round trip.
+const viewCopies = 3
 
 // speculateThreads asks, at a stop with every thread suspended, for the
 // threads, as a debugger's threads view does, and at once for the view of
@@ -86,6 +100,7 @@ func speculateThreads(s *Speculator, stop stopEvent) {
 		s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
 		enqueueThreadsView(s, s.stop.threads)
 		s.view.viewed, s.view.epoch = append(s.view.viewed[:0], s.stop.threads...), s.susp.epoch
+		askReadsAgain(s, stop)
 	case s.susp.kind == threadSuspended:
 		s.enqueue(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
 	}

@@ -1,0 +1,63 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/stretchr/testify/require"
+)
+
+// readsOutOfOrder is a threads view read as a parallel client's workers
+// read it: the list, then the threads' status and name, the last thread
+// first.
+func readsOutOfOrder() []jdwp.CommandMessage {
+	reads := []jdwp.CommandMessage{&jdwp.VMAllThreadsCommand{}}
+	for _, t := range []jdwp.ThreadID{3, 2, 1} {
+		reads = append(reads, &jdwp.ThreadStatusCommand{Thread: t}, &jdwp.ThreadNameCommand{Thread: t})
+	}
+	return reads
+}
+
+// TestReadsOutOfOrderAreAskedInTheirOrderAtTheNextStop: a debugger that
+// reads the view of running threads in another order than the view's
+// misses under rule (a) (thread 2's status, speculated before thread 3's,
+// comes after it). At its next stop of the same kind, its reads go out
+// again in the order it read them, behind the view, and every read is
+// answered from speculation, each the VM's answer. A debugger that read
+// in the view's order has its reads asked no more than the view.
+func TestReadsOutOfOrderAreAskedInTheirOrderAtTheNextStop(t *testing.T) {
+	h := eventThreadStop(t)
+	sent := len(h.toVM)
+	for _, m := range readsOutOfOrder() {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+	}
+	require.NotZero(t, organic(h.organicSince(sent)), "read out of order, the view misses at the first stop")
+
+	ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
+	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+	h.drain()
+	sent = len(h.toVM)
+	for _, m := range readsOutOfOrder() {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+	}
+	require.Zero(t, organic(h.organicSince(sent)), "the reads, asked again in their order, answer at the next stop")
+
+	// In the view's order: nothing missed, nothing asked again.
+	h = eventThreadStop(t)
+	for _, m := range threadsView(false) {
+		ask(h, m)
+	}
+	ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
+	before := len(h.toVM)
+	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+	h.drain()
+	statuses := 0
+	for _, p := range h.toVM[before:] {
+		if hd, err := jdwp.ParseHeader(p); err == nil && hd.Cmd() == jdwp.CmdThreadReferenceStatus {
+			statuses++
+		}
+	}
+	require.LessOrEqual(t, statuses, 3, "one view's statuses at the stop")
+}
