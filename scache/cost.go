@@ -83,6 +83,14 @@ func (c *costModel) slow() bool {
 	return c.weighs() && c.service.known() && (c.roundTrip.known() || c.farRoundTrip > 0) && c.service.estimate() >= slowVM
 }
 
+// fast reports whether the VM is known to serve its commands quickly
+// (below slowVM), or nothing is gated (no clock): where speculation that
+// is likely, but not sure, to be used may go out in several copies
+// without the debugger's commands waiting behind their service.
+func (c *costModel) fast() bool {
+	return c.now == nil || c.service.known() && c.service.estimate() < slowVM
+}
+
 // sending notes that p goes to the VM now.
 func (c *costModel) sending(p *inFlight) {
 	if c.now == nil {

@@ -346,3 +346,17 @@ func TestTheFarHalfTellsTheNearHalfTheTunnelsRate(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, rate, near.Stats().Bandwidth, "the near half weighs with the far half's rate")
 }
+
+// TestAFastVMIsKnownFromItsService: copies of likely speculation (a
+// parallel client's reads, askReadsAgain) go out only where the VM is known
+// to serve below slowVM; not before its service is measured, not on a slow
+// VM; and, as everything, ungated without a clock.
+func TestAFastVMIsKnownFromItsService(t *testing.T) {
+	c, _ := costSession(20*time.Millisecond, 50*time.Microsecond, 6)
+	require.True(t, c.fast())
+	c, _ = costSession(2*time.Millisecond, 500*time.Microsecond, 6)
+	require.False(t, c.fast())
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	require.False(t, (&costModel{now: clock.now}).fast(), "not measured yet")
+	require.True(t, (&costModel{}).fast(), "no clock: nothing gated")
+}

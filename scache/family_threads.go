@@ -71,13 +71,18 @@ func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 		return
 	}
 	v.againAsks++
-	for range viewCopies {
+	copies := 1
+	if s.cost.fast() {
+		copies = viewCopies
+	}
+	for range copies {
 		s.enqueueInOrder(&jdwp.VMAllThreadsCommand{})
 		enqueueThreadsView(s, s.stop.threads)
 	}
 }
 
-// viewCopies is how many views go out again at once (askViewAgain). A
+// viewCopies is how many views go out again at once (askViewAgain), on a
+// VM known to be fast (one view otherwise). A
 // debugger that reads the view in parallel (an IDE's async mode) asks its
 // threads' status and names in whatever order its workers run, and each
 // read that comes before one already answered, in the order the replies

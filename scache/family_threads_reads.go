@@ -71,10 +71,11 @@ func noteViewAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 
 // askReadsAgain asks, at a stop with the stopped thread alone suspended,
 // the reads of moving state of the last stop of the same kind, in their
-// order, each as often as the debugger read it; not on a slow VM, where
-// their service would cost more than the round trips they save.
+// order, each as often as the debugger read it; only on a VM known to be
+// fast: on a slow one their service would cost more than the round trips
+// they save, and the debugger's commands would wait behind them.
 func askReadsAgain(s *Speculator, stop stopEvent) {
-	if s.susp.kind != threadSuspended || s.cfg.consistency != Sequential || s.cost.slow() {
+	if s.susp.kind != threadSuspended || s.cfg.consistency != Sequential || !s.cost.fast() {
 		return
 	}
 	r := &s.view.reads
