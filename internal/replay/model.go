@@ -88,8 +88,11 @@ type event struct {
 	packet []byte
 	at     time.Time
 	anchor int           // the command whose processing let the VM run to this event; -1 at start
-	gap    time.Duration // from the anchor's reply to the event
-	epoch  era           // the epoch it begins: an event means the VM ran
+	gap    time.Duration // from the anchor's reply to the event; if during, from its start
+	// during marks an event that came before its anchor's reply: one the
+	// VM sent while it served the anchor (a class an invocation loaded).
+	during bool
+	epoch  era // the epoch it begins: an event means the VM ran
 }
 
 // answer is a recorded reply to a keyable command, and its suspension epoch.
@@ -183,7 +186,11 @@ func prepare(t Trace, captureRTT, debuggerRTT time.Duration) *session {
 			if lastAnchor >= 0 {
 				ref := s.cmds[lastAnchor].replied
 				if ref.IsZero() {
-					ref = s.cmds[lastAnchor].sent
+					// Before the anchor's reply: the VM sent it while it
+					// served the anchor, which reached it captureRTT/2
+					// after the capture, as the event left it
+					// captureRTT/2 before.
+					ref, e.during = s.cmds[lastAnchor].sent.Add(captureRTT), true
 				}
 				e.gap = nonNegative(r.Time.Sub(ref))
 			} else {

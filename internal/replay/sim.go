@@ -335,6 +335,9 @@ func (sim *simulation) serveNext() {
 		return
 	}
 	reply, service, organic := sim.answer(h)
+	if organic >= 0 {
+		sim.emitDuring(organic, service+sim.service)
+	}
 	sim.at(sim.now+service+sim.service, func() {
 		if organic >= 0 {
 			sim.vmDone[organic] = sim.now
@@ -370,6 +373,17 @@ func (sim *simulation) answer(h jdwp.Header) ([]byte, time.Duration, int) {
 		return c.reply, c.service, i
 	}
 	return nil, sim.s.median, -1
+}
+
+// emitDuring schedules the events the VM sent while it served command i,
+// which takes service from now: before its reply, as they came.
+func (sim *simulation) emitDuring(i int, service time.Duration) {
+	for _, j := range sim.byAnchor[i] {
+		if e := sim.s.events[j]; e.during && !sim.emitted[j] {
+			sim.emitted[j] = true
+			sim.vmSends(min(e.gap, service), e.packet)
+		}
+	}
 }
 
 // emitEvents schedules the events the VM reaches after finishing command i.
