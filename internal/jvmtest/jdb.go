@@ -136,12 +136,22 @@ func RunJdb(t testing.TB, addr string, o DriverOptions) (string, time.Duration) 
 	if !strings.Contains(text, "The application exited") {
 		t.Fatalf("jdb: the program did not end as expected:\n%s", text)
 	}
-	// From the first stopped prompt on: before it, jdb's start-up messages
-	// come from two of its threads in either order.
-	_, text, _ = strings.Cut(text, jdbPrompt)
+	text = fromFirstPrompt(text)
 	text = runningPrompts.ReplaceAllString(text, "$1")
 	text = threadLines.ReplaceAllStringFunc(text, threadLine)
 	return objectIDs.ReplaceAllString(text, "id=N"), elapsed
+}
+
+// fromFirstPrompt returns jdb's output from its first stopped prompt on:
+// before it, jdb's start-up messages come from two of its threads in
+// either order, and so may a second stopped prompt (the event thread's at
+// the VM's start, and the typing thread's) right behind the first: both go.
+func fromFirstPrompt(text string) string {
+	_, text, _ = strings.Cut(text, jdbPrompt)
+	for strings.HasPrefix(text, jdbPrompt) {
+		text = text[len(jdbPrompt):]
+	}
+	return text
 }
 
 // transcript is the session's output with the output of each command that

@@ -22,3 +22,17 @@ func TestSettledOrdersJdbsRacingPrompts(t *testing.T) {
 		require.Equal(t, want, settled(seg), name)
 	}
 }
+
+// jdb's start-up is two of its threads printing in either order: the
+// transcript starts after the stopped prompts they print, one or two
+// (CI saw a direct session's start with two, and its transcript differ
+// from a proxied one's by that prompt alone).
+func TestTheTranscriptStartsAfterTheStartUpPrompts(t *testing.T) {
+	const after = "Deferring breakpoint Debuggee:54.\nIt will be set after the class is loaded.\nmain[1] Set deferred breakpoint Debuggee:54\n"
+	for _, out := range []string{
+		"Initializing jdb ...\n> VM Started: No frames on the current call stack\n\nmain[1] " + after,
+		"Initializing jdb ...\n> \nVM Started: No frames on the current call stack\n\nmain[1] main[1] " + after,
+	} {
+		require.Equal(t, after, fromFirstPrompt(out))
+	}
+}
