@@ -227,8 +227,12 @@ func (s *splitRun) sendEnd(reason string) bool {
 	if s.ending.Load() {
 		return false
 	}
-	s.tunnelW.put([][]byte{tunnel.EndFrame(reason)})
+	// Marked before it is queued: the writer may send it at once, and the
+	// other half end and close before this goroutine runs on; the link
+	// that sees that close must know the end left, or it would wait for
+	// the other half to come back (CI saw a near half wait 3 minutes).
 	s.sentEnd.Store(true)
+	s.tunnelW.put([][]byte{tunnel.EndFrame(reason)})
 	s.ending.Store(true)
 	s.record(nil, reason)
 	return true
