@@ -82,12 +82,12 @@ func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 }
 
 // viewCopies is how many views go out again at once (askViewAgain), on a
-// VM known to be fast (one view otherwise). A
-// debugger that reads the view in parallel (an IDE's async mode) asks its
-// threads' status and names in whatever order its workers run, and each
-// read that comes before one already answered, in the order the replies
-// came, needs a newer copy under rule (a): a second copy, behind the
-// first, serves the reads of the next wave without a round trip.
+// VM known to be fast (one view otherwise). A debugger that reads the view
+// in parallel (an IDE's async mode) asks its threads' status and names in
+// whatever order its workers run, and each read that comes before one
+// already answered, in the order the replies came, needs a newer copy
+// under rule (a): each copy behind the first serves one more such read
+// of the waves that follow without a round trip of its own.
 const viewCopies = 3
 
 // speculateThreads asks, at a stop with every thread suspended, for the
