@@ -284,6 +284,20 @@ func (m *ObjectRefGetValuesCommand) Decode(r *Reader) error {
 	return r.Err()
 }
 
+// ThreadSuspendCommand suspends a thread once more
+// (ThreadReference.Suspend): suspends are counted, and the thread runs
+// again only once resumed as many times. Its reply is empty.
+type ThreadSuspendCommand struct{ Thread ThreadID }
+
+// Command implements CommandMessage.
+func (*ThreadSuspendCommand) Command() Command { return CmdThreadReferenceSuspend }
+
+// Encode implements Message.
+func (m *ThreadSuspendCommand) Encode(w *Writer) { w.ObjectID(m.Thread) }
+
+// Decode implements Message.
+func (m *ThreadSuspendCommand) Decode(r *Reader) error { m.Thread = r.ObjectID(); return r.Err() }
+
 // ThreadResumeCommand resumes a thread once (ThreadReference.Resume). Its
 // reply is empty.
 type ThreadResumeCommand struct{ Thread ThreadID }

@@ -47,6 +47,7 @@ var codecs = map[Command]messageCodec{
 	CmdMethodBytecodes:                {func() CommandMessage { return &MethodBytecodesCommand{} }, nil},
 
 	CmdThreadReferenceName:        {func() CommandMessage { return &ThreadNameCommand{} }, func() Message { return &StringReply{} }},
+	CmdThreadReferenceSuspend:     {func() CommandMessage { return &ThreadSuspendCommand{} }, func() Message { return &EmptyReply{} }},
 	CmdThreadReferenceResume:      {func() CommandMessage { return &ThreadResumeCommand{} }, func() Message { return &EmptyReply{} }},
 	CmdThreadReferenceFrames:      {func() CommandMessage { return &ThreadFramesCommand{} }, func() Message { return &ThreadFramesReply{} }},
 	CmdThreadReferenceFrameCount:  {func() CommandMessage { return &ThreadFrameCountCommand{} }, func() Message { return &IntReply{} }},

@@ -168,6 +168,10 @@ type family struct {
 	// onResumed runs when the debugger sends a command that lets thread
 	// run (0: every thread), and with others the other threads too.
 	onResumed func(s *Speculator, thread jdwp.ThreadID, others bool)
+	// onSuspended runs when the VM suspends thread (0: every thread), and
+	// with others the other threads too: at an event that suspends, a
+	// Suspend command, the end of an invocation.
+	onSuspended func(s *Speculator, thread jdwp.ThreadID, others bool)
 	// onInvoking runs when the debugger sends the invocation id, before
 	// the epoch ends.
 	onInvoking func(s *Speculator, id uint32)
@@ -219,6 +223,7 @@ var families = []*family{
 		onAsked:         noteDeeper,
 		onValuesChanged: askFramesValuesAgain,
 		onResumed:       resumePredictor,
+		onSuspended:     suspendPredictor,
 		onEndStop:       endDeeperStop,
 		onReset:         resetTopFrame,
 		sends: []jdwp.Command{jdwp.CmdStackFrameThisObject, jdwp.CmdStackFrameGetValues,
@@ -451,6 +456,15 @@ func (t familyTable) resumed(s *Speculator, thread jdwp.ThreadID, others bool) {
 	for _, f := range t {
 		if f.onResumed != nil {
 			f.onResumed(s, thread, others)
+		}
+	}
+}
+
+// suspended runs every entry's onSuspended.
+func (t familyTable) suspended(s *Speculator, thread jdwp.ThreadID, others bool) {
+	for _, f := range t {
+		if f.onSuspended != nil {
+			f.onSuspended(s, thread, others)
 		}
 	}
 }

@@ -38,7 +38,7 @@ func onFrames(s *Speculator, p *inFlight, reply *replyData) error {
 			return nil
 		}
 		s.stats.FramesMispredicted++
-		s.predictor.missed()
+		s.predictor.missed(asked.Thread)
 	}
 	s.stop.top = topFrame{set: true, thread: asked.Thread, frame: top.Frame, loc: top.Location}
 	advanceTop(s)

@@ -8,42 +8,92 @@ import "github.com/jdwpscache/scache/jdwp"
 // same round trip as the frames, instead of one round trip later.
 //
 // VMs number frames predictably: OpenJDK's JDWP agent (which ART also uses
-// since Android 9) gives a frame an id made of its thread's frame generation,
-// which moves on each time the thread resumes, and its depth; HotSpot 17
-// gives successive top frames 0x20000, 0x30000, 0x40000, … Nothing of that
-// is assumed here: the predictor learns the step per resume from two
-// observations one resume apart, and predicts with it until a prediction
-// proves wrong; from then on a step must be seen twice (three observations
-// agree) before it is used, and predictions stop at each miss until then.
-// A VM whose ids follow no step so costs one wrong prediction a session. A
-// wrong prediction costs only waste: a reply is served only to a command
-// with the same bytes in the same suspension epoch, whatever frame it names.
+// since Android 9) gives a frame an id made of its thread's frame generation
+// and its depth; HotSpot 17 gives successive top frames 0x20000, 0x30000,
+// 0x40000, … The generation moves on each time the thread itself goes from
+// suspended to running (threadControl.c: resumeThreadByNode and
+// commonResumeList, when the thread's suspend count drops to 0): a
+// VirtualMachine.Resume moves it on only for the threads it finds
+// suspended, not for those left running by an EVENT_THREAD stop. So the
+// predictor counts each thread's suspensions as the agent does (an event's
+// suspend policy, Suspend commands, the suspension an invocation ends in)
+// and moves its generation only when a resume takes the count to 0.
+// Nothing of the numbering is assumed: the predictor learns the step per
+// resume from two observations of a thread some resumes apart (the id
+// moved by a multiple of their count), and predicts with it
+// until a prediction proves wrong; from then on a step must be seen twice
+// (three observations agree) before it is used, and predictions stop at
+// each miss until then. A VM whose ids follow no step so costs one wrong
+// prediction a session. A wrong prediction costs only waste: a reply is
+// served only to a command with the same bytes in the same suspension
+// epoch, whatever frame it names.
+//
+// A thread seen for the first time has no last id to step from. But the
+// agent numbers generations from 0 when a thread starts, so the threads
+// that start while a debugger is attached and stop at a breakpoint before
+// anything suspended them (threads of a pool, under EVENT_THREAD) show
+// the same first top frame id (0x0 on HotSpot 17). The predictor keeps
+// the first id of the last thread it saw for the first time, and once the
+// next one showed the same, predicts it for each new thread, until one
+// shows another.
 type framePredictor struct {
 	step      uint64 // the top frame id's step per resume, 0 if none seen
 	fits      int    // successive observations that fit step
 	missedAny bool   // a prediction proved wrong this session: steps need confirming
-	vmResumes uint64 // VirtualMachine.Resume commands sent
 	threads   map[jdwp.ThreadID]*threadFrames
+	// firstTop is the first top frame id of the last thread seen for the
+	// first time, firstAgreed whether the one before showed it too;
+	// firstGuess is the thread whose first top frame was last predicted.
+	firstTop    jdwp.FrameID
+	firstAgreed bool
+	firstGuess  jdwp.ThreadID
 }
 
 // threadFrames is what the predictor knows of one thread.
 type threadFrames struct {
-	top        jdwp.FrameID // the top frame last seen
-	seenAt     uint64       // the thread's resumes when it was seen
-	ownResumes uint64       // ThreadReference.Resume commands for it
+	top    jdwp.FrameID // the top frame last seen
+	seenAt uint64       // resumes when it was seen
+	// resumes counts the times the thread went from suspended to running;
+	// suspends is its suspend count, as the agent keeps it.
+	resumes  uint64
+	suspends int
 }
 
-// resumesOf returns how many times thread t was resumed in all.
-func (fp *framePredictor) resumesOf(th *threadFrames) uint64 { return fp.vmResumes + th.ownResumes }
+// resume takes one suspension off the thread, and counts a resume if
+// that lets it run.
+func (th *threadFrames) resume() {
+	if th.suspends == 0 {
+		return // running: a resume leaves it as it is
+	}
+	th.suspends--
+	if th.suspends == 0 {
+		th.resumes++
+	}
+}
 
-// resumed counts a resume: of every thread (VirtualMachine.Resume) or of t.
+// resumed counts a resume: of every thread (all) or of t alone.
 func (fp *framePredictor) resumed(t jdwp.ThreadID, all bool) {
 	if all {
-		fp.vmResumes++
+		for _, th := range fp.threads {
+			th.resume()
+		}
 		return
 	}
 	if th := fp.threads[t]; th != nil {
-		th.ownResumes++
+		th.resume()
+	}
+}
+
+// suspended counts a suspension: of every thread (all) or of t alone.
+func (fp *framePredictor) suspended(t jdwp.ThreadID, all bool) {
+	if all {
+		for _, th := range fp.threads {
+			th.suspends++
+		}
+		return
+	}
+	if th := fp.threads[t]; th != nil {
+		th.suspends++
 	}
 }
 
@@ -58,40 +108,63 @@ func (fp *framePredictor) observe(t jdwp.ThreadID, top jdwp.FrameID, mask uint64
 		if len(fp.threads) >= maxPredictedThreads {
 			return
 		}
-		th = &threadFrames{seenAt: fp.vmResumes}
+		th = &threadFrames{}
 		fp.threads[t] = th
-	} else if r := fp.resumesOf(th) - th.seenAt; r > 0 {
+		fp.firstAgreed = len(fp.threads) > 1 && top == fp.firstTop
+		fp.firstTop = top
+	} else if r := th.resumes - th.seenAt; r > 0 {
 		delta := (uint64(top) - uint64(th.top)) & mask
 		switch {
 		case fp.step != 0 && delta == fp.step*r&mask:
 			fp.fits++
-		case r == 1 && delta != 0:
-			fp.step, fp.fits = delta, 0 // a new step: to be seen again before it is used
+		case delta != 0 && delta%r == 0:
+			fp.step, fp.fits = delta/r, 0 // a new step: to be seen again before it is used
 		default:
 			fp.step, fp.fits = 0, 0
 		}
 	}
-	th.top, th.seenAt = top, fp.resumesOf(th)
+	if th.suspends == 0 {
+		th.suspends = 1 // its frames were answered: it is suspended, by what came before we counted
+	}
+	th.top, th.seenAt = top, th.resumes
 }
 
-// predict returns the id the top frame of thread t has now, if a step is
-// known (once a prediction missed: if it has fit at least once since it was
-// seen) and t resumed since.
+// predict returns the id the top frame of thread t has now: for a thread
+// seen before, if a step is known (once a prediction missed: if it has fit
+// at least once since it was seen) and t resumed since; for a new one, the
+// first id the last two new threads showed, if they agreed.
 func (fp *framePredictor) predict(t jdwp.ThreadID, mask uint64) (jdwp.FrameID, bool) {
 	th := fp.threads[t]
-	if th == nil || fp.step == 0 || fp.missedAny && fp.fits < 1 {
+	if th == nil {
+		if !fp.firstAgreed || len(fp.threads) >= maxPredictedThreads {
+			return 0, false
+		}
+		fp.firstGuess = t
+		return fp.firstTop, true
+	}
+	if fp.firstGuess == t {
+		fp.firstGuess = 0 // seen since: its next prediction steps from what it showed
+	}
+	if fp.step == 0 || fp.missedAny && fp.fits < 1 {
 		return 0, false
 	}
-	r := fp.resumesOf(th) - th.seenAt
+	r := th.resumes - th.seenAt
 	if r == 0 {
 		return 0, false
 	}
 	return jdwp.FrameID((uint64(th.top) + fp.step*r) & mask), true
 }
 
-// missed forgets the step after a wrong prediction: from now on a step is
-// used only once confirmed.
-func (fp *framePredictor) missed() { fp.fits, fp.missedAny = 0, true }
+// missed forgets the step after a wrong prediction for thread t: from now
+// on a step is used only once confirmed. A wrong first top frame of a new
+// thread leaves the step alone: observe already took the new first id.
+func (fp *framePredictor) missed(t jdwp.ThreadID) {
+	if fp.firstGuess == t {
+		fp.firstGuess = 0
+		return
+	}
+	fp.fits, fp.missedAny = 0, true
+}
 
 // maxPredictedThreads bounds the threads the predictor remembers.
 const maxPredictedThreads = 4096
@@ -99,10 +172,16 @@ const maxPredictedThreads = 4096
 // frameIDMask returns the mask of a frame id of the session's size.
 func frameIDMask(sizes jdwp.IDSizes) uint64 { return idMask(sizes.FrameID) }
 
-// resumePredictor tells the predictor that the debugger let thread run,
-// and with others the other threads too (onResumed).
+// resumePredictor tells the predictor that the debugger let thread run
+// (0: every thread), and with others the other threads too (onResumed).
 func resumePredictor(s *Speculator, thread jdwp.ThreadID, others bool) {
-	s.predictor.resumed(thread, others)
+	s.predictor.resumed(thread, thread == 0 || others)
+}
+
+// suspendPredictor tells the predictor that thread was suspended (0:
+// every thread), and with others every other thread too (onSuspended).
+func suspendPredictor(s *Speculator, thread jdwp.ThreadID, others bool) {
+	s.predictor.suspended(thread, thread == 0 || others)
 }
 
 // resetPredictor forgets what the predictor learned.

@@ -96,7 +96,11 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 			u.call.back.loc = top.loc
 		}
 		s.table.invoking(s, id)
+		// The agent resumes the thread (with the others unless
+		// single-threaded) and suspends it (or every thread) again before
+		// it replies.
 		s.resumed(t, options&jdwp.InvokeSingleThreaded == 0)
+		s.table.suspended(s, t, options&jdwp.InvokeSingleThreaded == 0)
 	}
 	carry := cmd == jdwp.CmdThreadReferenceResume && s.susp.resumesAnother(u.resumed)
 	if tr.letRun {
@@ -131,7 +135,12 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		if carry {
 			s.table.stop(s, s.stop.event) // what it changed, asked again
 		}
+	case jdwp.CmdThreadReferenceSuspend:
+		if m, err := s.decodeParams(cmd, data); err == nil {
+			s.table.suspended(s, m.(*jdwp.ThreadSuspendCommand).Thread, false)
+		}
 	case jdwp.CmdVirtualMachineSuspend:
+		s.table.suspended(s, 0, true)
 		return true, nil // all threads are suspended once it is answered
 	}
 	return false, nil
@@ -249,6 +258,7 @@ func (s *Speculator) onThreadFieldsSet(object jdwp.ObjectID) {
 // stopped one at a location, and whether that was a step.
 func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool) {
 	s.endEpoch()
+	suspendedBy(s, c)
 	for _, e := range c.Events {
 		if loc, ok := jdwp.EventLocation(e); ok {
 			if t, ok := jdwp.EventThread(e); ok {
@@ -262,6 +272,23 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool
 	}
 	s.stop.begin(stop)
 	return stop, true
+}
+
+// suspendedBy tells the families which threads the VM suspended for the
+// events of c: every thread (SuspendPolicyAll), or their thread
+// (SuspendPolicyEventThread; the agent sends a thread's events together).
+func suspendedBy(s *Speculator, c *jdwp.Composite) {
+	switch c.SuspendPolicy {
+	case jdwp.SuspendPolicyAll:
+		s.table.suspended(s, 0, true)
+	case jdwp.SuspendPolicyEventThread:
+		for _, e := range c.Events {
+			if t, ok := jdwp.EventThread(e); ok {
+				s.table.suspended(s, t, false)
+				return
+			}
+		}
+	}
 }
 
 // resumed tells the families that the debugger let thread run (0: every
