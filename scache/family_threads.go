@@ -24,6 +24,9 @@ type threadsView struct {
 	lastAsks  [2]int
 	listEpoch uint64
 	listStep  bool
+	// listAgainEpoch is the epoch whose stop asked the list again behind
+	// its view (speculateThreads).
+	listAgainEpoch uint64
 	// quietEpoch is the epoch of the last event that suspended every
 	// thread at no location; listWhenQuiet, whether the debugger asked the
 	// list in such an epoch.
@@ -106,6 +109,13 @@ func speculateThreads(s *Speculator, stop stopEvent) {
 		enqueueThreadsView(s, s.stop.threads)
 		s.view.viewed, s.view.epoch = append(s.view.viewed[:0], s.stop.threads...), s.susp.epoch
 		askReadsAgain(s, stop)
+		if s.view.lastListAsks(stop.step, s.susp.epoch) >= 2 {
+			// The list asked again where the view ends (askListAgain),
+			// from the stop on: a far half learns of the first ask a
+			// half round trip after the debugger made it.
+			s.enqueueInOrder(&jdwp.VMAllThreadsCommand{})
+			s.view.listAgainEpoch = s.susp.epoch
+		}
 	case s.susp.kind == threadSuspended:
 		s.enqueue(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
 	}
@@ -215,7 +225,8 @@ func enqueueGroups(s *Speculator, groups []jdwp.ThreadGroupID) {
 // at its last stop of this kind (breakpoint or step) that asked one, the
 // list is asked again as soon as it asks it the first time: the new reply
 // is newer than the view it reads in between, and ready (or in flight, to
-// wait on) when it asks again.
+// wait on) when it asks again. At a stop whose view goes out with the event
+// the list goes out again at its end at once (speculateThreads).
 func askListAgain(s *Speculator, key Key, _ jdwp.CommandMessage) {
 	if key.Command() != jdwp.CmdVirtualMachineAllThreads {
 		return
@@ -231,9 +242,19 @@ func askListAgain(s *Speculator, key Key, _ jdwp.CommandMessage) {
 		v.listEpoch, v.listStep, v.listAsks = s.susp.epoch, s.stop.event.step, 0
 	}
 	v.listAsks++
-	if v.listAsks == 1 && v.lastAsks[boolIndex(v.listStep)] >= 2 {
+	if v.listAsks == 1 && v.lastAsks[boolIndex(v.listStep)] >= 2 && v.listAgainEpoch != s.susp.epoch {
 		s.enqueueInOrder(&jdwp.VMAllThreadsCommand{})
 	}
+}
+
+// lastListAsks returns how many times the debugger asked the thread list
+// at its last stop of the kind (breakpoint or step) that asked one before
+// the epoch.
+func (v *threadsView) lastListAsks(step bool, epoch uint64) int {
+	if v.listEpoch != epoch && v.listAsks > 0 && v.listStep == step {
+		return v.listAsks
+	}
+	return v.lastAsks[boolIndex(step)]
 }
 
 // resetThreadsView forgets the view sent (onReset).

@@ -149,16 +149,26 @@ func TestAStopOfManyThreadsGoesOutInOneRound(t *testing.T) {
 // list in its threads view and again before every resume. With the other
 // threads running (EVENT_THREAD), the list speculated at the stop cannot
 // answer the second ask once the view told newer states (rule a). From the
-// stop after a debugger asked it twice, the list goes out again as soon as
-// the debugger asks it the first time, and the second ask is answered
-// from that newer reply, as the VM would answer it.
+// stop after a debugger asked it twice, the list goes out again at the
+// end of the view sent with the event (a far half hears of the first ask
+// only half a round trip after it), and the second ask is answered from
+// that newer reply, as the VM would answer it.
 func TestTheListAskedAgainBeforeAResumeIsReady(t *testing.T) {
 	h := threadsWorld(t, 3, false)
 	ask(h, &jdwp.VMIDSizesCommand{})
 	ask(h, &jdwp.VMResumeCommand{})
+	stops := 0
 	view := func() (forwardedAgain int) {
 		h.stopEvent(1, jdwp.SuspendPolicyEventThread)
 		h.drain()
+		stops++
+		_, sentWithEvent := h.vmCommands(jdwp.CmdVirtualMachineAllThreads)
+		defer func() {
+			if stops > 1 {
+				_, sent := h.vmCommands(jdwp.CmdVirtualMachineAllThreads)
+				require.Equal(t, sentWithEvent, sent, "stop %d: every list went out with the event", stops)
+			}
+		}()
 		got, want := ask(h, &jdwp.VMAllThreadsCommand{})
 		require.Equal(t, want, got)
 		for th := jdwp.ThreadID(1); th <= 3; th++ {
