@@ -290,8 +290,10 @@ func median(d []time.Duration) time.Duration {
 // epoch: the same epoch's when the trace has one, otherwise, for class
 // metadata (true across suspensions), the nearest epoch's between the same
 // redefinitions of its class, and for a thread's own state, one from an
-// epoch in which the thread had not run since (mark: parked.go). ok is
-// false when the trace has no such reply.
+// epoch in which the thread had not run since (mark: parked.go), and for
+// state that moves while threads run (scache.MovingState), with none of
+// its epoch, the first of the next or the last one. ok is false when the
+// trace has no such reply.
 func (s *session) answerFor(key scache.Key, epoch era, gen int, mark runMark) (answer, bool) {
 	found := false
 	var best answer
@@ -304,12 +306,28 @@ func (s *session) answerFor(key scache.Key, epoch era, gen int, mark runMark) (a
 			best, found = a, true
 		}
 	}
-	if found || !state || mark.thread == 0 {
+	if found || !state {
 		return best, found
 	}
-	for _, a := range s.answers[key] {
-		if a.gen == gen && a.mark == mark {
-			return a, true
+	if mark.thread != 0 {
+		for _, a := range s.answers[key] {
+			if a.gen == gen && a.mark == mark {
+				return a, true
+			}
+		}
+	}
+	if scache.MovingState(key.Command()) {
+		// At a near half an epoch may begin a packet earlier or later than
+		// the recording's (era.atLeast): a speculated command the trace
+		// holds no state of its epoch for is answered as the next (or the
+		// last) epoch's first state. Served to a command of that epoch, it
+		// is one of the states recorded there.
+		for _, d := range []int{1, -1} {
+			for _, a := range s.answers[key] {
+				if a.gen == gen && a.epoch.epoch == epoch.epoch+d {
+					return a, true
+				}
+			}
 		}
 	}
 	return best, false
