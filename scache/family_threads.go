@@ -24,9 +24,6 @@ type threadsView struct {
 	lastAsks  [2]int
 	listEpoch uint64
 	listStep  bool
-	// listAgainEpoch is the epoch whose stop asked the list again behind
-	// its view (speculateThreads).
-	listAgainEpoch uint64
 	// quietEpoch is the epoch of the last event that suspended every
 	// thread at no location; listWhenQuiet, whether the debugger asked the
 	// list in such an epoch.
@@ -114,7 +111,6 @@ func speculateThreads(s *Speculator, stop stopEvent) {
 			// from the stop on: a far half learns of the first ask a
 			// half round trip after the debugger made it.
 			s.enqueueInOrder(&jdwp.VMAllThreadsCommand{})
-			s.view.listAgainEpoch = s.susp.epoch
 		}
 	case s.susp.kind == threadSuspended:
 		s.enqueue(&jdwp.ThreadStatusCommand{Thread: stop.thread}, false)
@@ -225,8 +221,9 @@ func enqueueGroups(s *Speculator, groups []jdwp.ThreadGroupID) {
 // at its last stop of this kind (breakpoint or step) that asked one, the
 // list is asked again as soon as it asks it the first time: the new reply
 // is newer than the view it reads in between, and ready (or in flight, to
-// wait on) when it asks again. At a stop whose view goes out with the event
-// the list goes out again at its end at once (speculateThreads).
+// wait on) when it asks again. At a stop whose view went out with the
+// event (v.epoch) the list went out again at its end already
+// (speculateThreads).
 func askListAgain(s *Speculator, key Key, _ jdwp.CommandMessage) {
 	if key.Command() != jdwp.CmdVirtualMachineAllThreads {
 		return
@@ -242,7 +239,7 @@ func askListAgain(s *Speculator, key Key, _ jdwp.CommandMessage) {
 		v.listEpoch, v.listStep, v.listAsks = s.susp.epoch, s.stop.event.step, 0
 	}
 	v.listAsks++
-	if v.listAsks == 1 && v.lastAsks[boolIndex(v.listStep)] >= 2 && v.listAgainEpoch != s.susp.epoch {
+	if v.listAsks == 1 && v.lastAsks[boolIndex(v.listStep)] >= 2 && v.epoch != s.susp.epoch {
 		s.enqueueInOrder(&jdwp.VMAllThreadsCommand{})
 	}
 }

@@ -20,7 +20,7 @@ func onFrames(s *Speculator, p *inFlight, reply *replyData) error {
 		return err
 	}
 	top := frames[0]
-	s.predictor.observe(asked.Thread, top.Frame, frameIDMask(s.sizes))
+	first := s.predictor.observe(asked.Thread, top.Frame, frameIDMask(s.sizes))
 	if !s.susp.current(p) {
 		onParkedFrames(s, p.thread, top) // parkedToo
 		return nil
@@ -38,7 +38,9 @@ func onFrames(s *Speculator, p *inFlight, reply *replyData) error {
 			return nil
 		}
 		s.stats.FramesMispredicted++
-		s.predictor.missed(asked.Thread)
+		if !first {
+			s.predictor.missed() // a new thread's first id leaves the step alone: observe took it
+		}
 	}
 	s.stop.top = topFrame{set: true, thread: asked.Thread, frame: top.Frame, loc: top.Location}
 	advanceTop(s)

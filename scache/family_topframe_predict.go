@@ -42,11 +42,9 @@ type framePredictor struct {
 	missedAny bool   // a prediction proved wrong this session: steps need confirming
 	threads   map[jdwp.ThreadID]*threadFrames
 	// firstTop is the first top frame id of the last thread seen for the
-	// first time, firstAgreed whether the one before showed it too;
-	// firstGuess is the thread whose first top frame was last predicted.
+	// first time, firstAgreed whether the one before showed it too.
 	firstTop    jdwp.FrameID
 	firstAgreed bool
-	firstGuess  jdwp.ThreadID
 }
 
 // threadFrames is what the predictor knows of one thread.
@@ -98,20 +96,22 @@ func (fp *framePredictor) suspended(t jdwp.ThreadID, all bool) {
 }
 
 // observe notes the top frame of thread t, from a Frames reply of a trusted
-// suspension; mask keeps an id to the session's frame id size.
-func (fp *framePredictor) observe(t jdwp.ThreadID, top jdwp.FrameID, mask uint64) {
+// suspension; mask keeps an id to the session's frame id size. It reports
+// whether that was the first sight of t: a prediction for it was a new
+// thread's first id, whose miss leaves the step alone.
+func (fp *framePredictor) observe(t jdwp.ThreadID, top jdwp.FrameID, mask uint64) (first bool) {
 	if fp.threads == nil {
 		fp.threads = make(map[jdwp.ThreadID]*threadFrames)
 	}
 	th := fp.threads[t]
 	if th == nil {
 		if len(fp.threads) >= maxPredictedThreads {
-			return
+			return false
 		}
 		th = &threadFrames{}
 		fp.threads[t] = th
 		fp.firstAgreed = len(fp.threads) > 1 && top == fp.firstTop
-		fp.firstTop = top
+		fp.firstTop, first = top, true
 	} else if r := th.resumes - th.seenAt; r > 0 {
 		delta := (uint64(top) - uint64(th.top)) & mask
 		switch {
@@ -127,6 +127,7 @@ func (fp *framePredictor) observe(t jdwp.ThreadID, top jdwp.FrameID, mask uint64
 		th.suspends = 1 // its frames were answered: it is suspended, by what came before we counted
 	}
 	th.top, th.seenAt = top, th.resumes
+	return first
 }
 
 // predict returns the id the top frame of thread t has now: for a thread
@@ -139,11 +140,7 @@ func (fp *framePredictor) predict(t jdwp.ThreadID, mask uint64) (jdwp.FrameID, b
 		if !fp.firstAgreed || len(fp.threads) >= maxPredictedThreads {
 			return 0, false
 		}
-		fp.firstGuess = t
 		return fp.firstTop, true
-	}
-	if fp.firstGuess == t {
-		fp.firstGuess = 0 // seen since: its next prediction steps from what it showed
 	}
 	if fp.step == 0 || fp.missedAny && fp.fits < 1 {
 		return 0, false
@@ -155,16 +152,9 @@ func (fp *framePredictor) predict(t jdwp.ThreadID, mask uint64) (jdwp.FrameID, b
 	return jdwp.FrameID((uint64(th.top) + fp.step*r) & mask), true
 }
 
-// missed forgets the step after a wrong prediction for thread t: from now
-// on a step is used only once confirmed. A wrong first top frame of a new
-// thread leaves the step alone: observe already took the new first id.
-func (fp *framePredictor) missed(t jdwp.ThreadID) {
-	if fp.firstGuess == t {
-		fp.firstGuess = 0
-		return
-	}
-	fp.fits, fp.missedAny = 0, true
-}
+// missed forgets the step after a wrong prediction: from now on a step is
+// used only once confirmed.
+func (fp *framePredictor) missed() { fp.fits, fp.missedAny = 0, true }
 
 // maxPredictedThreads bounds the threads the predictor remembers.
 const maxPredictedThreads = 4096
