@@ -19,6 +19,13 @@ import (
 // line table, one round trip after the other. On the reply to its
 // MethodsWithGeneric those go out at once, while the learner finds line
 // tables used (an IDE that lists methods to invoke a renderer asks none).
+// A debugger that asks the methods of a class in which a Frames reply of
+// the epoch showed a frame is resolving where that frame stands (a deep
+// stack, beyond the frames FamilyClass covers; another thread's stack in
+// a threads view): it asks the line tables of those frames' methods only,
+// and only those go out. (JDI keeps a class's methods for the session, so
+// a breakpoint set later in such a class asks its line tables, not its
+// methods: they go to the VM, as without the Speculator.)
 //
 // With an AttachMemory, the classes whose methods the debugger listed are
 // remembered by signature for the next session; there, once the
@@ -106,6 +113,16 @@ func onPreparedMethods(s *Speculator, p *inFlight, reply *replyData) error {
 	m, err := reply.typed(s)
 	if err != nil {
 		return err
+	}
+	if !recalled && !p.synthetic {
+		if shown := s.stop.methodsShownIn(p.class); len(shown) > 0 {
+			// Resolving where the epoch's frames stand: only their
+			// methods' line tables are asked.
+			for _, method := range shown {
+				s.enqueueClass(jdwp.CmdMethodLineTable, p.class, method, true)
+			}
+			return nil
+		}
 	}
 	for _, method := range m.(*jdwp.RefTypeMethodsReply).Methods {
 		s.enqueueClass(jdwp.CmdMethodLineTable, p.class, method.Method, true)

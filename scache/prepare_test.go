@@ -1,9 +1,11 @@
 package scache_test
 
 import (
+	"encoding/binary"
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/scachetest"
 	"github.com/stretchr/testify/require"
 )
@@ -60,4 +62,49 @@ func TestTheDebuggersOwnMethodsBringTheLineTables(t *testing.T) {
 	_, lineTables := h.vmCommands(jdwp.CmdMethodLineTable)
 	require.Equal(t, len(c.Methods), lineTables, "a line table for each method")
 	requireAnsweredWithLineTables(t, h, c, &jdwp.RefTypeSourceDebugExtensionCommand{RefType: c.ID})
+}
+
+// A debugger that asks the methods of a class in which the stop's frames
+// stand (deeper than the frames FamilyClass covers) is resolving where
+// those frames are: the line tables of their methods go out on the reply,
+// the class's other methods' do not, and the two the debugger asks next
+// are answered from the speculation.
+func TestMethodsAskedForFramesBringOnlyTheirLineTables(t *testing.T) {
+	vm, classes := scachetest.World(sizes8)
+	h := newHarness(t, vm, scache.WithMaxFrames(1))
+	h.send(&jdwp.VMIDSizesCommand{})
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	stopThread1(t, h, jdwp.SuspendPolicyAll)
+	main := classes[0] // frames 2 and 3 stand in its methods 1 and 0
+	got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
+	require.Equal(t, want, got)
+	got, want = ask(h, &jdwp.RefTypeMethodsWithGenericCommand{RefType: main.ID})
+	require.Equal(t, want, got)
+	require.ElementsMatch(t, []jdwp.MethodID{main.Methods[0], main.Methods[1]}, lineTablesSent(t, h, main.ID),
+		"the line tables of the frames' methods, not of the class's third")
+	sent := len(h.toVM)
+	for _, m := range main.Methods[:2] {
+		got, want := ask(h, &jdwp.MethodLineTableCommand{RefType: main.ID, Method: m})
+		require.Equal(t, want, got)
+	}
+	require.Equal(t, sent, len(h.toVM), "both answered from the speculation")
+}
+
+// lineTablesSent returns the methods of class whose line table the VM was
+// asked, in order.
+func lineTablesSent(t *testing.T, h *harness, class jdwp.ReferenceTypeID) []jdwp.MethodID {
+	var methods []jdwp.MethodID
+	for _, p := range h.toVM {
+		ph, err := jdwp.ParseHeader(p)
+		require.NoError(t, err)
+		if ph.IsReply() || ph.Cmd() != jdwp.CmdMethodLineTable {
+			continue
+		}
+		data := p[jdwp.HeaderSize:] // the class's id, then the method's: 8 bytes each (sizes8)
+		if jdwp.ReferenceTypeID(binary.BigEndian.Uint64(data)) == class {
+			methods = append(methods, jdwp.MethodID(binary.BigEndian.Uint64(data[8:])))
+		}
+	}
+	return methods
 }

@@ -2,6 +2,7 @@ package scache
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/jdwpscache/scache/jdwp"
 )
@@ -145,6 +146,19 @@ func (st *stopState) frameAt(thread jdwp.ThreadID, frame jdwp.FrameID) (jdwp.Loc
 func (st *stopState) depthOf(thread jdwp.ThreadID, frame jdwp.FrameID) (int, bool) {
 	f, ok := st.frames[threadFrame{thread, frame}]
 	return f.depth, ok
+}
+
+// methodsShownIn returns the methods of class in which a Frames reply of
+// the epoch showed a frame, each once.
+func (st *stopState) methodsShownIn(class jdwp.ReferenceTypeID) []jdwp.MethodID {
+	var methods []jdwp.MethodID
+	for _, f := range st.frames {
+		if f.loc.Class == class && f.loc.Method != 0 && !slices.Contains(methods, f.loc.Method) {
+			methods = append(methods, f.loc.Method)
+		}
+	}
+	slices.Sort(methods) // the map's order is random: the queue's must not be
+	return methods
 }
 
 // stops returns how many stops began, of both kinds.
