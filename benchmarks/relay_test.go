@@ -333,6 +333,10 @@ var relayWorkloads = []relayWorkload{
 	// A user walking up the stack: this and the variables of the six
 	// frames below the top at every breakpoint stop.
 	{"deep", jvmtest.DriverOptions{Stops: relayStops, Deep: 6}},
+	// The other kinds of breakpoint an IDE sets: a watchpoint, an
+	// exception breakpoint and method exits stop the program three times
+	// each (the exception once a round), in steps too.
+	{"events", jvmtest.DriverOptions{Stops: relayStops, Events: true}},
 }
 
 // BenchmarkRelayWorkloads measures the JDI driver's wall time for each

@@ -369,6 +369,12 @@ type DriverOptions struct {
 	// does to a running app: every class listed, then breakpoints in
 	// BigAttach of the generated classes and at the marker.
 	Classes, BigAttach int
+	// Events has the driver also stop where an IDE's other kinds of
+	// breakpoint stop, each a few times: a watchpoint on a field written
+	// (Debuggee.counter), an exception breakpoint (the exception marker
+	// throws and catches), method exits with their return values
+	// (Debuggee.Square's), showing the event and the top frame at each.
+	Events bool
 }
 
 // StartFor starts the VM the options' session runs on: a Debuggee started
@@ -465,6 +471,9 @@ func RunDriverTimed(t testing.TB, addr string, o DriverOptions) DriverRun {
 	}
 	if o.BigAttach > 0 {
 		args = append(args, fmt.Sprintf("bigattach=%d:%d", o.BigAttach, GeneratedLine))
+	}
+	if o.Events {
+		args = append(args, "events")
 	}
 	cmd := exec.Command("java", args...)
 	out, err := cmd.CombinedOutput()

@@ -125,3 +125,24 @@ func TestDriverDirectDeep(t *testing.T) {
 		})
 	}
 }
+
+// TestDriverDirectEvents runs the JDI driver with the other kinds of
+// breakpoint an IDE sets (a watchpoint, an exception breakpoint, method
+// exits), with each client: the watchpoint and the exits stop their three
+// times, the exception once a round, and each shows what its event says.
+func TestDriverDirectEvents(t *testing.T) {
+	for _, c := range jvmtest.Clients {
+		t.Run(c.Name, func(t *testing.T) {
+			opts := c.With(jvmtest.DriverOptions{Stops: 2, Events: true})
+			vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+			transcript, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+			require.Equal(t, 3, strings.Count(transcript, "\nwatch counter "), transcript)
+			require.Equal(t, 2, strings.Count(transcript, "\nexception java.lang.IllegalStateException at Debuggee.refuse(Debuggee.java:"), transcript)
+			require.Contains(t, transcript, ") caught at Debuggee.marker(Debuggee.java:")
+			require.Equal(t, 3, strings.Count(transcript, "\nexit "), transcript)
+			require.Contains(t, transcript, "\nexit area returns 1764.0 at Debuggee$Square.area(Debuggee.java:")
+			require.Contains(t, transcript, "\nwatch counter 0 -> 8 at Debuggee.marker(Debuggee.java:")
+			require.Contains(t, transcript, "disposed after 2 stops")
+		})
+	}
+}

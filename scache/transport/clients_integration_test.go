@@ -14,7 +14,8 @@ import (
 // clientWorkloads are the driver workloads every client runs through every
 // mode: what an IDE does at a stop, with the variants that stress a cache
 // (a value changed, a class redefined, threads that run through the stop,
-// stops in one thread after another, renderers that run code).
+// stops in one thread after another, renderers that run code, watchpoint,
+// exception and method exit stops).
 var clientWorkloads = map[string]jvmtest.DriverOptions{
 	"plain":        {Stops: 2},
 	"extras":       {Stops: 2, Extras: true},
@@ -25,6 +26,7 @@ var clientWorkloads = map[string]jvmtest.DriverOptions{
 	"together":     {Stops: 3, Threads: 3, Together: true},
 	"renderers":    {Stops: 2, Renderers: true},
 	"deep":         {Stops: 2, Deep: 4},
+	"events":       {Stops: 2, Events: true},
 }
 
 // TestTranscriptOfEveryClientEqualsDirect debugs real HotSpot VMs with the
@@ -77,7 +79,7 @@ func TestEveryAnswerToAParallelClientIsTheVMs(t *testing.T) {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			for _, name := range []string{"extras", "event thread", "threads", "together"} {
+			for _, name := range []string{"extras", "event thread", "threads", "together", "events"} {
 				opts := c.With(clientWorkloads[name])
 				t.Run(name, func(t *testing.T) {
 					vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)

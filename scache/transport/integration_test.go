@@ -91,6 +91,11 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	// A user walking up the stack: this and the variables of the frames
 	// below the top (a static frame among them).
 	"deep": {Stops: 2, Deep: 4},
+	// The other kinds of breakpoint an IDE sets: a watchpoint on a field
+	// written, an exception breakpoint, method exits with their return
+	// values, stopping in steps too; under either suspend policy.
+	"events":               {Stops: 2, Events: true},
+	"events, event thread": {Stops: 2, Events: true, EventThread: true},
 }
 
 // TestTranscriptThroughProxyEqualsDirect debugs real HotSpot VMs with a real

@@ -61,7 +61,18 @@ public class Debuggee {
         }
         counter += text.length() + (int) total % 7;
         recent[counter % recent.length] = local;
+        try {
+            refuse(local);
+        } catch (IllegalStateException e) {
+            counter++; // LINE:caught
+        }
         return local;
+    }
+
+    // refuse throws what marker catches, each round: an exception a
+    // debugger's exception breakpoint stops at (caught, in Debuggee).
+    static void refuse(int local) {
+        throw new IllegalStateException("refused " + local);
     }
 
     @Override

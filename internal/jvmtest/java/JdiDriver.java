@@ -5,7 +5,7 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [deep=N] [bigattach=M:LINE]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [deep=N] [bigattach=M:LINE] [events]
 //
 // hotswap redefines Swappable after the first stop; setvalue changes a local
 // at each stop and reads it back; extras expands `this` at every stop and
@@ -23,6 +23,12 @@
 // stop, this and the visible variables of the N frames below the top, as
 // a user walking up a deep stack in an IDE does (the debuggee's stack is
 // 40 frames deep at its marker, with a static frame right below the top).
+// events also stops where an IDE's other kinds of breakpoint stop: a
+// watchpoint on Debuggee.counter (modified), an exception breakpoint on
+// exceptions thrown in Debuggee (caught or not), and the exits of
+// Square's methods (their return values), each request EVENT_STOPS times,
+// then deleted; at each the event's details and the top frame are shown,
+// in steps too.
 //
 // bigattach=M:LINE attaches as an IDE attaches to a running app with many
 // classes (a VM jvmtest.StartLoaded started): it lists every class
@@ -63,6 +69,11 @@ public class JdiDriver {
     // deep: the frames below the top whose this and variables are shown at
     // every breakpoint stop (deep=N; 0: none).
     private int deep;
+    // events: the watchpoint, exception and method exit requests (events),
+    // and how many times each stopped so far.
+    private boolean events;
+    private final Map<EventRequest, Integer> eventStops = new HashMap<>();
+    static final int EVENT_STOPS = 3;
     // pool asks in concurrent waves (parallel=N); null: one at a time.
     private ExecutorService pool;
     // start is when the driver began to attach; attached, how long after
@@ -101,6 +112,7 @@ public class JdiDriver {
         int deep = 0;
         int bigAttach = 0;
         int bigAttachLine = 0;
+        boolean events = false;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("hotswap=")) {
                 hotswap = args[i].substring("hotswap=".length());
@@ -120,6 +132,8 @@ public class JdiDriver {
                 exit = true;
             } else if (args[i].equals("eclipse")) {
                 eclipse = true;
+            } else if (args[i].equals("events")) {
+                events = true;
             } else if (args[i].startsWith("bigattach=")) {
                 String[] ml = args[i].substring("bigattach=".length()).split(":");
                 bigAttach = Integer.parseInt(ml[0]);
@@ -154,6 +168,7 @@ public class JdiDriver {
         d.topFrames = topFrames;
         d.renderers = renderers;
         d.deep = deep;
+        d.events = events;
         d.together = together;
         if (parallel > 0) {
             d.pool = Executors.newFixedThreadPool(parallel, r -> {
@@ -235,6 +250,9 @@ public class JdiDriver {
                         attached = System.nanoTime() - start;
                     }
                     line("prepared " + t.name() + " breakpoint at " + describe(loc));
+                    if (events) {
+                        requestEvents(t);
+                    }
                 } else if (e instanceof BreakpointEvent) {
                     stop++;
                     ThreadReference t = ((BreakpointEvent) e).thread();
@@ -259,6 +277,8 @@ public class JdiDriver {
                         vm.redefineClasses(Map.of(sw, Files.readAllBytes(Paths.get(hotswap))));
                         line("redefined Swappable");
                     }
+                } else if (otherStop(e)) {
+                    continue;
                 } else if (e instanceof VMDeathEvent || e instanceof VMDisconnectEvent) {
                     line("vm ended early at stop " + stop);
                     return;
@@ -336,9 +356,63 @@ public class JdiDriver {
                     inspectTop(t);
                     return;
                 }
+                otherStop(e);
             }
             set.resume();
         }
+    }
+
+    // requestEvents sets the other kinds of breakpoint an IDE sets (events)
+    // in the class debuggee, just prepared.
+    void requestEvents(ReferenceType debuggee) {
+        EventRequestManager erm = vm.eventRequestManager();
+        ModificationWatchpointRequest watch = erm.createModificationWatchpointRequest(debuggee.fieldByName("counter"));
+        ExceptionRequest thrown = erm.createExceptionRequest(null, true, true);
+        thrown.addClassFilter("Debuggee");
+        MethodExitRequest exits = erm.createMethodExitRequest();
+        exits.addClassFilter("Debuggee$Square");
+        for (EventRequest r : List.of(watch, thrown, exits)) {
+            r.setSuspendPolicy(policy);
+            r.enable();
+        }
+    }
+
+    // otherStop shows a stop of the requests of requestEvents, its details
+    // and the top frame, and deletes its request after EVENT_STOPS stops;
+    // it returns false for any other event.
+    boolean otherStop(Event e) throws Exception {
+        String what;
+        String after = "";
+        ThreadReference t;
+        if (e instanceof ModificationWatchpointEvent) {
+            ModificationWatchpointEvent w = (ModificationWatchpointEvent) e;
+            what = "watch " + w.field().name() + " " + value(w.valueCurrent()) + " -> " + value(w.valueToBe());
+            t = w.thread();
+        } else if (e instanceof ExceptionEvent) {
+            ExceptionEvent x = (ExceptionEvent) e;
+            Location caught = x.catchLocation();
+            what = "exception " + x.exception().referenceType().name();
+            after = " caught at " + (caught == null ? "none" : describe(caught));
+            t = x.thread();
+        } else if (e instanceof MethodExitEvent) {
+            MethodExitEvent m = (MethodExitEvent) e;
+            String returned;
+            try {
+                returned = value(m.returnValue());
+            } catch (UnsupportedOperationException u) {
+                returned = "unknown";
+            }
+            what = "exit " + m.method().name() + " returns " + returned;
+            t = m.thread();
+        } else {
+            return false;
+        }
+        line(what + " at " + describe(((Locatable) e).location()) + after + " in thread " + t.name());
+        inspectTop(t);
+        if (eventStops.merge(e.request(), 1, Integer::sum) >= EVENT_STOPS) {
+            vm.eventRequestManager().deleteEventRequest(e.request());
+        }
+        return true;
     }
 
     void inspect(ThreadReference t, boolean setValue) throws Exception {
