@@ -116,8 +116,9 @@
 // renderer's toString (FamilyInvoke). WithFamilies chooses among them.
 //
 // Learning. Debuggers differ (jdb, IDEs, a JDI tool), and one debugger asks
-// less at the end of a step than at a breakpoint. The Speculator counts,
-// per kind of command and kind of stop, whether what it sent answered the
+// less at the end of a step than at a breakpoint, an exception or a
+// method exit. The Speculator counts, per kind of command and kind of stop
+// (stopKind), whether what it sent answered the
 // debugger before the stop ended; what went unused is paused, sent again
 // now and then to see whether the debugger's views changed, and resumed as
 // soon as the debugger asks for it itself.

@@ -40,7 +40,7 @@ const (
 // method invoked at a kind of stop (what a debugger asks after a renderer's
 // toString differs from what it asks after size()).
 type againLog struct {
-	kinds   [2]againKind
+	kinds   [numStopKinds]againKind
 	invoked map[invokedSite]*againKind
 	// stop is the current stop (stop.go), read only: its thread, class
 	// and kind stay the stop's through the invocations made in it.
@@ -72,7 +72,7 @@ type againLog struct {
 // invokedSite is a method invoked at a kind of stop.
 type invokedSite struct {
 	method jdwp.MethodID
-	step   bool
+	kind   stopKind
 }
 
 // maxInvoked bounds the methods whose follow-ups are remembered.
@@ -101,21 +101,21 @@ func (l *againLog) invoking(id uint32) {
 	l.calls[id] = callContext{this: l.this, thisType: l.thisType}
 }
 
-// class and step are those of the current stop: the class of its location
-// and whether it ended a step.
+// class and kind are those of the current stop: the class of its location
+// and the kind of stop.
 func (l *againLog) class() jdwp.ReferenceTypeID { return l.stop.event.loc.Class }
-func (l *againLog) step() bool                  { return l.stop.event.step }
+func (l *againLog) kind() stopKind              { return l.stop.event.kind }
 
 // thisKind is the class of a stop's location, the type of its this and
 // the kind of stop: jdb dumps this at breakpoints, not at steps.
 type thisKind struct {
 	class, typ jdwp.ReferenceTypeID
-	step       bool
+	kind       stopKind
 }
 
 // thisKindOf returns the kind of the current stop with this of type typ.
 func (l *againLog) thisKindOf(typ jdwp.ReferenceTypeID) thisKind {
-	return thisKind{l.class(), typ, l.step()}
+	return thisKind{l.class(), typ, l.kind()}
 }
 
 // thisFields are the fields of this the debugger asks at stops in a class
@@ -297,7 +297,7 @@ func askThisFields(s *Speculator, p *inFlight, reply *replyData) error {
 		return nil
 	}
 	l.this = this
-	s.guesses.observeThis(this, thisSite{l.class(), l.step()}, s.stop.stops())
+	s.guesses.observeThis(this, thisSite{l.class(), l.kind()}, s.stop.stops())
 	s.guesses.sawThis(this, asked.Thread, l.class())
 	askFieldsOf(s, this)
 	return nil
@@ -377,7 +377,7 @@ func (l *againLog) noteKey(key Key) {
 func (l *againLog) beginStop() {
 	l.endStop(false)
 	l.recording = true
-	l.current = &l.kinds[boolIndex(l.step())]
+	l.current = &l.kinds[l.kind()]
 }
 
 // beginInvoked starts recording what the debugger asks after an
@@ -385,7 +385,7 @@ func (l *againLog) beginStop() {
 // methods remembered are bounded).
 func (l *againLog) beginInvoked(method jdwp.MethodID, ctx callContext) bool {
 	l.endStop(false)
-	k := boundedEntry(&l.invoked, invokedSite{method, l.step()}, maxInvoked)
+	k := boundedEntry(&l.invoked, invokedSite{method, l.kind()}, maxInvoked)
 	if k == nil {
 		return false
 	}
@@ -416,7 +416,7 @@ func (l *againLog) ageStop() {
 	// They age once a stop: what the debugger asked of this after an
 	// invocation counts for the stop it was asked at.
 	kind := l.thisKindOf(l.thisType)
-	if l.current == &l.kinds[boolIndex(l.step())] {
+	if l.current == &l.kinds[l.kind()] {
 		if e := l.thisFields[kind]; e != nil && !e.age() {
 			delete(l.thisFields, kind)
 		}

@@ -92,7 +92,7 @@ const maxThisMisses = 2
 // thisSite is a class and a kind of stop (a breakpoint, a step).
 type thisSite struct {
 	class jdwp.ReferenceTypeID
-	step  bool
+	kind  stopKind
 }
 
 // guessThis asks, at a stop whose top frame's ThisObject went out with the
@@ -105,12 +105,12 @@ func guessThis(s *Speculator, stop stopEvent) {
 	if !s.stop.top.set || !s.stop.top.predicted || !s.stop.top.thisDone {
 		return // no ThisObject ahead of a guess: its id would not be given out yet
 	}
-	if stop.step && g.lastThis != 0 && g.lastThread == stop.thread && g.lastClass == stop.loc.Class {
+	if stop.kind == stopStep && g.lastThis != 0 && g.lastThread == stop.thread && g.lastClass == stop.loc.Class {
 		// A step in the class of the last stop in this thread: mostly the
 		// same frame (a step over), whose this it was.
 		askFieldsOf(s, g.lastThis)
 	}
-	h := g.thisSeen[thisSite{stop.loc.Class, stop.step}]
+	h := g.thisSeen[thisSite{stop.loc.Class, stop.kind}]
 	if h == nil {
 		return
 	}

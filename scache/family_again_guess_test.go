@@ -197,10 +197,15 @@ func stepOn(t *testing.T, h *harness, this jdwp.ObjectID) {
 
 // asStep returns the model's breakpoint event packet ev as the end of a
 // single step at the same place.
-func asStep(t tb, ev []byte) []byte {
+func asStep(t tb, ev []byte) []byte { return asKind(t, ev, jdwp.EventSingleStep) }
+
+// asKind returns the model's breakpoint event packet ev as an event of
+// kind (a located one: a step, a method's entry or exit, ...) at the same
+// place.
+func asKind(t tb, ev []byte, kind jdwp.EventKind) []byte {
 	var c jdwp.Composite
 	require.NoError(t, jdwp.Unmarshal(jdwp.Data(ev), sizes8, &c))
-	c.Events[0].(*jdwp.LocationEvent).EventKind = jdwp.EventSingleStep
+	c.Events[0].(*jdwp.LocationEvent).EventKind = kind
 	ph, _ := jdwp.ParseHeader(ev)
 	return jdwp.AppendCommandPacket(nil, ph.ID, &c, sizes8)
 }

@@ -11,7 +11,7 @@ import "github.com/jdwpscache/scache/jdwp"
 // suspended) its name.
 func speculateStop(s *Speculator, stop stopEvent) {
 	t := stop.thread
-	if stop.step {
+	if stop.kind == stopStep {
 		s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, true)
 	}
 	s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}, true)

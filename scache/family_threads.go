@@ -18,12 +18,12 @@ type threadsView struct {
 	viewed []jdwp.ThreadID
 	epoch  uint64
 	// listAsks counts the debugger's AllThreads of epoch listEpoch, at a
-	// stop of kind listStep; lastAsks, by kind of stop (breakpoint, step),
-	// those of the last epoch it asked one in.
+	// stop of kind listKind; lastAsks, by kind of stop, those of the last
+	// epoch it asked one in.
 	listAsks  int
-	lastAsks  [2]int
+	lastAsks  [numStopKinds]int
 	listEpoch uint64
-	listStep  bool
+	listKind  stopKind
 	// quietEpoch is the epoch of the last event that suspended every
 	// thread at no location; listWhenQuiet, whether the debugger asked the
 	// list in such an epoch.
@@ -106,7 +106,7 @@ func speculateThreads(s *Speculator, stop stopEvent) {
 		enqueueThreadsView(s, s.stop.threads)
 		s.view.viewed, s.view.epoch = append(s.view.viewed[:0], s.stop.threads...), s.susp.epoch
 		askReadsAgain(s, stop)
-		if s.view.lastListAsks(stop.step, s.susp.epoch) >= 2 {
+		if s.view.lastListAsks(stop.kind, s.susp.epoch) >= 2 {
 			// The list asked again where the view ends (askListAgain),
 			// from the stop on: a far half learns of the first ask a
 			// half round trip after the debugger made it.
@@ -234,24 +234,23 @@ func askListAgain(s *Speculator, key Key, _ jdwp.CommandMessage) {
 	}
 	if v.listEpoch != s.susp.epoch {
 		if v.listAsks > 0 {
-			v.lastAsks[boolIndex(v.listStep)] = v.listAsks
+			v.lastAsks[v.listKind] = v.listAsks
 		}
-		v.listEpoch, v.listStep, v.listAsks = s.susp.epoch, s.stop.event.step, 0
+		v.listEpoch, v.listKind, v.listAsks = s.susp.epoch, s.stop.event.kind, 0
 	}
 	v.listAsks++
-	if v.listAsks == 1 && v.lastAsks[boolIndex(v.listStep)] >= 2 && v.epoch != s.susp.epoch {
+	if v.listAsks == 1 && v.lastAsks[v.listKind] >= 2 && v.epoch != s.susp.epoch {
 		s.enqueueInOrder(&jdwp.VMAllThreadsCommand{})
 	}
 }
 
 // lastListAsks returns how many times the debugger asked the thread list
-// at its last stop of the kind (breakpoint or step) that asked one before
-// the epoch.
-func (v *threadsView) lastListAsks(step bool, epoch uint64) int {
-	if v.listEpoch != epoch && v.listAsks > 0 && v.listStep == step {
+// at its last stop of the kind that asked one before the epoch.
+func (v *threadsView) lastListAsks(kind stopKind, epoch uint64) int {
+	if v.listEpoch != epoch && v.listAsks > 0 && v.listKind == kind {
 		return v.listAsks
 	}
-	return v.lastAsks[boolIndex(step)]
+	return v.lastAsks[kind]
 }
 
 // resetThreadsView forgets the view sent (onReset).

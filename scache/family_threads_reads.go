@@ -29,10 +29,10 @@ const maxViewReads = 64
 // are not asked again.
 type viewReads struct {
 	epoch   uint64
-	step    bool
+	kind    stopKind
 	missed  bool
 	reading []Key
-	last    [2][]Key
+	last    [numStopKinds][]Key
 }
 
 // roll keeps the reads of the epoch that ended, if any missed.
@@ -41,12 +41,12 @@ func (r *viewReads) roll(s *Speculator) {
 		return
 	}
 	if len(r.reading) > 0 {
-		r.last[boolIndex(r.step)] = nil
+		r.last[r.kind] = nil
 		if r.missed {
-			r.last[boolIndex(r.step)] = r.reading
+			r.last[r.kind] = r.reading
 		}
 	}
-	r.epoch, r.step, r.missed, r.reading = s.susp.epoch, s.stop.event.step, false, nil
+	r.epoch, r.kind, r.missed, r.reading = s.susp.epoch, s.stop.event.kind, false, nil
 }
 
 // miss notes that a read of the epoch found no reply it could be served.
@@ -80,7 +80,7 @@ func askReadsAgain(s *Speculator, stop stopEvent) {
 	}
 	r := &s.view.reads
 	r.roll(s)
-	for _, key := range r.last[boolIndex(stop.step)] {
+	for _, key := range r.last[stop.kind] {
 		if m, err := key.Message(s.sizes); err == nil {
 			s.enqueueInOrder(m)
 		}

@@ -33,14 +33,14 @@ type deeperFrames struct {
 	// asked holds, per kind of stop, the count of stops of that kind when
 	// the debugger last asked this or values of the frame at each depth
 	// (0: never).
-	asked [2][maxDeeper]int
+	asked [numStopKinds][maxDeeper]int
 	// frames are the current stop's frames below the top being asked, and
 	// seen whether a Frames reply of the stop showed them yet.
 	frames []topFrame
 	seen   bool
 	// last holds, per kind of stop, the top frames of the stopped thread
 	// at the last stop of the kind (at most maxDeeper).
-	last [2][]jdwp.Frame
+	last [numStopKinds][]jdwp.Frame
 }
 
 // noteDeeper notes the depth of a frame of the stopped thread whose this
@@ -69,7 +69,7 @@ func noteDeeper(s *Speculator, key Key, m jdwp.CommandMessage) {
 		return
 	}
 	if d, ok := s.stop.depthOf(thread, frame); ok && d >= 1 && d < maxDeeper {
-		k := boolIndex(s.stop.event.step)
+		k := s.stop.event.kind
 		s.deeper.asked[k][d] = s.stop.count[k]
 	}
 }
@@ -82,7 +82,7 @@ func askDeeper(s *Speculator, thread jdwp.ThreadID, frames []jdwp.Frame) {
 		return
 	}
 	s.deeper.seen = true
-	k := boolIndex(s.stop.event.step)
+	k := s.stop.event.kind
 	s.deeper.last[k] = append(s.deeper.last[k][:0], frames[:min(len(frames), maxDeeper)]...)
 	s.deeper.frames = s.deeper.frames[:0] // predicted ones that were right are cached or in flight
 	for _, d := range deeperDepths(s, k, len(frames)) {
@@ -93,7 +93,7 @@ func askDeeper(s *Speculator, thread jdwp.ThreadID, frames []jdwp.Frame) {
 
 // deeperDepths returns the depths below the top, in a stack of n frames,
 // that the debugger asked at its recent stops of kind k.
-func deeperDepths(s *Speculator, k, n int) []int {
+func deeperDepths(s *Speculator, k stopKind, n int) []int {
 	var depths []int
 	now := s.stop.count[k]
 	for d := 1; d < min(n, maxDeeper); d++ {
@@ -108,7 +108,7 @@ func deeperDepths(s *Speculator, k, n int) []int {
 // this and values of the frames below it that the debugger asks, where
 // the last stop of the kind had them, if it stood where this one does.
 func predictDeeper(s *Speculator, stop stopEvent, top jdwp.FrameID) {
-	k := boolIndex(stop.step)
+	k := stop.kind
 	last := s.deeper.last[k]
 	if len(last) == 0 || last[0].Location != stop.loc {
 		return

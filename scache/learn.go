@@ -36,13 +36,13 @@ const (
 type site struct {
 	cmd   jdwp.Command
 	whole bool // Frames of the whole stack
-	step  bool // the stop ended a single step
+	kind  stopKind
 	other bool // about another thread than the stopped one
 }
 
 // siteOf returns the site of a state command at the current stop.
 func (l *learner) siteOf(m jdwp.CommandMessage) site {
-	st := site{cmd: m.Command(), step: l.stop.event.step}
+	st := site{cmd: m.Command(), kind: l.stop.event.kind}
 	if f, ok := m.(*jdwp.ThreadFramesCommand); ok {
 		st.whole = f.StartFrame == 0 && f.Length == -1
 	}
@@ -156,27 +156,26 @@ func (l *learner) allows(m jdwp.CommandMessage) bool {
 	if !l.paused(st) {
 		return true
 	}
-	if l.stop.count[boolIndex(l.stop.event.step)]%probeEvery != 0 {
+	if l.stop.count[l.stop.event.kind]%probeEvery != 0 {
 		return false
 	}
 	if st.other {
 		// Another thread's name, status or frames follow the thread list:
 		// probed only while the debugger uses the list, not once per
 		// thread at every probe of a debugger that never asks for them.
-		return !l.paused(site{cmd: jdwp.CmdVirtualMachineAllThreads, step: l.stop.event.step})
+		return !l.paused(site{cmd: jdwp.CmdVirtualMachineAllThreads, kind: l.stop.event.kind})
 	}
 	return true
 }
 
 // paused reports whether a site was sent and unused at its last stops. A
-// site never sent at its kind of stop goes as it goes at the other kind,
-// the best guess there is (jdb, which asks no other thread at a
-// breakpoint, asks none at a step either).
+// site never sent at its kind of stop goes as it goes at its kin's
+// (stopKind.kin), the best guess there is.
 func (l *learner) paused(st site) bool {
 	u := l.sites[st]
 	if u == nil {
 		kin := st
-		kin.step = !st.step
+		kin.kind = st.kind.kin()
 		u = l.sites[kin]
 	}
 	return u != nil && u.unused >= pauseAfter
@@ -205,8 +204,8 @@ func (l *learner) used(m jdwp.CommandMessage) {
 // than the stopped one. Speculation a debugger seldom wants (another
 // thread's top frame) waits for that instead of being tried and paused.
 func (l *learner) wantedOfOthers(cmd jdwp.Command) bool {
-	for _, step := range []bool{false, true} {
-		if u := l.sites[site{cmd: cmd, step: step, other: true}]; u != nil && u.wanted {
+	for kind := range numStopKinds {
+		if u := l.sites[site{cmd: cmd, kind: kind, other: true}]; u != nil && u.wanted {
 			return true
 		}
 	}

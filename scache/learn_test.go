@@ -124,3 +124,53 @@ func TestOtherThreadsArePausedApartFromTheStoppedOne(t *testing.T) {
 	require.Equal(t, cold, others(), "no other thread's name since")
 	require.Greater(t, queuedFor(h, jdwp.CmdThreadReferenceName, 1), own, "the stopped thread's name is still speculated")
 }
+
+// Each kind of stop is learned apart: an IDE shows its threads view at
+// every breakpoint, while a method exit request of a tracing tool stops in
+// between and is resumed once the top frame was read. The other threads'
+// names go out at every breakpoint, used, and at no method exit after the
+// first, where they went unused.
+func TestKindsOfStopAreLearnedApart(t *testing.T) {
+	h := running(t)
+	var others []int // other threads' names speculated at each stop
+	for stop := 0; stop < 12; stop++ {
+		before := 0
+		for _, th := range h.vm.Threads() {
+			if th.ID != 1 {
+				before += queuedFor(h, jdwp.CmdThreadReferenceName, th.ID)
+			}
+		}
+		ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyAll)
+		require.True(t, ok)
+		asked := []jdwp.CommandMessage{&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1}}
+		if stop%2 == 0 {
+			h.event(ev)
+			asked = append(asked, &jdwp.VMAllThreadsCommand{})
+			for _, th := range h.vm.Threads() {
+				asked = append(asked, &jdwp.ThreadNameCommand{Thread: th.ID})
+			}
+		} else {
+			h.event(asKind(t, ev, jdwp.EventMethodExit))
+		}
+		for _, m := range asked {
+			got, want := ask(h, m)
+			require.Equal(t, want, got)
+		}
+		resume(h)
+		after := 0
+		for _, th := range h.vm.Threads() {
+			if th.ID != 1 {
+				after += queuedFor(h, jdwp.CmdThreadReferenceName, th.ID)
+			}
+		}
+		others = append(others, after-before)
+	}
+	for stop, n := range others {
+		switch {
+		case stop%2 == 0:
+			require.Positive(t, n, "breakpoint %d: the threads view goes out (%v)", stop, others)
+		case stop > 1:
+			require.Zero(t, n, "method exit %d: paused (%v)", stop, others)
+		}
+	}
+}

@@ -262,7 +262,7 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool
 	for _, e := range c.Events {
 		if loc, ok := jdwp.EventLocation(e); ok {
 			if t, ok := jdwp.EventThread(e); ok {
-				stop, found = stopEvent{thread: t, loc: loc, step: e.Kind() == jdwp.EventSingleStep}, true
+				stop, found = stopEvent{thread: t, loc: loc, kind: kindOf(e.Kind())}, true
 				break
 			}
 		}

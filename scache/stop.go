@@ -23,8 +23,8 @@ type stopState struct {
 	event stopEvent
 	// on: the epoch of a trusted stop event goes on.
 	on bool
-	// count counts the stops, not ending a step and ending one.
-	count [2]int
+	// count counts the stops of each kind.
+	count [numStopKinds]int
 	top   topFrame
 	// threads are the last AllThreads reply's, whenever it came: the next
 	// stop's guess of the threads its view shows (facts.go).
@@ -63,13 +63,13 @@ const maxFramesShown = 4096
 type stopEvent struct {
 	thread jdwp.ThreadID
 	loc    jdwp.Location // 0: unknown (after an invocation whose thread's top frame was not asked)
-	step   bool          // the stop ends a single step
+	kind   stopKind      // what made the stop: a breakpoint, the end of a step, ...
 }
 
 // begin starts a trusted stop.
 func (st *stopState) begin(ev stopEvent) {
 	st.event, st.on = ev, true
-	st.count[boolIndex(ev.step)]++
+	st.count[ev.kind]++
 }
 
 // park keeps the top frame of the stop that ends, as far as it is known,
@@ -162,7 +162,13 @@ func (st *stopState) methodsShownIn(class jdwp.ReferenceTypeID) []jdwp.MethodID 
 }
 
 // stops returns how many stops began, of both kinds.
-func (st *stopState) stops() int { return st.count[0] + st.count[1] }
+func (st *stopState) stops() int {
+	n := 0
+	for _, c := range st.count {
+		n += c
+	}
+	return n
+}
 
 // setThreads keeps the thread list of an AllThreads reply.
 func (st *stopState) setThreads(ids []jdwp.ThreadID) {
@@ -202,10 +208,48 @@ type topFrame struct {
 	asked      bool // a frame below the top the debugger asked at its recent stops: not the learner's to pause
 }
 
-// boolIndex indexes by kind of stop: 0 not ending a step, 1 ending one.
-func boolIndex(b bool) int {
-	if b {
-		return 1
+// stopKind is the kind of a stop, by the event that made it. A debugger
+// looks at a stop of one kind as it did at the last of that kind, and
+// differently at another: an IDE shows its whole view at a breakpoint and
+// the top frame after a step, a tool that traces method exits or logs
+// where exceptions are thrown reads a value and goes on. So what is
+// learned of its asks (learn.go, the families) is kept by kind.
+type stopKind uint8
+
+const (
+	stopBreakpoint stopKind = iota // a breakpoint (or an event of no other kind here)
+	stopStep                       // the end of a single step
+	stopException                  // an exception thrown (an exception breakpoint)
+	stopWatch                      // a field accessed or modified (a watchpoint)
+	stopMethod                     // a method entered or exited
+	stopMonitor                    // a monitor contended for or waited on
+	numStopKinds
+)
+
+// kindOf returns the kind of a stop made by an event of kind k.
+func kindOf(k jdwp.EventKind) stopKind {
+	switch k {
+	case jdwp.EventSingleStep:
+		return stopStep
+	case jdwp.EventException:
+		return stopException
+	case jdwp.EventFieldAccess, jdwp.EventFieldModification:
+		return stopWatch
+	case jdwp.EventMethodEntry, jdwp.EventMethodExit, jdwp.EventMethodExitWithReturnValue:
+		return stopMethod
+	case jdwp.EventMonitorContendedEnter, jdwp.EventMonitorContendedEntered, jdwp.EventMonitorWait, jdwp.EventMonitorWaited:
+		return stopMonitor
 	}
-	return 0
+	return stopBreakpoint
+}
+
+// kin returns the kind of stop whose learning a kind never seen yet
+// follows: a breakpoint's and a step's each other's (jdb, which asks no
+// other thread at a breakpoint, asks none at a step either), any other's
+// a breakpoint's (an IDE shows its view at every stop of a user's).
+func (k stopKind) kin() stopKind {
+	if k == stopBreakpoint {
+		return stopStep
+	}
+	return stopBreakpoint
 }
