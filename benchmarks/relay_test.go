@@ -337,6 +337,9 @@ var relayWorkloads = []relayWorkload{
 	// exception breakpoint and method exits stop the program three times
 	// each (the exception once a round), in steps too.
 	{"events", jvmtest.DriverOptions{Stops: relayStops, Events: true}},
+	// A conditional breakpoint as an IDE evaluates it: the top frame's n
+	// read at every hit, two hits in three resumed at once.
+	{"conditional", jvmtest.DriverOptions{Stops: relayStops, Conditional: true}},
 }
 
 // BenchmarkRelayWorkloads measures the JDI driver's wall time for each

@@ -375,7 +375,17 @@ type DriverOptions struct {
 	// throws and catches), method exits with their return values
 	// (Debuggee.Square's), showing the event and the top frame at each.
 	Events bool
+	// Conditional makes the breakpoint a conditional one, as an IDE
+	// evaluates it: at each hit the driver reads the top frame's n, and
+	// only every ConditionalEvery-th hit is a stop it shows; it resumes
+	// the others at once. Stops counts the stops shown: the debuggee runs
+	// ConditionalEvery rounds for each (DebuggeeArgs).
+	Conditional bool
 }
+
+// ConditionalEvery is how many hits of a conditional breakpoint
+// (DriverOptions.Conditional) make one stop the driver shows.
+const ConditionalEvery = 3
 
 // StartFor starts the VM the options' session runs on: a Debuggee started
 // suspended for its rounds (Start), or with Classes one that has loaded
@@ -391,6 +401,9 @@ func StartFor(t testing.TB, o DriverOptions) *VM {
 // DebuggeeArgs returns the arguments of a Debuggee that runs the given
 // rounds as the options need: Start(t, "Debuggee", o.DebuggeeArgs(3)...).
 func (o DriverOptions) DebuggeeArgs(rounds int) []string {
+	if o.Conditional {
+		rounds *= ConditionalEvery
+	}
 	args := []string{fmt.Sprint(rounds)}
 	if o.Threads > 0 {
 		args = append(args, fmt.Sprintf("threads=%d", o.Threads))
@@ -474,6 +487,9 @@ func RunDriverTimed(t testing.TB, addr string, o DriverOptions) DriverRun {
 	}
 	if o.Events {
 		args = append(args, "events")
+	}
+	if o.Conditional {
+		args = append(args, "conditional")
 	}
 	cmd := exec.Command("java", args...)
 	out, err := cmd.CombinedOutput()

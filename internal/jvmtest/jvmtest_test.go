@@ -146,3 +146,17 @@ func TestDriverDirectEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestDriverDirectConditional runs the JDI driver with a conditional
+// breakpoint, as an IDE evaluates one: two hits in three are resumed once
+// n was read, the third is the stop the transcript shows.
+func TestDriverDirectConditional(t *testing.T) {
+	opts := jvmtest.DriverOptions{Stops: 2, Conditional: true}
+	vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(opts.Stops)...)
+	transcript, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+	for _, hit := range []string{"hit 1: n is 0, condition false", "hit 2: n is 0, condition false", "stop 1 in thread main", "hit 4: n is 0, condition false", "stop 2 in thread main", "disposed after 2 stops"} {
+		require.Contains(t, transcript, hit+"\n")
+	}
+	require.Less(t, strings.Index(transcript, "hit 2:"), strings.Index(transcript, "stop 1 "), transcript)
+	require.NotContains(t, transcript, "hit 3:")
+}

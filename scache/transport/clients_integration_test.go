@@ -15,7 +15,7 @@ import (
 // mode: what an IDE does at a stop, with the variants that stress a cache
 // (a value changed, a class redefined, threads that run through the stop,
 // stops in one thread after another, renderers that run code, watchpoint,
-// exception and method exit stops).
+// exception and method exit stops, a conditional breakpoint's hits).
 var clientWorkloads = map[string]jvmtest.DriverOptions{
 	"plain":        {Stops: 2},
 	"extras":       {Stops: 2, Extras: true},
@@ -27,6 +27,7 @@ var clientWorkloads = map[string]jvmtest.DriverOptions{
 	"renderers":    {Stops: 2, Renderers: true},
 	"deep":         {Stops: 2, Deep: 4},
 	"events":       {Stops: 2, Events: true},
+	"conditional":  {Stops: 2, Conditional: true},
 }
 
 // TestTranscriptOfEveryClientEqualsDirect debugs real HotSpot VMs with the

@@ -96,6 +96,9 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	// values, stopping in steps too; under either suspend policy.
 	"events":               {Stops: 2, Events: true},
 	"events, event thread": {Stops: 2, Events: true, EventThread: true},
+	// A conditional breakpoint as an IDE evaluates it: n read at every
+	// hit, two hits in three resumed at once, the third shown and stepped.
+	"conditional": {Stops: 2, Conditional: true},
 }
 
 // TestTranscriptThroughProxyEqualsDirect debugs real HotSpot VMs with a real

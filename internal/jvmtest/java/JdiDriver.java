@@ -5,7 +5,7 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [deep=N] [bigattach=M:LINE] [events]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [deep=N] [bigattach=M:LINE] [events] [conditional]
 //
 // hotswap redefines Swappable after the first stop; setvalue changes a local
 // at each stop and reads it back; extras expands `this` at every stop and
@@ -29,6 +29,10 @@
 // Square's methods (their return values), each request EVENT_STOPS times,
 // then deleted; at each the event's details and the top frame are shown,
 // in steps too.
+// conditional makes the breakpoint a conditional one, as an IDE evaluates
+// it: at each hit the top frame's n is read, and only every
+// CONDITIONAL_EVERY-th hit is a stop the user sees (inspected, stepped);
+// the others are resumed at once. STOPS counts those the user sees.
 //
 // bigattach=M:LINE attaches as an IDE attaches to a running app with many
 // classes (a VM jvmtest.StartLoaded started): it lists every class
@@ -74,6 +78,11 @@ public class JdiDriver {
     private boolean events;
     private final Map<EventRequest, Integer> eventStops = new HashMap<>();
     static final int EVENT_STOPS = 3;
+    // conditional: the breakpoint's condition holds at every
+    // CONDITIONAL_EVERY-th hit (conditional); hits counts them.
+    private boolean conditional;
+    private int hits;
+    static final int CONDITIONAL_EVERY = 3;
     // pool asks in concurrent waves (parallel=N); null: one at a time.
     private ExecutorService pool;
     // start is when the driver began to attach; attached, how long after
@@ -113,6 +122,7 @@ public class JdiDriver {
         int bigAttach = 0;
         int bigAttachLine = 0;
         boolean events = false;
+        boolean conditional = false;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("hotswap=")) {
                 hotswap = args[i].substring("hotswap=".length());
@@ -134,6 +144,8 @@ public class JdiDriver {
                 eclipse = true;
             } else if (args[i].equals("events")) {
                 events = true;
+            } else if (args[i].equals("conditional")) {
+                conditional = true;
             } else if (args[i].startsWith("bigattach=")) {
                 String[] ml = args[i].substring("bigattach=".length()).split(":");
                 bigAttach = Integer.parseInt(ml[0]);
@@ -169,6 +181,7 @@ public class JdiDriver {
         d.renderers = renderers;
         d.deep = deep;
         d.events = events;
+        d.conditional = conditional;
         d.together = together;
         if (parallel > 0) {
             d.pool = Executors.newFixedThreadPool(parallel, r -> {
@@ -254,8 +267,11 @@ public class JdiDriver {
                         requestEvents(t);
                     }
                 } else if (e instanceof BreakpointEvent) {
-                    stop++;
                     ThreadReference t = ((BreakpointEvent) e).thread();
+                    if (conditional && !conditionHolds(t)) {
+                        continue;
+                    }
+                    stop++;
                     if (exit && stop == stops) {
                         break; // exit while the stop's speculation is under way
                     }
@@ -360,6 +376,20 @@ public class JdiDriver {
             }
             set.resume();
         }
+    }
+
+    // conditionHolds evaluates the breakpoint's condition at a hit in
+    // thread t as an IDE does, reading the top frame's n, and notes the
+    // hits where it does not hold.
+    boolean conditionHolds(ThreadReference t) throws Exception {
+        hits++;
+        StackFrame top = t.frame(0);
+        Value n = top.getValue(top.visibleVariableByName("n"));
+        boolean holds = hits % CONDITIONAL_EVERY == 0;
+        if (!holds) {
+            line("hit " + hits + ": n is " + value(n) + ", condition false");
+        }
+        return holds;
     }
 
     // requestEvents sets the other kinds of breakpoint an IDE sets (events)
