@@ -268,7 +268,7 @@ var families = []*family{
 			jdwp.CmdThreadGroupReferenceChildren:       onGroupChildren,
 		},
 		onAsked:  noteViewAsked,
-		onMissed: askViewAgain,
+		onMissed: onViewMissed,
 		onReset:  resetThreadsView,
 		sends: []jdwp.Command{jdwp.CmdVirtualMachineAllThreads, jdwp.CmdThreadReferenceStatus,
 			jdwp.CmdThreadReferenceFrameCount, jdwp.CmdThreadReferenceName, jdwp.CmdThreadReferenceFrames,

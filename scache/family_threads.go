@@ -37,6 +37,9 @@ type threadsView struct {
 	// reads is the order of the debugger's reads of moving state
 	// (family_threads_reads.go).
 	reads viewReads
+	// walk is what the debugger's asks tell of its walks of the view
+	// (family_threads_walk.go).
+	walk viewWalk
 }
 
 // maxViewAgain bounds the views asked again in one epoch (askViewAgain).
@@ -141,7 +144,7 @@ func threadsViewSpeculable(s *Speculator) bool {
 // as a debugger's threads view does: of every thread the list holds, or,
 // when the view of the last list went out with this stop, of the threads
 // new since.
-func onAllThreads(s *Speculator, _ *inFlight, reply *replyData) error {
+func onAllThreads(s *Speculator, p *inFlight, reply *replyData) error {
 	if !threadsViewSpeculable(s) {
 		return nil
 	}
@@ -153,6 +156,12 @@ func onAllThreads(s *Speculator, _ *inFlight, reply *replyData) error {
 	if s.view.epoch == s.susp.epoch {
 		asked = slices.DeleteFunc(slices.Clone(asked), func(t jdwp.ThreadID) bool { return slices.Contains(s.view.viewed, t) })
 	}
+	if !p.synthetic && s.view.walk.sent == s.susp.epoch {
+		// The debugger's own list, at a stop where it walks the view the
+		// learner held back: past the learner (family_threads_walk.go).
+		enqueueView(s, asked, true)
+		return nil
+	}
 	enqueueThreadsView(s, asked)
 	return nil
 }
@@ -161,16 +170,31 @@ func onAllThreads(s *Speculator, _ *inFlight, reply *replyData) error {
 // once the debugger asked where another thread is (an IDE's threads view
 // shows each one's top frame), each other thread's top frame. What the
 // debugger does not ask, the learner soon pauses.
-func enqueueThreadsView(s *Speculator, threads []jdwp.ThreadID) {
+func enqueueThreadsView(s *Speculator, threads []jdwp.ThreadID) { enqueueView(s, threads, false) }
+
+// enqueueView is enqueueThreadsView; with walking, past the learner: the
+// debugger walks its view now (family_threads_walk.go).
+func enqueueView(s *Speculator, threads []jdwp.ThreadID, walking bool) {
 	topFrames := s.learn.wantedOfOthers(jdwp.CmdThreadReferenceFrames)
 	for _, t := range threads {
-		s.enqueueInOrder(&jdwp.ThreadStatusCommand{Thread: t})
-		s.enqueue(&jdwp.ThreadFrameCountCommand{Thread: t}, false)
+		enqueueViewRead(s, &jdwp.ThreadStatusCommand{Thread: t}, true, walking)
+		enqueueViewRead(s, &jdwp.ThreadFrameCountCommand{Thread: t}, false, walking)
 		if topFrames && t != s.susp.stopped {
-			s.enqueue(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, false)
+			enqueueViewRead(s, &jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, false, walking)
 		}
-		s.enqueueInOrder(&jdwp.ThreadNameCommand{Thread: t})
+		enqueueViewRead(s, &jdwp.ThreadNameCommand{Thread: t}, true, walking)
 	}
+}
+
+// enqueueViewRead queues a read of the view: where it stands in the view
+// (inOrder: a moving entry goes out again, sequential.go), or as any
+// speculation; with walking, past the learner.
+func enqueueViewRead(s *Speculator, m jdwp.CommandMessage, inOrder, walking bool) {
+	sub, ok := s.admit(m, walking)
+	if !ok {
+		return
+	}
+	s.enqueueKeyRepeat(s.newKey(m), m, sub, false, inOrder)
 }
 
 // onThreadGroups asks, while every thread is suspended, for the children

@@ -212,6 +212,13 @@ func (l *learner) wantedOfOthers(cmd jdwp.Command) bool {
 	return false
 }
 
+// viewHeldBack reports whether the learner holds back the threads view
+// at the current stop: other threads' statuses went unused at the last
+// stops of its kind.
+func (l *learner) viewHeldBack() bool {
+	return l.paused(site{cmd: jdwp.CmdThreadReferenceStatus, kind: l.stop.event.kind, other: true})
+}
+
 // hit notes that a speculated command of m's site answered the debugger.
 func (l *learner) hit(m jdwp.CommandMessage) {
 	if l.stop.on {

@@ -37,6 +37,20 @@ func (h *harness) sentSince(before int) map[jdwp.Command]int {
 	return n
 }
 
+// debuggersSince lists the debugger's commands the VM received from the
+// before-th packet on.
+func (h *harness) debuggersSince(before int) []jdwp.Command {
+	var cmds []jdwp.Command
+	for _, p := range h.toVM[before:] {
+		ph, err := jdwp.ParseHeader(p)
+		require.NoError(h.t, err)
+		if !ph.IsReply() && !scache.IsSyntheticID(ph.ID) {
+			cmds = append(cmds, ph.Cmd())
+		}
+	}
+	return cmds
+}
+
 // stopEvent delivers thread's stop with policy and returns what went to the
 // VM with the event, before any reply.
 func (h *harness) stopEvent(thread jdwp.ThreadID, policy jdwp.SuspendPolicy) map[jdwp.Command]int {
@@ -254,5 +268,50 @@ func TestTheThreadListAtAClassPreparedFollowsTheDebugger(t *testing.T) {
 		got, want := ask(h, &jdwp.VMAllThreadsCommand{})
 		require.Equal(t, want, got)
 		require.Equal(t, sent, len(h.toVM), "answered from the cache")
+	}
+}
+
+// TestAViewHeldBackGoesOutWhenTheDebuggerWalksIt: a conditional breakpoint
+// as an IDE evaluates it. At the hits where the condition is false the
+// debugger reads the top frame and resumes, and the learner holds the
+// threads view back; at the hit the user sees, the debugger asks the
+// thread list, and the view of every thread goes out right behind that
+// ask: each thread's status, depth and name answers it from there, under
+// either suspend policy.
+func TestAViewHeldBackGoesOutWhenTheDebuggerWalksIt(t *testing.T) {
+	for _, policy := range []jdwp.SuspendPolicy{jdwp.SuspendPolicyAll, jdwp.SuspendPolicyEventThread} {
+		h := threadsWorld(t, 3, false, scache.WithFamilies(scache.FamilyStop|scache.FamilyThreads))
+		ask(h, &jdwp.VMIDSizesCommand{})
+		ask(h, &jdwp.VMResumeCommand{})
+		var resume jdwp.CommandMessage = &jdwp.VMResumeCommand{}
+		if policy == jdwp.SuspendPolicyEventThread {
+			resume = &jdwp.ThreadResumeCommand{Thread: 1}
+		}
+		for hit := 1; hit <= 9; hit++ {
+			h.stopEvent(1, policy)
+			h.drain()
+			if hit%3 != 0 { // the condition is false: the top frame read, resumed
+				got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1})
+				require.Equal(t, want, got)
+				ask(h, resume)
+				continue
+			}
+			ask(h, &jdwp.VMAllThreadsCommand{})
+			forwarded := len(h.toVM)
+			for _, id := range []jdwp.ThreadID{1, 2, 3} {
+				view := []jdwp.CommandMessage{&jdwp.ThreadStatusCommand{Thread: id}, &jdwp.ThreadNameCommand{Thread: id}}
+				if id == 1 || policy == jdwp.SuspendPolicyAll { // the depth of a suspended thread only, as JDI's views ask
+					view = append(view, &jdwp.ThreadFrameCountCommand{Thread: id})
+				}
+				for _, m := range view {
+					got, want := ask(h, m)
+					require.Equal(t, want, got, "%s", m.Command())
+				}
+			}
+			if hit > 3 { // at hit 3 the threads are not known yet
+				require.Empty(t, h.debuggersSince(forwarded), "policy %d, hit %d: the view answered from speculation", policy, hit)
+			}
+			ask(h, resume)
+		}
 	}
 }

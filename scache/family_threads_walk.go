@@ -1,0 +1,85 @@
+package scache
+
+import "github.com/jdwpscache/scache/jdwp"
+
+// A view held back, walked after all. The learner pauses the threads view
+// at the stops of a kind where the debugger did not read it (learn.go).
+// But a debugger's stops of one kind can differ: an IDE evaluating a
+// conditional breakpoint reads the top frame and resumes at most hits, and
+// at the hit where the condition holds shows the user everything, the
+// threads view included; a user who opens the threads panel now and then
+// does the same. There the debugger walks the whole view, every thread's
+// status, depth and name, a round trip each. So once it shows that it
+// walks the view at this stop, the view of the threads of the last list
+// goes out at once, past the learner, and its reads wait for replies in
+// flight instead:
+//
+//   - at its first ask of the thread list in the epoch, if at its last
+//     stop of this kind that asked the list it read some thread's view
+//     after it (Eclipse's JDI asks the list before every resume too, and
+//     reads nothing behind that one);
+//   - else at its first read of a thread's view that nothing answered.
+//
+// The view of threads new since the last list follows the list's reply
+// (onAllThreads). Each goes out behind the debugger's command that set it
+// off, so under Sequential its replies are newer than that one's
+// (sequential.go: rule a).
+
+// viewWalk is what the family keeps of the debugger's walks of the view.
+type viewWalk struct {
+	// sent is the last epoch whose view went out on a walk.
+	sent uint64
+	// walks, by kind of stop, whether at the last stop of the kind whose
+	// debugger asked the thread list it read a thread's view after it.
+	walks [numStopKinds]bool
+	// The current epoch's: whether the list was asked, and a thread's
+	// view read after it.
+	epoch      uint64
+	kind       stopKind
+	list, read bool
+}
+
+// noteWalk follows the debugger's asks of the view (noteViewAsked): it
+// learns whether its list asks lead to reads of the view, and sends the
+// view at a list ask that will (viewOnAsk's first case).
+func noteWalk(s *Speculator, key Key) {
+	w := &s.view.walk
+	if w.epoch != s.susp.epoch {
+		if w.list {
+			w.walks[w.kind] = w.read
+		}
+		w.epoch, w.kind, w.list, w.read = s.susp.epoch, s.stop.event.kind, false, false
+	}
+	switch key.Command() {
+	case jdwp.CmdVirtualMachineAllThreads:
+		first := !w.list
+		w.list = true
+		if first && w.walks[w.kind] {
+			walkView(s)
+		}
+	case jdwp.CmdThreadReferenceStatus, jdwp.CmdThreadReferenceName, jdwp.CmdThreadReferenceFrameCount:
+		w.read = w.read || w.list
+	}
+}
+
+// onViewMissed follows a command of the family nothing answered: the view
+// again behind a moving one (askViewAgain), and the view at the first
+// read of it in an epoch where the learner held it back.
+func onViewMissed(s *Speculator, m jdwp.CommandMessage, life lifetime) {
+	switch m.Command() {
+	case jdwp.CmdThreadReferenceStatus, jdwp.CmdThreadReferenceName, jdwp.CmdThreadReferenceFrameCount:
+		walkView(s)
+	}
+	askViewAgain(s, m, life)
+}
+
+// walkView sends the view of the threads of the last list past the
+// learner, once an epoch, if the learner held it back at this stop.
+func walkView(s *Speculator) {
+	if !s.stop.on || !threadsViewSpeculable(s) || s.view.walk.sent == s.susp.epoch || !s.learn.viewHeldBack() {
+		return
+	}
+	s.view.walk.sent = s.susp.epoch
+	enqueueView(s, s.stop.threads, true)
+	s.view.viewed, s.view.epoch = append(s.view.viewed[:0], s.stop.threads...), s.susp.epoch
+}
