@@ -209,8 +209,9 @@ var families = []*family{
 	},
 	{
 		flag: FamilyStop, life: lifetimeSuspension,
-		onStop: speculateStop,
-		sends:  []jdwp.Command{jdwp.CmdThreadReferenceFrames, jdwp.CmdThreadReferenceName},
+		onStop:   speculateStop,
+		onMissed: walkStop,
+		sends:    []jdwp.Command{jdwp.CmdThreadReferenceFrames, jdwp.CmdThreadReferenceName},
 	},
 	{
 		flag: FamilyTopFrame, life: lifetimeSuspension, parkedToo: true,
@@ -317,6 +318,7 @@ type familyState struct {
 	predictor framePredictor                // the next stop's top frame id (family_topframe_predict.go)
 	view      threadsView                   // the threads view sent at the stop (family_threads.go)
 	deeper    deeperFrames                  // the frames below the top the debugger looks at (family_topframe_deeper.go)
+	walked    uint64                        // the epoch whose stop went out again past the learner (family_stop_walk.go)
 }
 
 // newFamilyState returns the families' state of a new session, which

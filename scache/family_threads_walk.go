@@ -27,8 +27,10 @@ import "github.com/jdwpscache/scache/jdwp"
 
 // viewWalk is what the family keeps of the debugger's walks of the view.
 type viewWalk struct {
-	// sent is the last epoch whose view went out on a walk.
-	sent uint64
+	// sent is the last epoch whose view went out on a walk; packet, the
+	// debugger's packet that set it off (Stats.PacketsUp).
+	sent   uint64
+	packet int64
 	// walks, by kind of stop, whether at the last stop of the kind whose
 	// debugger asked the thread list it read a thread's view after it.
 	walks [numStopKinds]bool
@@ -63,12 +65,17 @@ func noteWalk(s *Speculator, key Key) {
 }
 
 // onViewMissed follows a command of the family nothing answered: the view
-// again behind a moving one (askViewAgain), and the view at the first
-// read of it in an epoch where the learner held it back.
+// at the first read of it in an epoch where the learner held it back, and
+// else the view again behind a moving one (askViewAgain): behind the miss
+// that set a walk off, the view went out whole already.
 func onViewMissed(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 	switch m.Command() {
 	case jdwp.CmdThreadReferenceStatus, jdwp.CmdThreadReferenceName, jdwp.CmdThreadReferenceFrameCount:
 		walkView(s)
+	}
+	if w := &s.view.walk; w.packet == s.stats.PacketsUp && w.sent == s.susp.epoch {
+		s.view.reads.miss(s)
+		return
 	}
 	askViewAgain(s, m, life)
 }
@@ -79,7 +86,7 @@ func walkView(s *Speculator) {
 	if !s.stop.on || !threadsViewSpeculable(s) || s.view.walk.sent == s.susp.epoch || !s.learn.viewHeldBack() {
 		return
 	}
-	s.view.walk.sent = s.susp.epoch
+	s.view.walk.sent, s.view.walk.packet = s.susp.epoch, s.stats.PacketsUp
 	enqueueView(s, s.stop.threads, true)
 	s.view.viewed, s.view.epoch = append(s.view.viewed[:0], s.stop.threads...), s.susp.epoch
 }

@@ -63,6 +63,9 @@ type learner struct {
 	stop  *stopState
 	sites map[site]*siteUse
 	class map[jdwp.Command]*classUse
+	// resumed: at the current stop the debugger asked for a site that was
+	// paused (a stop unlike the last of its kind: family_stop_walk.go).
+	resumed bool
 }
 
 type classUse struct{ sent, used, hits, chances int }
@@ -135,6 +138,7 @@ func (l *learner) endStop(unseen bool) {
 	if !l.stop.on {
 		return
 	}
+	l.resumed = false
 	for _, u := range l.sites {
 		switch {
 		case unseen:
@@ -194,7 +198,9 @@ func (l *learner) sent(m jdwp.CommandMessage) {
 // or that the debugger asked it itself: either way it is wanted.
 func (l *learner) used(m jdwp.CommandMessage) {
 	if l.stop.on {
-		u := l.use(l.siteOf(m))
+		st := l.siteOf(m)
+		l.resumed = l.resumed || l.paused(st)
+		u := l.use(st)
 		u.used, u.unused, u.wanted = true, 0, true
 	}
 }
