@@ -232,6 +232,7 @@ var families = []*family{
 	},
 	{
 		flag: FamilyValues, life: lifetimeSuspension,
+		onStop: speculateShown,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdStackFrameGetValues:  onValues,
 			jdwp.CmdStackFrameThisObject: onValues,

@@ -58,12 +58,16 @@ func enqueueFrames(s *Speculator, frames []jdwp.Frame, enqueue func(jdwp.Locatio
 // speculateStopLocation queues, at a stop, the class metadata commands
 // about the stop's location: the event names the top frame's class and
 // method, so what a debugger asks of the top frame goes out with the
-// frames instead of one reply behind them.
+// frames instead of one reply behind them; and about where an exception
+// thrown is caught, which the debugger shows with such a stop.
 func speculateStopLocation(s *Speculator, stop stopEvent) {
 	if stop.loc.Class == 0 {
 		return
 	}
 	enqueueLocation(s, stop.loc)
+	if stop.caught.Class != 0 { // an exception's: shown with the stop too
+		enqueueLocation(s, stop.caught)
+	}
 }
 
 // enqueueLocation queues the commands of the frame set about the class and method of

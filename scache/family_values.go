@@ -31,6 +31,20 @@ func onValues(s *Speculator, _ *inFlight, reply *replyData) error {
 	return nil
 }
 
+// speculateShown asks, at a stop, for the facts of the objects its event
+// names (stopEvent.shown): the type of the exception thrown, of the
+// object a watchpoint names and of the value written, of the value a
+// method returns; a debugger shows them with the stop, and JDI asks each
+// type before it shows anything.
+func speculateShown(s *Speculator, stop stopEvent) {
+	for _, v := range stop.shown {
+		if v.Tag.IsObject() && v.Bits != 0 {
+			s.guesses.sawID(v.ObjectID())
+			enqueueValueFacts(s, v.Tag, v.ObjectID())
+		}
+	}
+}
+
 // enqueueValueFacts queues what a debugger asks of an object value it
 // shows: its type, and a string's value or an array's length.
 func enqueueValueFacts(s *Speculator, tag jdwp.Tag, obj jdwp.ObjectID) {

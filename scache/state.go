@@ -262,7 +262,10 @@ func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool
 	for _, e := range c.Events {
 		if loc, ok := jdwp.EventLocation(e); ok {
 			if t, ok := jdwp.EventThread(e); ok {
-				stop, found = stopEvent{thread: t, loc: loc, kind: kindOf(e.Kind())}, true
+				stop, found = stopEvent{thread: t, loc: loc, kind: kindOf(e.Kind()), shown: shownBy(e)}, true
+				if x, ok := e.(*jdwp.ExceptionEvent); ok {
+					stop.caught = x.CatchLocation
+				}
 				break
 			}
 		}

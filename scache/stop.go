@@ -64,6 +64,12 @@ type stopEvent struct {
 	thread jdwp.ThreadID
 	loc    jdwp.Location // 0: unknown (after an invocation whose thread's top frame was not asked)
 	kind   stopKind      // what made the stop: a breakpoint, the end of a step, ...
+	// shown are the values the event names, which a debugger shows with
+	// the stop (shownBy); zero where none.
+	shown [2]jdwp.Value
+	// caught is where an exception thrown is caught (0: not an exception,
+	// or uncaught), which a debugger shows with the stop.
+	caught jdwp.Location
 }
 
 // begin starts a trusted stop.
@@ -225,6 +231,30 @@ const (
 	stopMonitor                    // a monitor contended for or waited on
 	numStopKinds
 )
+
+// shownBy returns the values an event names that a debugger shows with
+// its stop: the exception thrown, the object and the value a watchpoint
+// names, the value a method returns, a monitor's object.
+func shownBy(e jdwp.Event) (v [2]jdwp.Value) {
+	object := func(o jdwp.TaggedObjectID) jdwp.Value { return jdwp.Value{Tag: o.Tag, Bits: uint64(o.ID)} }
+	switch e := e.(type) {
+	case *jdwp.ExceptionEvent:
+		v[0] = object(e.Exception)
+	case *jdwp.FieldAccessEvent:
+		v[0] = object(e.Object)
+	case *jdwp.FieldModificationEvent:
+		v[0], v[1] = object(e.Object), e.ValueToBe
+	case *jdwp.MethodExitWithReturnValueEvent:
+		v[0] = e.Value
+	case *jdwp.MonitorContendedEvent:
+		v[0] = object(e.Object)
+	case *jdwp.MonitorWaitEvent:
+		v[0] = object(e.Object)
+	case *jdwp.MonitorWaitedEvent:
+		v[0] = object(e.Object)
+	}
+	return v
+}
 
 // kindOf returns the kind of a stop made by an event of kind k.
 func kindOf(k jdwp.EventKind) stopKind {
