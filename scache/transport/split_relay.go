@@ -255,15 +255,38 @@ func (s *splitRun) endHere(reason string, err error, closeJDWP bool) {
 }
 
 // endFromJDWP ends the session because the debugger's or the VM's side
-// ended: cleanly (err nil) or on an error (a reset, say). The other half is
-// told why, after everything read before.
+// ended: cleanly (err nil) or on an error (a reset, say) reading from it
+// or, with a jdwpWriteError, writing to it. The other half is told why,
+// after everything read before.
 func (s *splitRun) endFromJDWP(err error) {
 	if err == nil {
 		s.endHere("the "+s.jdwpPeer+" closed the connection", nil, false)
 		return
 	}
+	op := "reading from"
+	if w, ok := errors.AsType[*jdwpWriteError](err); ok {
+		op, err = "writing to", w.err
+	}
 	s.endHere(fmt.Sprintf("the %s's connection failed: %v", s.jdwpPeer, err),
-		fmt.Errorf("scache: reading from the %s: %w", s.jdwpPeer, err), true)
+		fmt.Errorf("scache: %s the %s: %w", op, s.jdwpPeer, err), true)
+}
+
+// jdwpWriteError is a failure to write to the debugger's or the VM's
+// connection: that side ended (a reset read first or written first, as
+// the two goroutines happen to meet it), not this half.
+type jdwpWriteError struct{ err error }
+
+func (e *jdwpWriteError) Error() string { return e.err.Error() }
+func (e *jdwpWriteError) Unwrap() error { return e.err }
+
+// endOnPresent ends the session on present's error: the JDWP side's end
+// where writing to it failed, else an error of the half's own.
+func (s *splitRun) endOnPresent(err error) {
+	if _, ok := errors.AsType[*jdwpWriteError](err); ok {
+		s.endFromJDWP(err)
+		return
+	}
+	s.failOn(err)
 }
 
 // endFromTunnel ends the session because the tunnel ended: by the other
@@ -310,7 +333,7 @@ func (s *splitRun) readJDWP() {
 	switch {
 	case presentErr != nil:
 		if !s.ending.Load() {
-			s.failOn(presentErr)
+			s.endOnPresent(presentErr)
 		}
 	case err != nil:
 		if !s.ending.Load() {
@@ -369,7 +392,7 @@ func (s *splitRun) readTunnel() {
 		}
 		if err := s.present(b, s.tunnelUp); err != nil {
 			if !s.ending.Load() {
-				s.failOn(err)
+				s.endOnPresent(err)
 			}
 			s.drainFrames(fr)
 			return
@@ -522,12 +545,22 @@ func (s *splitRun) present(b []byte, up bool) error {
 		return err
 	}
 	if err := s.upW.wait(); err != nil && !s.ending.Load() {
-		return fmt.Errorf("scache: writing upstream: %w", err)
+		return s.writeFailed("upstream", s.upW, err)
 	}
 	if err := s.downW.wait(); err != nil && !s.ending.Load() {
-		return fmt.Errorf("scache: writing downstream: %w", err)
+		return s.writeFailed("downstream", s.downW, err)
 	}
 	return nil
+}
+
+// writeFailed returns the error of writer w, which writes dir: the JDWP
+// side's end (jdwpWriteError) for the debugger's or the VM's connection,
+// the tunnel's failure for the tunnel.
+func (s *splitRun) writeFailed(dir string, w *queueWriter, err error) error {
+	if w == s.jdwpW {
+		return &jdwpWriteError{err: err}
+	}
+	return fmt.Errorf("scache: writing %s: %w", dir, err)
 }
 
 // farHandshake takes the debugger's JDWP handshake, opens the tunnel with
