@@ -319,6 +319,9 @@ var relayWorkloads = []relayWorkload{
 	// jdb with a user's inspection at every breakpoint: print (toString
 	// invoked), dump of this and of a map, the threads.
 	{"jdbprint", jvmtest.DriverOptions{Stops: relayStops, Jdb: true, JdbInspect: true}},
+	// jdb with catch and watch: each round also stops where a field is
+	// written (three times) and where an exception is thrown.
+	{"jdbevents", jvmtest.DriverOptions{Stops: relayStops, Jdb: true, Events: true}},
 	// Several app threads taking turns: each stop in another thread.
 	{"threads", jvmtest.DriverOptions{Stops: relayStops, Threads: 4}},
 	// The same under suspend policy EVENT_THREAD: the threads that wait

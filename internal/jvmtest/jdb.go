@@ -66,7 +66,7 @@ type span struct{ start, end int }
 
 // stopEvents matches the lines jdb prints when the program stops again
 // after a command let it run.
-var stopEvents = regexp.MustCompile(`(Breakpoint hit|Step completed):`)
+var stopEvents = regexp.MustCompile(`(Breakpoint hit|Step completed):|Exception occurred: |Field \(`)
 
 // RunJdb runs the JDK's command-line debugger, jdb, against addr as a user
 // at a terminal would: it stops at the line of Debuggee tagged LINE:marker
@@ -78,7 +78,10 @@ var stopEvents = regexp.MustCompile(`(Breakpoint hit|Step completed):`)
 // the previous one is done. It returns the transcript (object ids
 // replaced by "id=N", from the first prompt on, without the running
 // prompts) and the wall time from jdb's first prompt to its
-// exit. Of DriverOptions only Stops applies.
+// exit. Of DriverOptions only Stops, JdbInspect and Events apply: with
+// Events jdb also catches the exception Debuggee.marker throws and
+// watches Debuggee.counter, and at each of those stops in the round it
+// types where and locals.
 func RunJdb(t testing.TB, addr string, o DriverOptions) (string, time.Duration) {
 	t.Helper()
 	Compile(t)
@@ -113,6 +116,10 @@ func RunJdb(t testing.TB, addr string, o DriverOptions) (string, time.Duration) 
 	start := time.Now()
 	line := Line("Debuggee.java", "marker")
 	s.setBreakpoint(fmt.Sprintf("stop at Debuggee:%d", line))
+	if o.Events {
+		s.do("catch caught java.lang.IllegalStateException")
+		s.do("watch Debuggee.counter")
+	}
 	for stop := 1; stop <= o.Stops; stop++ {
 		s.resume("cont")
 		commands := []string{"where", "locals", "dump this", "next", "locals", "next", "locals"}
@@ -120,13 +127,25 @@ func RunJdb(t testing.TB, addr string, o DriverOptions) (string, time.Duration) 
 			commands = []string{"where", "locals", "print this", "print counter", "dump this", "dump seen",
 				"threads", "next", "locals", "next", "locals"}
 		}
+		if o.Events {
+			// The round goes on to the watchpoint (counter written), the
+			// exception thrown and caught, the watchpoint again, and main
+			// adding the round's counter up: each a stop.
+			for range 4 {
+				commands = append(commands, "cont", "where", "locals")
+			}
+		}
 		for _, c := range commands {
-			if c == "next" {
+			if c == "next" || c == "cont" {
 				s.resume(c)
 			} else {
 				s.do(c)
 			}
 		}
+	}
+	if o.Events {
+		s.do("ignore caught java.lang.IllegalStateException")
+		s.do("unwatch Debuggee.counter")
 	}
 	s.do(fmt.Sprintf("clear Debuggee:%d", line))
 	s.enter("cont")

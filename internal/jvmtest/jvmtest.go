@@ -346,7 +346,7 @@ type DriverOptions struct {
 	// debuggee's toString changes the object it renders.
 	Renderers bool
 	// Jdb drives the session with the JDK's jdb instead of the JDI driver
-	// (see RunJdb); of the other options only Stops and JdbInspect apply.
+	// (see RunJdb); of the other options only Stops, JdbInspect and Events apply.
 	Jdb bool
 	// JdbInspect has jdb, at each breakpoint, also print this (toString
 	// invoked) and a field, dump this and the map it holds, and list the

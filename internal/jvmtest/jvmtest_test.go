@@ -160,3 +160,17 @@ func TestDriverDirectConditional(t *testing.T) {
 	require.Less(t, strings.Index(transcript, "hit 2:"), strings.Index(transcript, "stop 1 "), transcript)
 	require.NotContains(t, transcript, "hit 3:")
 }
+
+// TestJdbDirectEvents runs jdb with an exception caught and a field
+// watched: each round stops at the breakpoint, at the field written twice
+// in marker and once in main, and at the exception thrown, and jdb shows
+// where and the locals at each.
+func TestJdbDirectEvents(t *testing.T) {
+	opts := jvmtest.DriverOptions{Stops: 2, Jdb: true, Events: true}
+	vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+	transcript, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+	require.Equal(t, 2, strings.Count(transcript, "Exception occurred: java.lang.IllegalStateException (to be caught at: Debuggee.marker()"), transcript)
+	require.Equal(t, 6, strings.Count(transcript, "Field (Debuggee.counter) is "), transcript)
+	require.Equal(t, 2, strings.Count(transcript, "Breakpoint hit:"), transcript)
+	require.Contains(t, transcript, "The application exited")
+}

@@ -78,6 +78,9 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	// jdb printing (toString invoked: it changes the object), dumping this
 	// and a map, listing the threads.
 	"jdb print": {Stops: 2, Jdb: true, JdbInspect: true},
+	// jdb with catch and watch: an exception breakpoint and a watchpoint
+	// stop each round four times more.
+	"jdb events": {Stops: 2, Jdb: true, Events: true},
 	// Stops in one thread after another; the threads view reads where each
 	// suspended thread is.
 	"threads": {Stops: 3, Threads: 3},
