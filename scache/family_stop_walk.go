@@ -39,7 +39,7 @@ func walkStop(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 		advanceFrame(s, top)
 	}
 	if s.table.on(FamilyThreads) && threadsViewSpeculable(s) && s.view.walk.walks[s.stop.event.kind] {
-		enqueueViewRead(s, &jdwp.VMAllThreadsCommand{}, true, true)
+		enqueueAs(s, &jdwp.VMAllThreadsCommand{}, true, false, true)
 		walkView(s)
 	}
 }

@@ -156,13 +156,9 @@ func onAllThreads(s *Speculator, p *inFlight, reply *replyData) error {
 	if s.view.epoch == s.susp.epoch {
 		asked = slices.DeleteFunc(slices.Clone(asked), func(t jdwp.ThreadID) bool { return slices.Contains(s.view.viewed, t) })
 	}
-	if !p.synthetic && s.view.walk.sent == s.susp.epoch {
-		// The debugger's own list, at a stop where it walks the view the
-		// learner held back: past the learner (family_threads_walk.go).
-		enqueueView(s, asked, true)
-		return nil
-	}
-	enqueueThreadsView(s, asked)
+	// The debugger's own list, at a stop where it walks the view the
+	// learner held back, goes past the learner (family_threads_walk.go).
+	enqueueView(s, asked, !p.synthetic && s.view.walk.sent == s.susp.epoch)
 	return nil
 }
 
@@ -177,24 +173,14 @@ func enqueueThreadsView(s *Speculator, threads []jdwp.ThreadID) { enqueueView(s,
 func enqueueView(s *Speculator, threads []jdwp.ThreadID, walking bool) {
 	topFrames := s.learn.wantedOfOthers(jdwp.CmdThreadReferenceFrames)
 	for _, t := range threads {
-		enqueueViewRead(s, &jdwp.ThreadStatusCommand{Thread: t}, true, walking)
-		enqueueViewRead(s, &jdwp.ThreadFrameCountCommand{Thread: t}, false, walking)
+		// Status and name where they stand in the view (enqueueInOrder).
+		enqueueAs(s, &jdwp.ThreadStatusCommand{Thread: t}, walking, false, true)
+		enqueueAs(s, &jdwp.ThreadFrameCountCommand{Thread: t}, walking, false, false)
 		if topFrames && t != s.susp.stopped {
-			enqueueViewRead(s, &jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, false, walking)
+			enqueueAs(s, &jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, walking, false, false)
 		}
-		enqueueViewRead(s, &jdwp.ThreadNameCommand{Thread: t}, true, walking)
+		enqueueAs(s, &jdwp.ThreadNameCommand{Thread: t}, walking, false, true)
 	}
-}
-
-// enqueueViewRead queues a read of the view: where it stands in the view
-// (inOrder: a moving entry goes out again, sequential.go), or as any
-// speculation; with walking, past the learner.
-func enqueueViewRead(s *Speculator, m jdwp.CommandMessage, inOrder, walking bool) {
-	sub, ok := s.admit(m, walking)
-	if !ok {
-		return
-	}
-	s.enqueueKeyRepeat(s.newKey(m), m, sub, false, inOrder)
 }
 
 // onThreadGroups asks, while every thread is suspended, for the children

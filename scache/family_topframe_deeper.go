@@ -154,7 +154,5 @@ func resetDeeper(s *Speculator) {
 // enqueueAsked is enqueue for a command the debugger asked itself at its
 // recent stops (admit's asked): the learner does not pause it.
 func enqueueAsked(s *Speculator, m jdwp.CommandMessage, urgent bool) {
-	if sub, ok := s.admit(m, true); ok {
-		s.enqueueKey(s.newKey(m), m, sub, urgent)
-	}
+	enqueueAs(s, m, true, urgent, false)
 }

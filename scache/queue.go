@@ -142,11 +142,18 @@ func (s *Speculator) enqueueClass(cmd jdwp.Command, class jdwp.ReferenceTypeID, 
 // is cached, in flight or already queued. Urgent commands (the state of a
 // stop, which the debugger asks first) go before the others.
 func (s *Speculator) enqueue(m jdwp.CommandMessage, urgent bool) {
-	sub, ok := s.admit(m, false)
-	if !ok {
-		return
+	enqueueAs(s, m, false, urgent, false)
+}
+
+// enqueueAs is the gate and the queue in one, as each way of queueing a
+// command uses them: admit m (asked: the debugger asks it itself, so the
+// learner does not pause it), then queue it, urgent or not; with repeat, a
+// moving command goes out again even if queued or in flight
+// (sequential.go: enqueueInOrder).
+func enqueueAs(s *Speculator, m jdwp.CommandMessage, asked, urgent, repeat bool) {
+	if sub, ok := s.admit(m, asked); ok {
+		s.enqueueKeyRepeat(s.newKey(m), m, sub, urgent, repeat)
 	}
-	s.enqueueKey(s.newKey(m), m, sub, urgent)
 }
 
 // admit is the gate of the queue: it reports whether the command m may be

@@ -78,13 +78,7 @@ func (s *Speculator) Consistency() Consistency { return s.cfg.consistency }
 // name, asked with the stop) goes out again: the debugger asks it again in
 // its view, and a reply from before the ones around it there could not be
 // served after them (rule a).
-func (s *Speculator) enqueueInOrder(m jdwp.CommandMessage) {
-	sub, ok := s.admit(m, false)
-	if !ok {
-		return
-	}
-	s.enqueueKeyRepeat(s.newKey(m), m, sub, false, true)
-}
+func (s *Speculator) enqueueInOrder(m jdwp.CommandMessage) { enqueueAs(s, m, false, false, true) }
 
 // maxRepeats bounds the older replies kept of a moving command.
 const maxRepeats = 2

@@ -236,22 +236,21 @@ const (
 // its stop: the exception thrown, the object and the value a watchpoint
 // names, the value a method returns, a monitor's object.
 func shownBy(e jdwp.Event) (v [2]jdwp.Value) {
-	object := func(o jdwp.TaggedObjectID) jdwp.Value { return jdwp.Value{Tag: o.Tag, Bits: uint64(o.ID)} }
 	switch e := e.(type) {
 	case *jdwp.ExceptionEvent:
-		v[0] = object(e.Exception)
+		v[0] = jdwp.ObjectValue(e.Exception.Tag, e.Exception.ID)
 	case *jdwp.FieldAccessEvent:
-		v[0] = object(e.Object)
+		v[0] = jdwp.ObjectValue(e.Object.Tag, e.Object.ID)
 	case *jdwp.FieldModificationEvent:
-		v[0], v[1] = object(e.Object), e.ValueToBe
+		v[0], v[1] = jdwp.ObjectValue(e.Object.Tag, e.Object.ID), e.ValueToBe
 	case *jdwp.MethodExitWithReturnValueEvent:
 		v[0] = e.Value
 	case *jdwp.MonitorContendedEvent:
-		v[0] = object(e.Object)
+		v[0] = jdwp.ObjectValue(e.Object.Tag, e.Object.ID)
 	case *jdwp.MonitorWaitEvent:
-		v[0] = object(e.Object)
+		v[0] = jdwp.ObjectValue(e.Object.Tag, e.Object.ID)
 	case *jdwp.MonitorWaitedEvent:
-		v[0] = object(e.Object)
+		v[0] = jdwp.ObjectValue(e.Object.Tag, e.Object.ID)
 	}
 	return v
 }
