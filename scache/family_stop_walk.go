@@ -38,8 +38,7 @@ func walkStop(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 		top.asked, top.thisDone, top.valuesDone = true, false, false
 		advanceFrame(s, top)
 	}
-	if s.table.on(FamilyThreads) && threadsViewSpeculable(s) && s.view.walk.walks[s.stop.event.kind] {
-		enqueueAs(s, &jdwp.VMAllThreadsCommand{}, true, false, true)
-		walkView(s)
+	if s.table.on(FamilyThreads) && s.view.walk.walks[s.stop.event.kind] {
+		walkView(s, true)
 	}
 }

@@ -57,7 +57,7 @@ func noteWalk(s *Speculator, key Key) {
 		first := !w.list
 		w.list = true
 		if first && w.walks[w.kind] {
-			walkView(s)
+			walkView(s, false) // the debugger's own list is on its way
 		}
 	case jdwp.CmdThreadReferenceStatus, jdwp.CmdThreadReferenceName, jdwp.CmdThreadReferenceFrameCount:
 		w.read = w.read || w.list
@@ -71,7 +71,7 @@ func noteWalk(s *Speculator, key Key) {
 func onViewMissed(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 	switch m.Command() {
 	case jdwp.CmdThreadReferenceStatus, jdwp.CmdThreadReferenceName, jdwp.CmdThreadReferenceFrameCount:
-		walkView(s)
+		walkView(s, false)
 	}
 	if w := &s.view.walk; w.packet == s.stats.PacketsUp && w.sent == s.susp.epoch {
 		s.view.reads.miss(s)
@@ -81,12 +81,16 @@ func onViewMissed(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 }
 
 // walkView sends the view of the threads of the last list past the
-// learner, once an epoch, if the learner held it back at this stop.
-func walkView(s *Speculator) {
+// learner, with list the list first, once an epoch, if the learner held
+// it back at this stop.
+func walkView(s *Speculator, list bool) {
 	if !s.stop.on || !threadsViewSpeculable(s) || s.view.walk.sent == s.susp.epoch || !s.learn.viewHeldBack() {
 		return
 	}
 	s.view.walk.sent, s.view.walk.packet = s.susp.epoch, s.stats.PacketsUp
+	if list {
+		enqueueAs(s, &jdwp.VMAllThreadsCommand{}, true, false, true) // in order: it leads the view
+	}
 	enqueueView(s, s.stop.threads, true)
 	s.view.viewed, s.view.epoch = append(s.view.viewed[:0], s.stop.threads...), s.susp.epoch
 }
