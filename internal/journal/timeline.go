@@ -3,7 +3,6 @@ package journal
 import (
 	"encoding/json"
 	"io"
-	"os"
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -92,15 +91,8 @@ func WriteTimeline(w io.Writer, recs []Record) error {
 	return json.NewEncoder(w).Encode(map[string]any{"traceEvents": events, "displayTimeUnit": "ms"})
 }
 
-// WriteTimelineFile writes the timeline of recs to a new file at path.
+// WriteTimelineFile writes the timeline of recs to a new file at path,
+// whole (WriteFileWhole).
 func WriteTimelineFile(path string, recs []Record) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := WriteTimeline(f, recs); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return WriteFileWhole(path, func(w io.Writer) error { return WriteTimeline(w, recs) })
 }

@@ -3,8 +3,9 @@ package observe
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
 
+	"github.com/jdwpscache/scache/internal/journal"
 	"github.com/jdwpscache/scache/scache"
 	"github.com/jdwpscache/scache/scache/stoplog"
 )
@@ -109,5 +110,8 @@ func WriteStats(path string, st scache.Stats, stops []stoplog.Record) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return journal.WriteFileWhole(path, func(w io.Writer) error { // whole: read as soon as it appears
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
 }
