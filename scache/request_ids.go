@@ -27,7 +27,10 @@ import (
 //     gone, with a count above 0 and, for classes, class patterns: what
 //     every debugger asks as it attaches (the JDK's JDI its own class
 //     prepare and unload requests, then the IDE's class prepare requests
-//     for its deferred breakpoints), one round trip each.
+//     for its deferred breakpoints), one round trip each;
+//   - a breakpoint request at a location within the line table the VM gave
+//     for its method (request_breakpoints.go): one round trip for every
+//     breakpoint an IDE sets, at attach and at every click.
 //
 // A gap in the order (requests the debugger did not make) stops it until
 // two replies are in order again.
@@ -69,6 +72,11 @@ type requestIDs struct {
 	// none, the VM refused it), and the highest id the debugger was given.
 	toDebugger, toVM map[int32]int32
 	highest          int32
+	// breakpoints holds, by place, the class id the session's breakpoint
+	// requests named there (request_breakpoints.go); placesFull, that
+	// more places were named than it keeps.
+	breakpoints map[breakpointAt]jdwp.ClassID
+	placesFull  bool
 }
 
 // noRequest stands, in requestIDs.toVM and in the Clears sent for them,
@@ -132,9 +140,10 @@ func (q *requestIDs) debuggerID(vm int32) int32 {
 
 // aheadable reports whether a Set command asks for a request that the
 // agent accepts whatever the VM does meanwhile (see requestIDs): a single
-// step of the thread known suspended, or the events of classes or threads;
+// step of the thread known suspended, or the events of classes or threads,
 // with only modifiers the agent accepts whatever their values (a count
-// above 0, and class patterns but for the events of threads).
+// above 0, and class patterns but for the events of threads); or a
+// breakpoint at a line the VM gave (aheadableBreakpoint).
 func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
 	if m.SuspendPolicy > jdwp.SuspendPolicyAll {
 		return false
@@ -147,6 +156,8 @@ func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
 		}
 	case m.EventKind == jdwp.EventThreadStart, m.EventKind == jdwp.EventThreadDeath,
 		m.EventKind == jdwp.EventClassPrepare, m.EventKind == jdwp.EventClassUnload:
+	case m.EventKind == jdwp.EventBreakpoint:
+		return aheadableBreakpoint(s, m)
 	default:
 		return false
 	}
@@ -184,6 +195,7 @@ func (s *Speculator) onRequestCommand(r *Response, h jdwp.Header, packet []byte)
 	switch h.Cmd() {
 	case jdwp.CmdEventRequestSet:
 		q.sets++
+		notePlaces(s, jdwp.Data(packet))
 		if s.setAhead(r, h, packet) {
 			return packet, true
 		}

@@ -41,6 +41,9 @@ func (vm *ModelVM) requestAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Write
 			vm.nextRequest = 1 // OpenJDK's agent's first request of a session is 2
 		}
 		vm.nextRequest++
+		if code := vm.refusesBreakpoint(&m); code != jdwp.ErrNone {
+			return code, true // as the agent: the refused request took its id
+		}
 		vm.requests[vm.nextRequest] = m.EventKind
 		w.Int32(vm.nextRequest)
 	case jdwp.CmdEventRequestClear:
@@ -59,6 +62,36 @@ func (vm *ModelVM) requestAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Write
 		return 0, false
 	}
 	return jdwp.ErrNone, true
+}
+
+// refusesBreakpoint returns the error the agent answers a breakpoint
+// request m with: a class the model does not have, a method it does not
+// declare, an index outside the method's line table (ModelLineTable).
+func (vm *ModelVM) refusesBreakpoint(m *jdwp.EventRequestSetCommand) jdwp.ErrorCode {
+	if m.EventKind != jdwp.EventBreakpoint {
+		return jdwp.ErrNone
+	}
+	for _, mod := range m.Modifiers {
+		l, ok := mod.(*jdwp.LocationOnlyModifier)
+		if !ok || l.Location.Class == 0 {
+			continue
+		}
+		c, ok := vm.classes[jdwp.ReferenceTypeID(l.Location.Class)]
+		if !ok {
+			return jdwp.ErrInvalidClass
+		}
+		declared := false
+		for _, x := range c.Methods {
+			declared = declared || x == l.Location.Method
+		}
+		if !declared {
+			return jdwp.ErrInvalidMethodID
+		}
+		if t := ModelLineTable(l.Location.Method, c.Version); int64(l.Location.Index) < t.Start || int64(l.Location.Index) > t.End {
+			return jdwp.ErrInvalidLocation
+		}
+	}
+	return jdwp.ErrNone
 }
 
 // Requests returns the ids of the event requests in force, in order.
