@@ -28,8 +28,13 @@ import (
 // the round trip between its line table and the Set, the VM refuses the
 // request and the debugger holds a breakpoint that cannot fire, in a class
 // that is gone, as it would had the class gone a moment after the Set; the
-// Speculator counts it (Stats.AheadContradicted) and renames as for any
-// refusal.
+// Speculator counts it (Stats.AheadContradicted), logs it and renames as
+// for any refusal. A method's code changes under the debugger only by its
+// own hot swap, which the Speculator sees: the assumption every cached
+// reply about a class rests on (redefine.go). Another agent in the VM
+// retransforming the class to shorter code would break it, here as there:
+// the debugger, whose JDI caches line tables too, would send the same
+// location, and would be told of the refusal only without the proxy.
 
 // breakpointAt is a breakpoint's place as the agent matches requests:
 // method and index (the class aside).
