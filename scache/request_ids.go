@@ -28,6 +28,10 @@ import (
 //     every debugger asks as it attaches (the JDK's JDI its own class
 //     prepare and unload requests, then the IDE's class prepare requests
 //     for its deferred breakpoints), one round trip each;
+//   - a request for exceptions of any type (caught, uncaught or both) or
+//     for method entries and exits, filtered by class patterns if at all:
+//     an IDE's exception breakpoints and method breakpoints, which name
+//     nothing either (the agent reads a null exception type as any);
 //   - a breakpoint request at a location within the line table the VM gave
 //     for its method (request_breakpoints.go): one round trip for every
 //     breakpoint an IDE sets, at attach and at every click.
@@ -140,10 +144,11 @@ func (q *requestIDs) debuggerID(vm int32) int32 {
 
 // aheadable reports whether a Set command asks for a request that the
 // agent accepts whatever the VM does meanwhile (see requestIDs): a single
-// step of the thread known suspended, or the events of classes or threads,
-// with only modifiers the agent accepts whatever their values (a count
-// above 0, and class patterns but for the events of threads); or a
-// breakpoint at a line the VM gave (aheadableBreakpoint).
+// step of the thread known suspended, the events of classes or threads,
+// exceptions of any type, or method entries and exits, with only modifiers
+// the agent accepts whatever their values (a count above 0, class patterns
+// but for the events of threads, a null exception type); or a breakpoint at
+// a line the VM gave (aheadableBreakpoint).
 func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
 	if m.SuspendPolicy > jdwp.SuspendPolicyAll {
 		return false
@@ -156,6 +161,8 @@ func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
 		}
 	case m.EventKind == jdwp.EventThreadStart, m.EventKind == jdwp.EventThreadDeath,
 		m.EventKind == jdwp.EventClassPrepare, m.EventKind == jdwp.EventClassUnload:
+	case m.EventKind == jdwp.EventException, m.EventKind == jdwp.EventMethodEntry,
+		m.EventKind == jdwp.EventMethodExit, m.EventKind == jdwp.EventMethodExitWithReturnValue:
 	case m.EventKind == jdwp.EventBreakpoint:
 		return aheadableBreakpoint(s, m)
 	default:
@@ -177,6 +184,10 @@ func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
 			}
 		case *jdwp.ClassMatchModifier, *jdwp.ClassExcludeModifier:
 			if threads {
+				return false
+			}
+		case *jdwp.ExceptionOnlyModifier:
+			if m.EventKind != jdwp.EventException || mod.Exception != 0 {
 				return false
 			}
 		default:

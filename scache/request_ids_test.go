@@ -121,6 +121,14 @@ func TestRequestsAnsweredAheadOnlyWhenCertain(t *testing.T) {
 			Modifiers: []jdwp.Modifier{&jdwp.ClassMatchModifier{Pattern: "java.*"}}}},
 		"a class prepare counting 0": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare,
 			Modifiers: []jdwp.Modifier{&jdwp.CountModifier{Count: 0}}}},
+		"an exception of one type": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventException,
+			Modifiers: []jdwp.Modifier{&jdwp.ExceptionOnlyModifier{Exception: 0x100, Caught: true, Uncaught: true}}}},
+		"method exits of one class": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventMethodExitWithReturnValue,
+			Modifiers: []jdwp.Modifier{&jdwp.ClassOnlyModifier{Class: 0x100}}}},
+		"method entries of one thread": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventMethodEntry,
+			Modifiers: []jdwp.Modifier{&jdwp.ThreadOnlyModifier{Thread: 1}}}},
+		"a field's modifications": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventFieldModification,
+			Modifiers: []jdwp.Modifier{&jdwp.FieldOnlyModifier{Class: 0x100, Field: 1}}}},
 		"a suspend policy that is none": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassUnload, SuspendPolicy: 3}},
 		"the session is ending":         {prep: func(h *harness) { h.send(&jdwp.VMDisposeCommand{}) }, set: stepRequest(1)},
 		"its thread disposed": {prep: func(h *harness) {
@@ -177,6 +185,33 @@ func TestClassAndThreadRequestsAreAnsweredAhead(t *testing.T) {
 	require.Equal(t, int64(3), st.AnsweredAhead)
 	require.Zero(t, st.AheadContradicted)
 	require.Equal(t, []int32{5}, firedAs(t, h, 5), "their events keep their ids")
+}
+
+// An IDE's exception breakpoint for any exception and its method
+// breakpoints, filtered by class patterns, name nothing that may have gone:
+// each is answered at once with the id the VM gives it.
+func TestExceptionAndMethodRequestsAreAnsweredAhead(t *testing.T) {
+	h := withRequests(t, scache.WithAnswerAhead(true))
+	debuggee := []jdwp.Modifier{&jdwp.ClassMatchModifier{Pattern: "Debuggee"}}
+	for i, set := range []*jdwp.EventRequestSetCommand{
+		{EventKind: jdwp.EventException, SuspendPolicy: jdwp.SuspendPolicyAll,
+			Modifiers: append([]jdwp.Modifier{&jdwp.ExceptionOnlyModifier{Caught: true, Uncaught: true}}, debuggee...)},
+		{EventKind: jdwp.EventException, SuspendPolicy: jdwp.SuspendPolicyEventThread,
+			Modifiers: []jdwp.Modifier{&jdwp.ExceptionOnlyModifier{Uncaught: true}, &jdwp.ClassExcludeModifier{Pattern: "java.*"}}},
+		{EventKind: jdwp.EventMethodExitWithReturnValue, SuspendPolicy: jdwp.SuspendPolicyAll, Modifiers: debuggee},
+		{EventKind: jdwp.EventMethodEntry, SuspendPolicy: jdwp.SuspendPolicyAll,
+			Modifiers: []jdwp.Modifier{&jdwp.CountModifier{Count: 2}}},
+	} {
+		before := len(h.toDebugger)
+		id := h.send(set)
+		require.Len(t, h.toDebugger, before+1, "%v answered at once", set.EventKind)
+		require.Equal(t, int32(3+i), requestID(t, h.replyTo(id)), "with the id the VM will give it")
+	}
+	h.drain()
+	require.Len(t, h.vm.Requests(), 6, "the VM made every request")
+	st := h.s.Stats()
+	require.Equal(t, int64(4), st.AnsweredAhead)
+	require.Zero(t, st.AheadContradicted)
 }
 
 // Not before the session showed how the VM numbers requests: two replies

@@ -1,6 +1,7 @@
 package transport_test
 
 import (
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -21,21 +22,7 @@ func TestBreakpointRequestsAreAnsweredAheadWithTheVMsIDs(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			o := c.With(jvmtest.DriverOptions{Stops: 1, Classes: 300, BigAttach: 20})
 			direct, _ := jvmtest.RunDriver(t, jvmtest.StartFor(t, o).Addr, o)
-			var mu sync.Mutex
-			ahead := 0 // the debugger's breakpoint requests answered before the VM saw them
-			count := scache.WithJournal(func(e scache.JournalEntry) {
-				h, err := jdwp.ParseHeader(e.Packet)
-				data := jdwp.Data(e.Packet)
-				if err != nil || e.Synthetic || e.Direction != scache.Upstream || h.IsReply() ||
-					h.Cmd() != jdwp.CmdEventRequestSet || len(data) == 0 || jdwp.EventKind(data[0]) != jdwp.EventBreakpoint {
-					return
-				}
-				if e.Hit {
-					mu.Lock()
-					ahead++
-					mu.Unlock()
-				}
-			})
+			ahead, count := countAhead()
 			link, err := latency.Listen(jvmtest.StartFor(t, o).Addr, 2*time.Millisecond)
 			require.NoError(t, err)
 			t.Cleanup(func() { link.Close() })
@@ -43,10 +30,50 @@ func TestBreakpointRequestsAreAnsweredAheadWithTheVMsIDs(t *testing.T) {
 			got, _ := jvmtest.RunDriver(t, addr, o)
 			require.Equal(t, direct, got)
 			st := <-stats
-			mu.Lock()
-			defer mu.Unlock()
-			require.Equal(t, 21, ahead, "the 20 breakpoints in generated classes and the marker's, answered ahead")
+			require.Equal(t, 21, ahead()[jdwp.EventBreakpoint], "the 20 breakpoints in generated classes and the marker's, answered ahead")
 			require.Zero(t, st.AheadContradicted, "with the ids the VM gave")
 		})
 	}
+}
+
+// An IDE's exception breakpoint (any exception, in the program's classes)
+// and method breakpoint (exits, in a class named by pattern) are answered
+// at once too; the watchpoint, which names a field, is not.
+func TestExceptionAndMethodRequestsAreAnsweredAheadWithTheVMsIDs(t *testing.T) {
+	o := jvmtest.DriverOptions{Stops: 2, Events: true}
+	vm := jvmtest.Start(t, "Debuggee", o.DebuggeeArgs(3)...)
+	direct, _ := jvmtest.RunDriver(t, vm.Addr, o)
+	ahead, count := countAhead()
+	vm = jvmtest.Start(t, "Debuggee", o.DebuggeeArgs(3)...)
+	addr, stats := serveProxyFor(t, vm.Addr, "the scache proxy", append(modeOptions["scache"], count)...)
+	got, _ := jvmtest.RunDriver(t, addr, o)
+	require.Equal(t, direct, got)
+	st := <-stats
+	byKind := ahead()
+	require.Equal(t, 1, byKind[jdwp.EventException], "the exception request: %v", byKind)
+	require.Equal(t, 1, byKind[jdwp.EventMethodExit]+byKind[jdwp.EventMethodExitWithReturnValue], "the method exit request: %v", byKind)
+	require.Zero(t, byKind[jdwp.EventFieldModification], "the watchpoint names a field")
+	require.Zero(t, st.AheadContradicted, "with the ids the VM gave")
+}
+
+// countAhead returns an option that counts, by event kind, the debugger's
+// Set commands answered before the VM saw them, and what it counted.
+func countAhead() (func() map[jdwp.EventKind]int, scache.Option) {
+	var mu sync.Mutex
+	ahead := map[jdwp.EventKind]int{}
+	return func() map[jdwp.EventKind]int {
+			mu.Lock()
+			defer mu.Unlock()
+			return maps.Clone(ahead)
+		}, scache.WithJournal(func(e scache.JournalEntry) {
+			h, err := jdwp.ParseHeader(e.Packet)
+			data := jdwp.Data(e.Packet)
+			if err != nil || e.Synthetic || !e.Hit || e.Direction != scache.Upstream || h.IsReply() ||
+				h.Cmd() != jdwp.CmdEventRequestSet || len(data) == 0 {
+				return
+			}
+			mu.Lock()
+			ahead[jdwp.EventKind(data[0])]++
+			mu.Unlock()
+		})
 }
