@@ -32,23 +32,10 @@ func withLineTable(t *testing.T, opts ...scache.Option) (*harness, *scachetest.M
 // makes the request, and its reply is absorbed.
 func TestABreakpointAtALineTheVMGaveIsAnsweredAhead(t *testing.T) {
 	h, main := withLineTable(t, scache.WithAnswerAhead(true))
-	for i, set := range []*jdwp.EventRequestSetCommand{
+	requireAnsweredAhead(t, h, 3,
 		breakpointAt(main, 0, 8),
 		breakpointAt(main, 0, 0, &jdwp.CountModifier{Count: 3}),
-		breakpointAt(main, 0, 8), // again at the same place: the agent counts it
-	} {
-		before := len(h.toDebugger)
-		id := h.send(set)
-		require.Len(t, h.toDebugger, before+1, "answered at once")
-		require.Equal(t, int32(3+i), requestID(t, h.replyTo(id)), "with the id the VM gives it")
-	}
-	require.Len(t, h.vmQueue, 3, "the commands are on their way to the VM")
-	h.drain()
-	require.Len(t, h.vm.Requests(), 5, "the VM made every request")
-	st := h.s.Stats()
-	require.Equal(t, int64(3), st.AnsweredAhead)
-	require.Zero(t, st.AheadContradicted)
-	require.Equal(t, []int32{5}, firedAs(t, h, 5), "their events keep their ids")
+		breakpointAt(main, 0, 8)) // again at the same place: the agent counts it
 }
 
 // A breakpoint the VM might refuse goes to the VM and waits for its reply:

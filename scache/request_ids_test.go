@@ -167,24 +167,34 @@ func TestClassAndThreadRequestsAreAnsweredAhead(t *testing.T) {
 	h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassUnload, SuspendPolicy: jdwp.SuspendPolicyNone})
 	h.drain()
 	require.Zero(t, h.s.Stats().AnsweredAhead, "two replies first")
-	for i, set := range []*jdwp.EventRequestSetCommand{
-		{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyAll,
+	requireAnsweredAhead(t, h, 3,
+		&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyAll,
 			Modifiers: []jdwp.Modifier{&jdwp.ClassMatchModifier{Pattern: "Debuggee"}, &jdwp.ClassExcludeModifier{Pattern: "java.*"}}},
-		{EventKind: jdwp.EventThreadStart, SuspendPolicy: jdwp.SuspendPolicyNone, Modifiers: []jdwp.Modifier{&jdwp.CountModifier{Count: 1}}},
-		{EventKind: jdwp.EventThreadDeath, SuspendPolicy: jdwp.SuspendPolicyEventThread},
-	} {
+		&jdwp.EventRequestSetCommand{EventKind: jdwp.EventThreadStart, SuspendPolicy: jdwp.SuspendPolicyNone, Modifiers: []jdwp.Modifier{&jdwp.CountModifier{Count: 1}}},
+		&jdwp.EventRequestSetCommand{EventKind: jdwp.EventThreadDeath, SuspendPolicy: jdwp.SuspendPolicyEventThread})
+}
+
+// requireAnsweredAhead sends the Set commands one by one and checks that
+// each is answered at once, with the ids from first on, that the VM then
+// makes every request with those ids, and that their events keep them.
+func requireAnsweredAhead(t *testing.T, h *harness, first int32, sets ...*jdwp.EventRequestSetCommand) {
+	t.Helper()
+	made := len(h.vm.Requests())
+	ahead := h.s.Stats().AnsweredAhead
+	for i, set := range sets {
 		before := len(h.toDebugger)
 		id := h.send(set)
 		require.Len(t, h.toDebugger, before+1, "%v answered at once", set.EventKind)
-		require.Equal(t, int32(3+i), requestID(t, h.replyTo(id)), "with the id the VM will give it")
+		require.Equal(t, first+int32(i), requestID(t, h.replyTo(id)), "with the id the VM will give it")
 	}
-	require.Len(t, h.vmQueue, 3, "the commands are on their way to the VM")
+	require.Len(t, h.vmQueue, len(sets), "the commands are on their way to the VM")
 	h.drain()
-	require.Len(t, h.vm.Requests(), 5, "the VM made every request")
+	require.Len(t, h.vm.Requests(), made+len(sets), "the VM made every request")
 	st := h.s.Stats()
-	require.Equal(t, int64(3), st.AnsweredAhead)
+	require.Equal(t, ahead+int64(len(sets)), st.AnsweredAhead)
 	require.Zero(t, st.AheadContradicted)
-	require.Equal(t, []int32{5}, firedAs(t, h, 5), "their events keep their ids")
+	last := first + int32(len(sets)) - 1
+	require.Equal(t, []int32{last}, firedAs(t, h, last), "their events keep their ids")
 }
 
 // An IDE's exception breakpoint for any exception and its method
@@ -193,25 +203,14 @@ func TestClassAndThreadRequestsAreAnsweredAhead(t *testing.T) {
 func TestExceptionAndMethodRequestsAreAnsweredAhead(t *testing.T) {
 	h := withRequests(t, scache.WithAnswerAhead(true))
 	debuggee := []jdwp.Modifier{&jdwp.ClassMatchModifier{Pattern: "Debuggee"}}
-	for i, set := range []*jdwp.EventRequestSetCommand{
-		{EventKind: jdwp.EventException, SuspendPolicy: jdwp.SuspendPolicyAll,
+	requireAnsweredAhead(t, h, 3,
+		&jdwp.EventRequestSetCommand{EventKind: jdwp.EventException, SuspendPolicy: jdwp.SuspendPolicyAll,
 			Modifiers: append([]jdwp.Modifier{&jdwp.ExceptionOnlyModifier{Caught: true, Uncaught: true}}, debuggee...)},
-		{EventKind: jdwp.EventException, SuspendPolicy: jdwp.SuspendPolicyEventThread,
+		&jdwp.EventRequestSetCommand{EventKind: jdwp.EventException, SuspendPolicy: jdwp.SuspendPolicyEventThread,
 			Modifiers: []jdwp.Modifier{&jdwp.ExceptionOnlyModifier{Uncaught: true}, &jdwp.ClassExcludeModifier{Pattern: "java.*"}}},
-		{EventKind: jdwp.EventMethodExitWithReturnValue, SuspendPolicy: jdwp.SuspendPolicyAll, Modifiers: debuggee},
-		{EventKind: jdwp.EventMethodEntry, SuspendPolicy: jdwp.SuspendPolicyAll,
-			Modifiers: []jdwp.Modifier{&jdwp.CountModifier{Count: 2}}},
-	} {
-		before := len(h.toDebugger)
-		id := h.send(set)
-		require.Len(t, h.toDebugger, before+1, "%v answered at once", set.EventKind)
-		require.Equal(t, int32(3+i), requestID(t, h.replyTo(id)), "with the id the VM will give it")
-	}
-	h.drain()
-	require.Len(t, h.vm.Requests(), 6, "the VM made every request")
-	st := h.s.Stats()
-	require.Equal(t, int64(4), st.AnsweredAhead)
-	require.Zero(t, st.AheadContradicted)
+		&jdwp.EventRequestSetCommand{EventKind: jdwp.EventMethodExitWithReturnValue, SuspendPolicy: jdwp.SuspendPolicyAll, Modifiers: debuggee},
+		&jdwp.EventRequestSetCommand{EventKind: jdwp.EventMethodEntry, SuspendPolicy: jdwp.SuspendPolicyAll,
+			Modifiers: []jdwp.Modifier{&jdwp.CountModifier{Count: 2}}})
 }
 
 // Not before the session showed how the VM numbers requests: two replies
