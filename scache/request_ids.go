@@ -28,10 +28,15 @@ import (
 //     every debugger asks as it attaches (the JDK's JDI its own class
 //     prepare and unload requests, then the IDE's class prepare requests
 //     for its deferred breakpoints), one round trip each;
-//   - a request for exceptions of any type (caught, uncaught or both) or
-//     for method entries and exits, filtered by class patterns if at all:
-//     an IDE's exception breakpoints and method breakpoints, which name
-//     nothing either (the agent reads a null exception type as any);
+//   - a request for exceptions (caught, uncaught or both) or for method
+//     entries and exits, filtered by class patterns if at all: an IDE's
+//     exception breakpoints and method breakpoints, which name nothing
+//     either (the agent reads a null exception type as any);
+//   - any of these but a thread's or an unload's, naming an exception type
+//     or a class the session saw loaded (a ClassPrepare event, the class
+//     list) and not unloaded: the agent refuses a class id only once the
+//     class is gone, and a request about a class that is gone would never
+//     fire either;
 //   - a breakpoint request at a location within the line table the VM gave
 //     for its method (request_breakpoints.go): one round trip for every
 //     breakpoint an IDE sets, at attach and at every click.
@@ -145,10 +150,10 @@ func (q *requestIDs) debuggerID(vm int32) int32 {
 // aheadable reports whether a Set command asks for a request that the
 // agent accepts whatever the VM does meanwhile (see requestIDs): a single
 // step of the thread known suspended, the events of classes or threads,
-// exceptions of any type, or method entries and exits, with only modifiers
-// the agent accepts whatever their values (a count above 0, class patterns
-// but for the events of threads, a null exception type); or a breakpoint at
-// a line the VM gave (aheadableBreakpoint).
+// exceptions, or method entries and exits, with only modifiers the agent
+// accepts whatever their values (a count above 0, class patterns but for
+// the events of threads, a null exception type) or a class the session saw
+// loaded; or a breakpoint at a line the VM gave (aheadableBreakpoint).
 func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
 	if m.SuspendPolicy > jdwp.SuspendPolicyAll {
 		return false
@@ -187,7 +192,11 @@ func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
 				return false
 			}
 		case *jdwp.ExceptionOnlyModifier:
-			if m.EventKind != jdwp.EventException || mod.Exception != 0 {
+			if m.EventKind != jdwp.EventException || mod.Exception != 0 && !s.classes.known(mod.Exception) {
+				return false
+			}
+		case *jdwp.ClassOnlyModifier:
+			if threads || m.EventKind == jdwp.EventClassUnload || !s.classes.known(mod.Class) {
 				return false
 			}
 		default:

@@ -121,10 +121,10 @@ func TestRequestsAnsweredAheadOnlyWhenCertain(t *testing.T) {
 			Modifiers: []jdwp.Modifier{&jdwp.ClassMatchModifier{Pattern: "java.*"}}}},
 		"a class prepare counting 0": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare,
 			Modifiers: []jdwp.Modifier{&jdwp.CountModifier{Count: 0}}}},
-		"an exception of one type": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventException,
-			Modifiers: []jdwp.Modifier{&jdwp.ExceptionOnlyModifier{Exception: 0x100, Caught: true, Uncaught: true}}}},
-		"method exits of one class": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventMethodExitWithReturnValue,
-			Modifiers: []jdwp.Modifier{&jdwp.ClassOnlyModifier{Class: 0x100}}}},
+		"an exception of a type not seen loaded": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventException,
+			Modifiers: []jdwp.Modifier{&jdwp.ExceptionOnlyModifier{Exception: 0x999, Caught: true, Uncaught: true}}}},
+		"method exits of a class not seen loaded": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventMethodExitWithReturnValue,
+			Modifiers: []jdwp.Modifier{&jdwp.ClassOnlyModifier{Class: 0x999}}}},
 		"method entries of one thread": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventMethodEntry,
 			Modifiers: []jdwp.Modifier{&jdwp.ThreadOnlyModifier{Thread: 1}}}},
 		"a field's modifications": {set: &jdwp.EventRequestSetCommand{EventKind: jdwp.EventFieldModification,
@@ -211,6 +211,31 @@ func TestExceptionAndMethodRequestsAreAnsweredAhead(t *testing.T) {
 		&jdwp.EventRequestSetCommand{EventKind: jdwp.EventMethodExitWithReturnValue, SuspendPolicy: jdwp.SuspendPolicyAll, Modifiers: debuggee},
 		&jdwp.EventRequestSetCommand{EventKind: jdwp.EventMethodEntry, SuspendPolicy: jdwp.SuspendPolicyAll,
 			Modifiers: []jdwp.Modifier{&jdwp.CountModifier{Count: 2}}})
+}
+
+// An exception breakpoint on one type and a method breakpoint on one
+// class, named by ids the session saw loaded, are answered ahead too; once
+// the class is unloaded, its id is for the VM to judge.
+func TestRequestsNamingALoadedClassAreAnsweredAhead(t *testing.T) {
+	h := withRequests(t, scache.WithAnswerAhead(true))
+	h.send(&jdwp.VMAllClassesCommand{})
+	h.drain()
+	main := h.vm.Classes()[0]
+	requireAnsweredAhead(t, h, 3,
+		&jdwp.EventRequestSetCommand{EventKind: jdwp.EventException, SuspendPolicy: jdwp.SuspendPolicyAll,
+			Modifiers: []jdwp.Modifier{&jdwp.ExceptionOnlyModifier{Exception: main.ID, Caught: true}}},
+		&jdwp.EventRequestSetCommand{EventKind: jdwp.EventMethodEntry, SuspendPolicy: jdwp.SuspendPolicyAll,
+			Modifiers: []jdwp.Modifier{&jdwp.ClassOnlyModifier{Class: main.ID}}})
+	h.event(h.vm.Unload(main.Signature))
+	h.drain()
+	before := len(h.toDebugger)
+	id := h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventMethodEntry, SuspendPolicy: jdwp.SuspendPolicyAll,
+		Modifiers: []jdwp.Modifier{&jdwp.ClassOnlyModifier{Class: main.ID}}})
+	for _, p := range h.toDebugger[before:] {
+		require.NotEqual(t, id, jdwp.PacketID(p), "answered before the VM, after the class's unload")
+	}
+	h.drain()
+	h.replyTo(id)
 }
 
 // Not before the session showed how the VM numbers requests: two replies
