@@ -220,7 +220,8 @@ func WithBelay(on bool) Option {
 // WithAnswerAhead turns on or off answering, at once and before the VM's
 // reply, the commands whose reply is known: EventRequest.Set of a step
 // request, of a request for the events of classes and threads, for
-// exceptions of any type or method entries and exits, or of a breakpoint
+// exceptions or method entries and exits (of any class, or of one the
+// session saw loaded), or of a breakpoint
 // at a line of a line table the VM gave (with the id the VM will give it,
 // see request_ids.go and request_breakpoints.go), and
 // EventRequest.Clear of a step or breakpoint request (answer_ahead.go). Default:
