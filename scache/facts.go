@@ -41,6 +41,12 @@ func (s *Speculator) onReply(r *Response, p *inFlight, data []byte) error {
 			return err
 		}
 		s.learnClasses(m.Classes)
+	case jdwp.CmdVirtualMachineClassesBySignature:
+		var m jdwp.VMClassesBySignatureReply
+		if err := jdwp.Unmarshal(data, s.sizes, &m); err != nil {
+			return err
+		}
+		s.classes.answered(p.id, m.Classes)
 	case jdwp.CmdThreadReferenceFrames:
 		// The frames of a reply true in this epoch: where each stands.
 		// A parked thread's stay true beyond it (parked.go).

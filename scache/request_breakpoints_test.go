@@ -77,17 +77,7 @@ func TestABreakpointTheVMMightRefuseIsNotAnsweredAhead(t *testing.T) {
 	for name, prep := range cases {
 		t.Run(name, func(t *testing.T) {
 			h, main := withLineTable(t, scache.WithAnswerAhead(true))
-			set := prep(h, main)
-			ahead := h.s.Stats().AnsweredAhead
-			want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, h.nextID, set, sizes8))
-			before := len(h.toDebugger)
-			id := h.send(set)
-			for _, p := range h.toDebugger[before:] {
-				require.NotEqual(t, id, jdwp.PacketID(p), "answered before the VM")
-			}
-			h.drain()
-			require.Equal(t, want, h.replyTo(id), "the VM's answer")
-			require.Equal(t, ahead, h.s.Stats().AnsweredAhead)
+			requireNotAhead(t, h, prep(h, main))
 		})
 	}
 }

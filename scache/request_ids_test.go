@@ -96,7 +96,7 @@ func TestRequestsAnsweredAheadOnlyWhenCertain(t *testing.T) {
 	cases := map[string]struct {
 		opts []scache.Option
 		prep func(h *harness)
-		set  jdwp.CommandMessage
+		set  *jdwp.EventRequestSetCommand
 	}{
 		"turned off": {opts: []scache.Option{scache.WithAnswerAhead(false)}, set: stepRequest(1)},
 		"classic":    {opts: []scache.Option{scache.Classic()}, set: stepRequest(1)},
@@ -145,13 +145,7 @@ func TestRequestsAnsweredAheadOnlyWhenCertain(t *testing.T) {
 			if c.prep != nil {
 				c.prep(h)
 			}
-			before := len(h.toDebugger)
-			id := h.send(c.set)
-			for _, p := range h.toDebugger[before:] {
-				require.NotEqual(t, id, jdwp.PacketID(p), "answered before the VM")
-			}
-			h.drain()
-			h.replyTo(id)
+			requireNotAhead(t, h, c.set)
 			require.Zero(t, h.s.Stats().AnsweredAhead)
 		})
 	}
@@ -228,14 +222,41 @@ func TestRequestsNamingALoadedClassAreAnsweredAhead(t *testing.T) {
 			Modifiers: []jdwp.Modifier{&jdwp.ClassOnlyModifier{Class: main.ID}}})
 	h.event(h.vm.Unload(main.Signature))
 	h.drain()
-	before := len(h.toDebugger)
-	id := h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventMethodEntry, SuspendPolicy: jdwp.SuspendPolicyAll,
+	requireNotAhead(t, h, &jdwp.EventRequestSetCommand{EventKind: jdwp.EventMethodEntry, SuspendPolicy: jdwp.SuspendPolicyAll,
 		Modifiers: []jdwp.Modifier{&jdwp.ClassOnlyModifier{Class: main.ID}}})
+}
+
+// So are those naming a class the debugger looked up by its signature.
+func TestRequestsNamingAClassLookedUpAreAnsweredAhead(t *testing.T) {
+	h := withRequests(t, scache.WithAnswerAhead(true))
+	helper := h.vm.Classes()[1]
+	exception := &jdwp.EventRequestSetCommand{EventKind: jdwp.EventException, SuspendPolicy: jdwp.SuspendPolicyAll,
+		Modifiers: []jdwp.Modifier{&jdwp.ExceptionOnlyModifier{Exception: helper.ID, Uncaught: true}}}
+	requireNotAhead(t, h, exception)
+	h.send(&jdwp.VMClassesBySignatureCommand{Signature: helper.Signature})
+	h.drain()
+	requireAnsweredAhead(t, h, 4, exception)
+}
+
+// requireNotAhead sends the Set command and checks that the debugger gets
+// the VM's reply, not one before the VM saw it: with nothing else on its
+// way to the VM, the model's answer to it now.
+func requireNotAhead(t *testing.T, h *harness, set *jdwp.EventRequestSetCommand) {
+	t.Helper()
+	ahead := h.s.Stats().AnsweredAhead
+	idle := len(h.vmQueue) == 0
+	want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, h.nextID, set, sizes8))
+	before := len(h.toDebugger)
+	id := h.send(set)
 	for _, p := range h.toDebugger[before:] {
-		require.NotEqual(t, id, jdwp.PacketID(p), "answered before the VM, after the class's unload")
+		require.NotEqual(t, id, jdwp.PacketID(p), "answered before the VM")
 	}
 	h.drain()
-	h.replyTo(id)
+	got := h.replyTo(id)
+	if idle {
+		require.Equal(t, want, got, "the VM's answer")
+	}
+	require.Equal(t, ahead, h.s.Stats().AnsweredAhead)
 }
 
 // Not before the session showed how the VM numbers requests: two replies

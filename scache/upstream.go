@@ -108,6 +108,11 @@ func (s *Speculator) sessionCommand(r *Response, c *upCommand) bool {
 	case jdwp.CmdVirtualMachineIDSizes, jdwp.CmdVirtualMachineAllClasses,
 		jdwp.CmdVirtualMachineAllClassesWithGeneric:
 		c.track = true
+	case jdwp.CmdVirtualMachineClassesBySignature:
+		var m jdwp.VMClassesBySignatureCommand
+		if jdwp.Unmarshal(jdwp.Data(c.packet), s.sizes, &m) == nil && !s.replyAwaited(c.h.ID) && s.classes.ask(c.h.ID, m.Signature) {
+			c.track = true // its classes are learned (classes.go)
+		}
 	case jdwp.CmdVirtualMachineRedefineClasses:
 		err = s.onRedefine(c.h.ID, c.packet)
 	case jdwp.CmdVirtualMachineDispose:

@@ -313,6 +313,22 @@ func (vm *ModelVM) answer(cmd jdwp.Command, data []byte) (jdwp.ErrorCode, []byte
 		} else {
 			(&jdwp.VMAllClassesWithGenericReply{Classes: infos}).Encode(w)
 		}
+	case jdwp.CmdVirtualMachineClassesBySignature:
+		var m jdwp.VMClassesBySignatureCommand
+		if m.Decode(r) != nil {
+			return jdwp.ErrIllegalArgument, nil
+		}
+		var reply jdwp.VMClassesBySignatureReply
+		for _, c := range vm.Classes() {
+			if c.Signature == m.Signature {
+				tag := jdwp.TypeTagClass
+				if c.Interface {
+					tag = jdwp.TypeTagInterface
+				}
+				reply.Classes = append(reply.Classes, jdwp.TypeStatus{TypeTag: tag, TypeID: c.ID, Status: 7})
+			}
+		}
+		reply.Encode(w)
 	case jdwp.CmdVirtualMachineRedefineClasses:
 		var m jdwp.VMRedefineClassesCommand
 		if m.Decode(r) != nil {
