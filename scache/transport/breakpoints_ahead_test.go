@@ -36,24 +36,29 @@ func TestBreakpointRequestsAreAnsweredAheadWithTheVMsIDs(t *testing.T) {
 	}
 }
 
-// An IDE's exception breakpoint (any exception, in the program's classes)
-// and method breakpoint (exits, in a class named by pattern) are answered
-// at once too; the watchpoint, which names a field, is not.
+// An IDE's exception breakpoint (on RuntimeException, looked up by name,
+// in the program's classes) and method breakpoint (exits, in a class named
+// by pattern) are answered at once too, with the JDK's JDI and with
+// Eclipse's; the watchpoint, which names a field, is not.
 func TestExceptionAndMethodRequestsAreAnsweredAheadWithTheVMsIDs(t *testing.T) {
-	o := jvmtest.DriverOptions{Stops: 2, Events: true}
-	vm := jvmtest.Start(t, "Debuggee", o.DebuggeeArgs(3)...)
-	direct, _ := jvmtest.RunDriver(t, vm.Addr, o)
-	ahead, count := countAhead()
-	vm = jvmtest.Start(t, "Debuggee", o.DebuggeeArgs(3)...)
-	addr, stats := serveProxyFor(t, vm.Addr, "the scache proxy", append(modeOptions["scache"], count)...)
-	got, _ := jvmtest.RunDriver(t, addr, o)
-	require.Equal(t, direct, got)
-	st := <-stats
-	byKind := ahead()
-	require.Equal(t, 1, byKind[jdwp.EventException], "the exception request: %v", byKind)
-	require.Equal(t, 1, byKind[jdwp.EventMethodExit]+byKind[jdwp.EventMethodExitWithReturnValue], "the method exit request: %v", byKind)
-	require.Zero(t, byKind[jdwp.EventFieldModification], "the watchpoint names a field")
-	require.Zero(t, st.AheadContradicted, "with the ids the VM gave")
+	for _, c := range []jvmtest.Client{jvmtest.Clients[0], jvmtest.Clients[1]} {
+		t.Run(c.Name, func(t *testing.T) {
+			o := c.With(jvmtest.DriverOptions{Stops: 2, Events: true})
+			vm := jvmtest.Start(t, "Debuggee", o.DebuggeeArgs(3)...)
+			direct, _ := jvmtest.RunDriver(t, vm.Addr, o)
+			ahead, count := countAhead()
+			vm = jvmtest.Start(t, "Debuggee", o.DebuggeeArgs(3)...)
+			addr, stats := serveProxyFor(t, vm.Addr, "the scache proxy", append(modeOptions["scache"], count)...)
+			got, _ := jvmtest.RunDriver(t, addr, o)
+			require.Equal(t, direct, got)
+			st := <-stats
+			byKind := ahead()
+			require.Equal(t, 1, byKind[jdwp.EventException], "the exception request: %v", byKind)
+			require.Equal(t, 1, byKind[jdwp.EventMethodExit]+byKind[jdwp.EventMethodExitWithReturnValue], "the method exit request: %v", byKind)
+			require.Zero(t, byKind[jdwp.EventFieldModification], "the watchpoint names a field")
+			require.Zero(t, st.AheadContradicted, "with the ids the VM gave")
+		})
+	}
 }
 
 // countAhead returns an option that counts, by event kind, the debugger's

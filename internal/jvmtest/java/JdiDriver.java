@@ -397,7 +397,10 @@ public class JdiDriver {
     void requestEvents(ReferenceType debuggee) {
         EventRequestManager erm = vm.eventRequestManager();
         ModificationWatchpointRequest watch = erm.createModificationWatchpointRequest(debuggee.fieldByName("counter"));
-        ExceptionRequest thrown = erm.createExceptionRequest(null, true, true);
+        // An exception breakpoint on a type, as an IDE's: RuntimeException
+        // (loaded as the VM starts, looked up by name) and its subclasses.
+        List<ReferenceType> runtime = vm.classesByName("java.lang.RuntimeException");
+        ExceptionRequest thrown = erm.createExceptionRequest(runtime.isEmpty() ? null : runtime.get(0), true, true);
         thrown.addClassFilter("Debuggee");
         MethodExitRequest exits = erm.createMethodExitRequest();
         exits.addClassFilter("Debuggee$Square");
