@@ -218,12 +218,11 @@ func WithBelay(on bool) Option {
 }
 
 // WithAnswerAhead turns on or off answering, at once and before the VM's
-// reply, the commands whose reply is known: EventRequest.Set of a step
-// request, of a request for the events of classes and threads, for
-// exceptions or method entries and exits (of any class, or of one the
-// session saw loaded), or of a breakpoint
-// at a line of a line table the VM gave (with the id the VM will give it,
-// see request_ids.go and request_breakpoints.go), and
+// reply, the commands whose reply is known: EventRequest.Set of a request
+// the VM cannot refuse (a step; the events of classes and threads;
+// exceptions, method entries and exits; a breakpoint at a line the VM
+// gave; a watch of a field it listed), with the id the VM will give it
+// (request_ids.go, request_places.go), and
 // EventRequest.Clear of a step or breakpoint request (answer_ahead.go). Default:
 // on in a proxy next to the debugger and in the far half of a split proxy.
 // Where a debugger clears its step request as a stop begins (JDI IDEs), the

@@ -38,7 +38,7 @@ import (
 //     class is gone, and a request about a class that is gone would never
 //     fire either;
 //   - a breakpoint request at a location within the line table the VM gave
-//     for its method (request_breakpoints.go): one round trip for every
+//     for its method (request_places.go): one round trip for every
 //     breakpoint an IDE sets, at attach and at every click.
 //
 // A gap in the order (requests the debugger did not make) stops it until
@@ -81,11 +81,11 @@ type requestIDs struct {
 	// none, the VM refused it), and the highest id the debugger was given.
 	toDebugger, toVM map[int32]int32
 	highest          int32
-	// breakpoints holds, by place, the class id the session's breakpoint
-	// requests named there (request_breakpoints.go); placesFull, that
+	// places holds, by place, the class id the session's breakpoint and
+	// watch requests named there (request_places.go); placesFull, that
 	// more places were named than it keeps.
-	breakpoints map[breakpointAt]jdwp.ClassID
-	placesFull  bool
+	places     map[requestPlace]jdwp.ClassID
+	placesFull bool
 }
 
 // noRequest stands, in requestIDs.toVM and in the Clears sent for them,
@@ -170,6 +170,8 @@ func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
 		m.EventKind == jdwp.EventMethodExit, m.EventKind == jdwp.EventMethodExitWithReturnValue:
 	case m.EventKind == jdwp.EventBreakpoint:
 		return aheadableBreakpoint(s, m)
+	case m.EventKind == jdwp.EventFieldAccess, m.EventKind == jdwp.EventFieldModification:
+		return aheadableWatch(s, m)
 	default:
 		return false
 	}

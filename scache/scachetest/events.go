@@ -41,7 +41,7 @@ func (vm *ModelVM) requestAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Write
 			vm.nextRequest = 1 // OpenJDK's agent's first request of a session is 2
 		}
 		vm.nextRequest++
-		if code := vm.refusesBreakpoint(&m); code != jdwp.ErrNone {
+		if code := vm.refusesPlace(&m); code != jdwp.ErrNone {
 			return code, true // as the agent: the refused request took its id
 		}
 		vm.requests[vm.nextRequest] = m.EventKind
@@ -64,32 +64,49 @@ func (vm *ModelVM) requestAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Write
 	return jdwp.ErrNone, true
 }
 
-// refusesBreakpoint returns the error the agent answers a breakpoint
-// request m with: a class the model does not have, a method it does not
-// declare, an index outside the method's line table (ModelLineTable).
-func (vm *ModelVM) refusesBreakpoint(m *jdwp.EventRequestSetCommand) jdwp.ErrorCode {
-	if m.EventKind != jdwp.EventBreakpoint {
-		return jdwp.ErrNone
-	}
+// refusesPlace returns the error the agent answers a breakpoint or field
+// watch request m with: a class the model does not have, a method or field
+// it does not declare, an index outside the method's line table
+// (ModelLineTable), a watch on a VM that cannot watch fields.
+func (vm *ModelVM) refusesPlace(m *jdwp.EventRequestSetCommand) jdwp.ErrorCode {
 	for _, mod := range m.Modifiers {
-		l, ok := mod.(*jdwp.LocationOnlyModifier)
-		if !ok || l.Location.Class == 0 {
-			continue
+		switch mod := mod.(type) {
+		case *jdwp.LocationOnlyModifier:
+			if m.EventKind == jdwp.EventBreakpoint && mod.Location.Class != 0 {
+				if code := vm.refusesLocation(mod.Location); code != jdwp.ErrNone {
+					return code
+				}
+			}
+		case *jdwp.FieldOnlyModifier:
+			if vm.NoFieldWatches {
+				return jdwp.ErrNotImplemented
+			}
+			if _, ok := vm.classes[mod.Class]; !ok {
+				return jdwp.ErrInvalidClass
+			}
+			if mod.Field < 1 || mod.Field > 3 { // the model's fields (classAnswer)
+				return jdwp.ErrInvalidFieldID
+			}
 		}
-		c, ok := vm.classes[jdwp.ReferenceTypeID(l.Location.Class)]
-		if !ok {
-			return jdwp.ErrInvalidClass
-		}
-		declared := false
-		for _, x := range c.Methods {
-			declared = declared || x == l.Location.Method
-		}
-		if !declared {
-			return jdwp.ErrInvalidMethodID
-		}
-		if t := ModelLineTable(l.Location.Method, c.Version); int64(l.Location.Index) < t.Start || int64(l.Location.Index) > t.End {
-			return jdwp.ErrInvalidLocation
-		}
+	}
+	return jdwp.ErrNone
+}
+
+// refusesLocation returns the error the agent answers a breakpoint at l with.
+func (vm *ModelVM) refusesLocation(l jdwp.Location) jdwp.ErrorCode {
+	c, ok := vm.classes[jdwp.ReferenceTypeID(l.Class)]
+	if !ok {
+		return jdwp.ErrInvalidClass
+	}
+	declared := false
+	for _, x := range c.Methods {
+		declared = declared || x == l.Method
+	}
+	if !declared {
+		return jdwp.ErrInvalidMethodID
+	}
+	if t := ModelLineTable(l.Method, c.Version); int64(l.Index) < t.Start || int64(l.Index) > t.End {
+		return jdwp.ErrInvalidLocation
 	}
 	return jdwp.ErrNone
 }

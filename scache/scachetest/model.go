@@ -27,6 +27,9 @@ type ModelVM struct {
 	// ReferenceAgent: the VM answers Version as OpenJDK's JDWP agent
 	// does, and numbers the session's requests from 2, as that agent does.
 	ReferenceAgent bool
+	// NoFieldWatches: the VM cannot watch fields (its CapabilitiesNew
+	// says so, and it refuses watch requests).
+	NoFieldWatches bool
 
 	classes map[jdwp.ReferenceTypeID]*ModelClass
 	threads map[jdwp.ObjectID]*ModelThread
@@ -338,6 +341,12 @@ func (vm *ModelVM) answer(cmd jdwp.Command, data []byte) (jdwp.ErrorCode, []byte
 			if c, ok := vm.classes[d.RefType]; ok {
 				c.Version++
 			}
+		}
+	case jdwp.CmdVirtualMachineCapabilitiesNew:
+		// 32 booleans, the first two canWatchFieldModification and
+		// canWatchFieldAccess; the model claims the rest.
+		for i := 0; i < 32; i++ {
+			w.Bool(i > 1 || !vm.NoFieldWatches)
 		}
 	case jdwp.CmdVirtualMachineVersion:
 		if !vm.ReferenceAgent {

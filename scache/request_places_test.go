@@ -101,3 +101,70 @@ func TestABreakpointRefusedAfterAllLeavesNoCollision(t *testing.T) {
 	h.drain()
 	require.NotNil(t, h.replyTo(clear))
 }
+
+// watchOf is an IDE's watch request on field of class c (kind: access or
+// modification), with mods after it.
+func watchOf(kind jdwp.EventKind, c *scachetest.ModelClass, field jdwp.FieldID, mods ...jdwp.Modifier) *jdwp.EventRequestSetCommand {
+	return &jdwp.EventRequestSetCommand{EventKind: kind, SuspendPolicy: jdwp.SuspendPolicyAll,
+		Modifiers: append([]jdwp.Modifier{&jdwp.FieldOnlyModifier{Class: c.ID, Field: field}}, mods...)}
+}
+
+// withFields returns a harness as withRequests, on a model VM that can
+// watch fields unless noWatches, whose debugger has listed Main's fields.
+func withFields(t *testing.T, noWatches bool) (*harness, *scachetest.ModelClass) {
+	vm, _ := scachetest.World(sizes8)
+	vm.NoFieldWatches = noWatches
+	h := newHarness(t, vm, scache.WithAnswerAhead(true))
+	h.send(&jdwp.VMIDSizesCommand{})
+	h.send(&jdwp.VMCapabilitiesNewCommand{})
+	h.send(&jdwp.VMResumeCommand{})
+	h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyAll})
+	h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyAll})
+	h.drain()
+	main := h.vm.Classes()[0]
+	h.send(&jdwp.RefTypeFieldsWithGenericCommand{RefType: main.ID})
+	h.drain()
+	return h, main
+}
+
+// A watch of a field the VM listed for its class, on a VM that watches
+// fields, is answered at once with the id the VM gives it.
+func TestAWatchOfAFieldTheVMListedIsAnsweredAhead(t *testing.T) {
+	h, main := withFields(t, false)
+	requireAnsweredAhead(t, h, 3,
+		watchOf(jdwp.EventFieldModification, main, 1),
+		watchOf(jdwp.EventFieldAccess, main, 2, &jdwp.CountModifier{Count: 1}),
+		watchOf(jdwp.EventFieldModification, main, 1)) // again: the agent counts it
+}
+
+// A watch the VM might refuse goes to the VM and waits for its reply.
+func TestAWatchTheVMMightRefuseIsNotAnsweredAhead(t *testing.T) {
+	cases := map[string]struct {
+		noWatches bool
+		set       func(h *harness, main *scachetest.ModelClass) *jdwp.EventRequestSetCommand
+	}{
+		"a field the class does not have": {set: func(h *harness, main *scachetest.ModelClass) *jdwp.EventRequestSetCommand {
+			return watchOf(jdwp.EventFieldModification, main, 9)
+		}},
+		"a class whose fields the VM did not list": {set: func(h *harness, main *scachetest.ModelClass) *jdwp.EventRequestSetCommand {
+			return watchOf(jdwp.EventFieldModification, h.vm.Classes()[1], 1)
+		}},
+		"a VM that cannot watch fields": {noWatches: true, set: func(h *harness, main *scachetest.ModelClass) *jdwp.EventRequestSetCommand {
+			return watchOf(jdwp.EventFieldAccess, main, 1)
+		}},
+		"an instance filter": {set: func(h *harness, main *scachetest.ModelClass) *jdwp.EventRequestSetCommand {
+			return watchOf(jdwp.EventFieldModification, main, 1, &jdwp.InstanceOnlyModifier{Instance: 7})
+		}},
+		"a field named with another class id": {set: func(h *harness, main *scachetest.ModelClass) *jdwp.EventRequestSetCommand {
+			h.send(watchOf(jdwp.EventFieldModification, h.vm.Classes()[1], 2))
+			h.drain()
+			return watchOf(jdwp.EventFieldModification, main, 2)
+		}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			h, main := withFields(t, c.noWatches)
+			requireNotAhead(t, h, c.set(h, main))
+		})
+	}
+}
