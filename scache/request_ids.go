@@ -38,8 +38,9 @@ import (
 //     class is gone, and a request about a class that is gone would never
 //     fire either;
 //   - a breakpoint request at a location within the line table the VM gave
-//     for its method (request_places.go): one round trip for every
-//     breakpoint an IDE sets, at attach and at every click.
+//     for its method, or a watch of a field the VM listed for its class
+//     (request_places.go): one round trip for every breakpoint an IDE
+//     sets, at attach and at every click.
 //
 // A gap in the order (requests the debugger did not make) stops it until
 // two replies are in order again.
@@ -153,7 +154,8 @@ func (q *requestIDs) debuggerID(vm int32) int32 {
 // exceptions, or method entries and exits, with only modifiers the agent
 // accepts whatever their values (a count above 0, class patterns but for
 // the events of threads, a null exception type) or a class the session saw
-// loaded; or a breakpoint at a line the VM gave (aheadableBreakpoint).
+// loaded; or a breakpoint at a line the VM gave, or a watch of a field it
+// listed (aheadableBreakpoint, aheadableWatch).
 func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
 	if m.SuspendPolicy > jdwp.SuspendPolicyAll {
 		return false

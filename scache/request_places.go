@@ -72,7 +72,8 @@ func aheadableBreakpoint(s *Speculator, m *jdwp.EventRequestSetCommand) bool {
 			return false
 		}
 	}
-	if at == nil || at.Class == conflicted || s.requests.placesFull || s.requests.places[requestPlace{kind: jdwp.EventBreakpoint, id: uint64(at.Method), index: at.Index}] != at.Class {
+	if at == nil || at.Class == conflicted || s.requests.placesFull ||
+		s.requests.places[requestPlace{kind: jdwp.EventBreakpoint, id: uint64(at.Method), index: at.Index}] != at.Class {
 		return false
 	}
 	return withinLineTable(s, *at)
