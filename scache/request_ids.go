@@ -219,8 +219,12 @@ func (s *Speculator) onRequestCommand(r *Response, h jdwp.Header, packet []byte)
 	switch h.Cmd() {
 	case jdwp.CmdEventRequestSet:
 		q.sets++
-		notePlaces(s, jdwp.Data(packet))
-		if s.setAhead(r, h, packet) {
+		var set *jdwp.EventRequestSetCommand // nil: it does not decode
+		if m, err := s.decodeParams(h.Cmd(), jdwp.Data(packet)); err == nil {
+			set = m.(*jdwp.EventRequestSetCommand)
+			notePlaces(s, set)
+		}
+		if s.setAhead(r, h, packet, set) {
 			return packet, true
 		}
 		if q.forwarded == nil {
@@ -258,9 +262,10 @@ func (s *Speculator) onRequestCommand(r *Response, h jdwp.Header, packet []byte)
 	return packet, false
 }
 
-// setAhead answers a debugger's Set at once with the id the VM will give
-// it, when it may (see requestIDs), and reports whether it did.
-func (s *Speculator) setAhead(r *Response, h jdwp.Header, packet []byte) bool {
+// setAhead answers a debugger's Set, decoded as set, at once with the id
+// the VM will give it, when it may (see requestIDs), and reports whether
+// it did.
+func (s *Speculator) setAhead(r *Response, h jdwp.Header, packet []byte, set *jdwp.EventRequestSetCommand) bool {
 	q := &s.requests
 	if !s.enabled || !s.cfg.answerAhead || s.over || q.renaming() {
 		return false
@@ -272,8 +277,7 @@ func (s *Speculator) setAhead(r *Response, h jdwp.Header, packet []byte) bool {
 	if !ok {
 		return false
 	}
-	m, err := s.decodeParams(h.Cmd(), jdwp.Data(packet))
-	if err != nil || !s.aheadable(m.(*jdwp.EventRequestSetCommand)) {
+	if set == nil || !s.aheadable(set) {
 		return false
 	}
 	if q.ahead == nil {

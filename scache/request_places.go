@@ -1,6 +1,8 @@
 package scache
 
 import (
+	"slices"
+
 	"github.com/jdwpscache/scache/jdwp"
 )
 
@@ -55,56 +57,75 @@ const maxPlaces = 1 << 14
 // aheadableBreakpoint reports whether the breakpoint request m cannot be
 // refused by the VM: see above. notePlaces saw it first.
 func aheadableBreakpoint(s *Speculator, m *jdwp.EventRequestSetCommand) bool {
-	var at *jdwp.Location
+	mod, ok := placeModifier(m).(*jdwp.LocationOnlyModifier)
+	if !ok {
+		return false
+	}
+	at := mod.Location
+	return placeNamedOnlyBy(s, requestPlace{kind: jdwp.EventBreakpoint, id: uint64(at.Method), index: at.Index}, at.Class) &&
+		withinLineTable(s, at)
+}
+
+// aheadableWatch reports whether the field watch request m cannot be
+// refused by the VM: see above. notePlaces saw it first.
+func aheadableWatch(s *Speculator, m *jdwp.EventRequestSetCommand) bool {
+	mod, ok := placeModifier(m).(*jdwp.FieldOnlyModifier)
+	if !ok {
+		return false
+	}
+	return placeNamedOnlyBy(s, requestPlace{kind: m.EventKind, id: uint64(mod.Field)}, jdwp.ClassID(mod.Class)) &&
+		watchesFields(s, m.EventKind) && listedField(s, mod.Class, mod.Field)
+}
+
+// placeModifier returns the one modifier of m that names a place (a
+// location or a field), if the others are all the agent accepts whatever
+// their values (a count above 0, class patterns); else nil.
+func placeModifier(m *jdwp.EventRequestSetCommand) jdwp.Modifier {
+	var place jdwp.Modifier
 	for _, mod := range m.Modifiers {
 		switch mod := mod.(type) {
-		case *jdwp.LocationOnlyModifier:
-			if at != nil {
-				return false
+		case *jdwp.LocationOnlyModifier, *jdwp.FieldOnlyModifier:
+			if place != nil {
+				return nil
 			}
-			at = &mod.Location
+			place = mod
 		case *jdwp.CountModifier:
 			if mod.Count <= 0 {
-				return false
+				return nil
 			}
 		case *jdwp.ClassMatchModifier, *jdwp.ClassExcludeModifier:
 		default:
-			return false
+			return nil
 		}
 	}
-	if at == nil || at.Class == conflicted || s.requests.placesFull ||
-		s.requests.places[requestPlace{kind: jdwp.EventBreakpoint, id: uint64(at.Method), index: at.Index}] != at.Class {
-		return false
-	}
-	return withinLineTable(s, *at)
+	return place
+}
+
+// placeNamedOnlyBy reports whether the session's requests named place
+// with class only (notePlaces), and the places were all kept.
+func placeNamedOnlyBy(s *Speculator, place requestPlace, class jdwp.ClassID) bool {
+	q := &s.requests
+	return class != conflicted && !q.placesFull && q.places[place] == class
 }
 
 // conflicted stands, in requestIDs.places, for a place requests named
 // with two class ids (0 names no class).
 const conflicted jdwp.ClassID = 0
 
-// notePlaces notes the places the debugger's Set command, with data, names
-// for breakpoints and field watches, whether or not it is answered ahead.
-func notePlaces(s *Speculator, data []byte) {
-	if len(data) == 0 {
-		return
-	}
-	switch kind := jdwp.EventKind(data[0]); kind {
+// notePlaces notes the places the debugger's Set command m names for
+// breakpoints and field watches, whether or not it is answered ahead.
+func notePlaces(s *Speculator, m *jdwp.EventRequestSetCommand) {
+	switch m.EventKind {
 	case jdwp.EventBreakpoint, jdwp.EventFieldAccess, jdwp.EventFieldModification:
 	default:
 		return
 	}
-	m, err := s.decodeParams(jdwp.CmdEventRequestSet, data)
-	if err != nil {
-		return
-	}
-	set := m.(*jdwp.EventRequestSetCommand)
-	for _, mod := range set.Modifiers {
+	for _, mod := range m.Modifiers {
 		switch mod := mod.(type) {
 		case *jdwp.LocationOnlyModifier:
-			notePlace(s, requestPlace{kind: set.EventKind, id: uint64(mod.Location.Method), index: mod.Location.Index}, mod.Location.Class)
+			notePlace(s, requestPlace{kind: m.EventKind, id: uint64(mod.Location.Method), index: mod.Location.Index}, mod.Location.Class)
 		case *jdwp.FieldOnlyModifier:
-			notePlace(s, requestPlace{kind: set.EventKind, id: uint64(mod.Field)}, jdwp.ClassID(mod.Class))
+			notePlace(s, requestPlace{kind: m.EventKind, id: uint64(mod.Field)}, jdwp.ClassID(mod.Class))
 		}
 	}
 }
@@ -130,51 +151,20 @@ func notePlace(s *Speculator, place requestPlace, class jdwp.ClassID) {
 // withinLineTable reports whether the VM's line table of the location's
 // class and method, cached, covers its index.
 func withinLineTable(s *Speculator, at jdwp.Location) bool {
-	data, ok := cachedReply(s, &jdwp.MethodLineTableCommand{RefType: jdwp.ReferenceTypeID(at.Class), Method: at.Method})
-	if !ok {
-		return false
-	}
 	var table jdwp.MethodLineTableReply
-	if jdwp.Unmarshal(data, s.sizes, &table) != nil {
+	if !s.lookup.reply(&jdwp.MethodLineTableCommand{RefType: jdwp.ReferenceTypeID(at.Class), Method: at.Method}, &table) {
 		return false
 	}
 	index := int64(at.Index)
 	return table.Start >= 0 && index >= table.Start && index <= table.End
 }
 
-// aheadableWatch reports whether the field watch request m cannot be
-// refused by the VM: see above. notePlaces saw it first.
-func aheadableWatch(s *Speculator, m *jdwp.EventRequestSetCommand) bool {
-	var at *jdwp.FieldOnlyModifier
-	for _, mod := range m.Modifiers {
-		switch mod := mod.(type) {
-		case *jdwp.FieldOnlyModifier:
-			if at != nil {
-				return false
-			}
-			at = mod
-		case *jdwp.CountModifier:
-			if mod.Count <= 0 {
-				return false
-			}
-		case *jdwp.ClassMatchModifier, *jdwp.ClassExcludeModifier:
-		default:
-			return false
-		}
-	}
-	if at == nil || jdwp.ClassID(at.Class) == conflicted || s.requests.placesFull ||
-		s.requests.places[requestPlace{kind: m.EventKind, id: uint64(at.Field)}] != jdwp.ClassID(at.Class) {
-		return false
-	}
-	return watchesFields(s, m.EventKind) && listedField(s, at.Class, at.Field)
-}
-
 // watchesFields reports whether the VM's capabilities, cached, say it
 // watches fields for events of kind (VirtualMachine.CapabilitiesNew: its
 // first two booleans, canWatchFieldModification and canWatchFieldAccess).
 func watchesFields(s *Speculator, kind jdwp.EventKind) bool {
-	data, ok := cachedReply(s, &jdwp.VMCapabilitiesNewCommand{})
-	if !ok || len(data) != 32 {
+	code, data, ok := s.lookup.data(&jdwp.VMCapabilitiesNewCommand{})
+	if !ok || code != jdwp.ErrNone || len(data) != 32 {
 		return false
 	}
 	if kind == jdwp.EventFieldModification {
@@ -186,33 +176,6 @@ func watchesFields(s *Speculator, kind jdwp.EventKind) bool {
 // listedField reports whether the VM's list of the fields of class, cached
 // in either form, holds field.
 func listedField(s *Speculator, class jdwp.ReferenceTypeID, field jdwp.FieldID) bool {
-	for _, m := range []jdwp.CommandMessage{&jdwp.RefTypeFieldsWithGenericCommand{RefType: class}, &jdwp.RefTypeFieldsCommand{RefType: class}} {
-		data, ok := cachedReply(s, m)
-		if !ok {
-			continue
-		}
-		fields := jdwp.RefTypeFieldsReply{Generic: m.Command() == jdwp.CmdReferenceTypeFieldsWithGeneric}
-		if jdwp.Unmarshal(data, s.sizes, &fields) != nil {
-			continue
-		}
-		for _, f := range fields.Fields {
-			if f.Field == field {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// cachedReply returns the data of the VM's successful reply to m, if cached.
-func cachedReply(s *Speculator, m jdwp.CommandMessage) ([]byte, bool) {
-	e, ok := s.cache.peek(NewKey(m, s.sizes))
-	if !ok {
-		return nil, false
-	}
-	var h jdwp.Header
-	if h.Parse(e.reply) != nil || h.ErrorCode != jdwp.ErrNone {
-		return nil, false
-	}
-	return jdwp.Data(e.reply), true
+	fields, ok := s.lookup.fields(class)
+	return ok && slices.ContainsFunc(fields, func(f jdwp.FieldInfo) bool { return f.Field == field })
 }

@@ -84,7 +84,7 @@ func (vm *ModelVM) refusesPlace(m *jdwp.EventRequestSetCommand) jdwp.ErrorCode {
 			if _, ok := vm.classes[mod.Class]; !ok {
 				return jdwp.ErrInvalidClass
 			}
-			if mod.Field < 1 || mod.Field > 3 { // the model's fields (classAnswer)
+			if mod.Field < 1 || int(mod.Field) > len(modelFieldSignatures) {
 				return jdwp.ErrInvalidFieldID
 			}
 		}

@@ -423,8 +423,7 @@ func (vm *ModelVM) classAnswer(cmd jdwp.Command, method bool, r *jdwp.Reader, w 
 		return jdwp.ErrNone, w.Bytes()
 	case jdwp.CmdReferenceTypeFieldsWithGeneric, jdwp.CmdReferenceTypeFields:
 		reply := jdwp.RefTypeFieldsReply{Generic: cmd == jdwp.CmdReferenceTypeFieldsWithGeneric}
-		// The fields objects have: 1 and 2 ints, HeldField an object.
-		for i, sig := range []string{"I", "I", "Ljava/util/List;"} {
+		for i, sig := range modelFieldSignatures {
 			reply.Fields = append(reply.Fields, jdwp.FieldInfo{Field: jdwp.FieldID(i + 1),
 				Name: fmt.Sprintf("f%d", i+1), Signature: sig, Generic: modelGeneric(i), ModBits: 2})
 		}
@@ -475,6 +474,10 @@ func modelGeneric(i int) string {
 	}
 	return "Ljava/util/List<TT;>;"
 }
+
+// modelFieldSignatures are the signatures of the fields every model class
+// declares, ids 1 on: 1 and 2 ints, HeldField an object.
+var modelFieldSignatures = []string{"I", "I", "Ljava/util/List;"}
 
 // ModelLineTable returns the line table of a model method in the given
 // version of its class: code indexes 0 to 19 (more for some methods), a
