@@ -343,6 +343,9 @@ var relayWorkloads = []relayWorkload{
 	// A conditional breakpoint as an IDE evaluates it: the top frame's n
 	// read at every hit, two hits in three resumed at once.
 	{"conditional", jvmtest.DriverOptions{Stops: relayStops, Conditional: true}},
+	// An IDE's Drop Frame at every breakpoint stop: the caller shown again
+	// after StackFrame.PopFrames, the call entered again by a step into.
+	{"dropframe", jvmtest.DriverOptions{Stops: relayStops, DropFrame: true}},
 }
 
 // BenchmarkRelayWorkloads measures the JDI driver's wall time for each

@@ -381,6 +381,11 @@ type DriverOptions struct {
 	// the others at once. Stops counts the stops shown: the debuggee runs
 	// ConditionalEvery rounds for each (DebuggeeArgs).
 	Conditional bool
+	// DropFrame has the driver drop the top frame at each breakpoint stop
+	// before its steps, as an IDE's "Drop Frame" (StackFrame.PopFrames),
+	// and show the new top frame (the caller, at the call); its steps then
+	// go into the call again, over and out.
+	DropFrame bool
 }
 
 // ConditionalEvery is how many hits of a conditional breakpoint
@@ -490,6 +495,9 @@ func RunDriverTimed(t testing.TB, addr string, o DriverOptions) DriverRun {
 	}
 	if o.Conditional {
 		args = append(args, "conditional")
+	}
+	if o.DropFrame {
+		args = append(args, "dropframe")
 	}
 	cmd := exec.Command("java", args...)
 	out, err := cmd.CombinedOutput()

@@ -28,6 +28,7 @@ var clientWorkloads = map[string]jvmtest.DriverOptions{
 	"deep":         {Stops: 2, Deep: 4},
 	"events":       {Stops: 2, Events: true},
 	"conditional":  {Stops: 2, Conditional: true},
+	"drop frame":   {Stops: 2, DropFrame: true},
 }
 
 // TestTranscriptOfEveryClientEqualsDirect debugs real HotSpot VMs with the

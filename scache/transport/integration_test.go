@@ -102,6 +102,10 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	// A conditional breakpoint as an IDE evaluates it: n read at every
 	// hit, two hits in three resumed at once, the third shown and stepped.
 	"conditional": {Stops: 2, Conditional: true},
+	// An IDE's Drop Frame at each stop: the frames, this and the values
+	// after StackFrame.PopFrames are the caller's, and a step into runs
+	// the call again.
+	"drop frame": {Stops: 2, DropFrame: true},
 }
 
 // TestTranscriptThroughProxyEqualsDirect debugs real HotSpot VMs with a real

@@ -5,7 +5,7 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [deep=N] [bigattach=M:LINE] [events] [conditional]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [deep=N] [bigattach=M:LINE] [events] [conditional] [dropframe]
 //
 // hotswap redefines Swappable after the first stop; setvalue changes a local
 // at each stop and reads it back; extras expands `this` at every stop and
@@ -33,6 +33,10 @@
 // it: at each hit the top frame's n is read, and only every
 // CONDITIONAL_EVERY-th hit is a stop the user sees (inspected, stepped);
 // the others are resumed at once. STOPS counts those the user sees.
+// dropframe drops the top frame at each breakpoint stop before the steps,
+// as an IDE's "Drop Frame" (ThreadReference.popFrames): the caller is the
+// top again, at the call, and is shown; then the steps go into the call
+// again (to the breakpoint's line), over and out.
 //
 // bigattach=M:LINE attaches as an IDE attaches to a running app with many
 // classes (a VM jvmtest.StartLoaded started): it lists every class
@@ -83,6 +87,8 @@ public class JdiDriver {
     private boolean conditional;
     private int hits;
     static final int CONDITIONAL_EVERY = 3;
+    // dropFrame: the top frame is dropped at each breakpoint stop (dropframe).
+    private boolean dropFrame;
     // pool asks in concurrent waves (parallel=N); null: one at a time.
     private ExecutorService pool;
     // start is when the driver began to attach; attached, how long after
@@ -123,6 +129,7 @@ public class JdiDriver {
         int bigAttachLine = 0;
         boolean events = false;
         boolean conditional = false;
+        boolean dropFrame = false;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("hotswap=")) {
                 hotswap = args[i].substring("hotswap=".length());
@@ -146,6 +153,8 @@ public class JdiDriver {
                 events = true;
             } else if (args[i].equals("conditional")) {
                 conditional = true;
+            } else if (args[i].equals("dropframe")) {
+                dropFrame = true;
             } else if (args[i].startsWith("bigattach=")) {
                 String[] ml = args[i].substring("bigattach=".length()).split(":");
                 bigAttach = Integer.parseInt(ml[0]);
@@ -182,6 +191,7 @@ public class JdiDriver {
         d.deep = deep;
         d.events = events;
         d.conditional = conditional;
+        d.dropFrame = dropFrame;
         d.together = together;
         if (parallel > 0) {
             d.pool = Executors.newFixedThreadPool(parallel, r -> {
@@ -285,8 +295,16 @@ public class JdiDriver {
                     }
                     line("stop " + stop + " in thread " + t.name());
                     inspect(t, setValue);
-                    step(t, StepRequest.STEP_OVER, "over");
-                    step(t, StepRequest.STEP_INTO, "into");
+                    if (dropFrame) {
+                        t.popFrames(t.frame(0));
+                        line("drop frame -> " + describe(t.frame(0).location()));
+                        inspectTop(t);
+                        step(t, StepRequest.STEP_INTO, "into");
+                        step(t, StepRequest.STEP_OVER, "over");
+                    } else {
+                        step(t, StepRequest.STEP_OVER, "over");
+                        step(t, StepRequest.STEP_INTO, "into");
+                    }
                     step(t, StepRequest.STEP_OUT, "out");
                     if (stop == 1 && hotswap != null) {
                         ReferenceType sw = vm.classesByName("Swappable").get(0);
