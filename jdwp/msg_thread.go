@@ -185,6 +185,25 @@ func (m *FrameThisObjectCommand) Decode(r *Reader) error {
 	return r.Err()
 }
 
+// FramePopFramesCommand pops a frame of a suspended thread and every frame
+// above it (StackFrame.PopFrames); the reply is empty.
+type FramePopFramesCommand struct {
+	Thread ThreadID
+	Frame  FrameID
+}
+
+// Command implements CommandMessage.
+func (*FramePopFramesCommand) Command() Command { return CmdStackFramePopFrames }
+
+// Encode implements Message.
+func (m *FramePopFramesCommand) Encode(w *Writer) { w.ObjectID(m.Thread); w.FrameID(m.Frame) }
+
+// Decode implements Message.
+func (m *FramePopFramesCommand) Decode(r *Reader) error {
+	m.Thread, m.Frame = r.ObjectID(), r.FrameID()
+	return r.Err()
+}
+
 // TaggedObjectReply answers StackFrame.ThisObject: the object, or id 0 in a
 // static or native method.
 type TaggedObjectReply struct{ Object TaggedObjectID }

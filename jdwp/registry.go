@@ -60,6 +60,7 @@ var codecs = map[Command]messageCodec{
 
 	CmdStackFrameGetValues:  {func() CommandMessage { return &FrameGetValuesCommand{} }, func() Message { return &ValuesReply{} }},
 	CmdStackFrameThisObject: {func() CommandMessage { return &FrameThisObjectCommand{} }, func() Message { return &TaggedObjectReply{} }},
+	CmdStackFramePopFrames:  {func() CommandMessage { return &FramePopFramesCommand{} }, func() Message { return &EmptyReply{} }},
 
 	CmdObjectReferenceReferenceType: {func() CommandMessage { return &ObjectRefReferenceTypeCommand{} }, func() Message { return &ObjectRefReferenceTypeReply{} }},
 	CmdStringReferenceValue:         {func() CommandMessage { return &StringRefValueCommand{} }, func() Message { return &StringReply{} }},

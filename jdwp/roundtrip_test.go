@@ -401,6 +401,10 @@ var messageCases = []messageCase{
 		return &jdwp.FrameThisObjectCommand{Thread: g.obj(), Frame: g.frame()}
 	}),
 	replyCase(jdwp.CmdStackFrameThisObject, func(g *gen) jdwp.Message { return &jdwp.TaggedObjectReply{Object: g.tagged()} }),
+	cmdCase(jdwp.CmdStackFramePopFrames, func(g *gen) jdwp.Message {
+		return &jdwp.FramePopFramesCommand{Thread: g.obj(), Frame: g.frame()}
+	}),
+	emptyReply(jdwp.CmdStackFramePopFrames),
 	cmdCase(jdwp.CmdObjectReferenceReferenceType, func(g *gen) jdwp.Message {
 		return &jdwp.ObjectRefReferenceTypeCommand{Object: g.obj()}
 	}),
