@@ -151,6 +151,8 @@ func (vm *ModelVM) stateAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer)
 		w.Int32(int32(len(t.Frames)))
 	case jdwp.CmdStackFrameThisObject, jdwp.CmdStackFrameGetValues, jdwp.CmdStackFrameSetValues:
 		return vm.frameAnswer(cmd, r, w), true
+	case jdwp.CmdStackFramePopFrames:
+		return vm.popFrames(r), true
 	case jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue, jdwp.CmdObjectReferenceGetValues,
 		jdwp.CmdObjectReferenceSetValues:
 		return vm.objectAnswer(cmd, r, w), true
