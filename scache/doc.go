@@ -113,7 +113,8 @@
 // client's reads of it in the order it made them (FamilyThreads), the
 // facts asked once a session (FamilyAttach), a prepared class's methods
 // (FamilyPrepare), and what a debugger reads after an invocation, such as a
-// renderer's toString (FamilyInvoke). WithFamilies chooses among them.
+// renderer's toString, or after a Drop Frame (FamilyInvoke). WithFamilies
+// chooses among them.
 //
 // Learning. Debuggers differ (jdb, IDEs, a JDI tool), and one debugger asks
 // less at the end of a step than at a breakpoint, an exception or a

@@ -83,7 +83,8 @@ const (
 	// FamilyInvoke: at the reply to an invocation (an IDE's renderer calling
 	// toString, jdb's print), the invoking thread's top frame, its this and
 	// values (the thread ran: what was read before is gone), and the facts
-	// of the returned value or exception.
+	// of the returned value or exception; at the reply to a PopFrames (an
+	// IDE's Drop Frame), the thread's frames (family_popframes.go).
 	FamilyInvoke
 
 	// AllFamilies is the default.
@@ -143,9 +144,10 @@ type family struct {
 	// epoch, or with parkedToo about a parked thread (parked.go).
 	onReply   map[jdwp.Command]func(s *Speculator, p *inFlight, reply *replyData) error
 	parkedToo bool
-	// onInvoked runs at the successful reply to an invocation, after the
-	// onReply handlers of every family; s.stop.invoked says whether its
-	// thread is back where it stood.
+	// onInvoked runs at the successful reply to an invocation or a
+	// PopFrames (suspendsAgain), after the onReply handlers of every
+	// family; s.stop.invoked says whether its thread is back where it
+	// stood (or, popped, at the caller).
 	onInvoked func(s *Speculator, id uint32)
 	// onAsked runs when the debugger asks a state command the policy
 	// caches, whatever answers it (at a near half, when the far half tells
@@ -172,6 +174,10 @@ type family struct {
 	// with others the other threads too: at an event that suspends, a
 	// Suspend command, the end of an invocation.
 	onSuspended func(s *Speculator, thread jdwp.ThreadID, others bool)
+	// onRanUncounted runs when the debugger sends a command that lets
+	// thread run and suspends it again in a way no count follows
+	// (PopFrames: the agent resumes the thread on its own to pop).
+	onRanUncounted func(s *Speculator, thread jdwp.ThreadID)
 	// onInvoking runs when the debugger sends the invocation id, before
 	// the epoch ends.
 	onInvoking func(s *Speculator, id uint32)
@@ -225,6 +231,7 @@ var families = []*family{
 		onValuesChanged: askFramesValuesAgain,
 		onResumed:       resumePredictor,
 		onSuspended:     suspendPredictor,
+		onRanUncounted:  losePredictor,
 		onEndStop:       endDeeperStop,
 		onReset:         resetTopFrame,
 		sends: []jdwp.Command{jdwp.CmdStackFrameThisObject, jdwp.CmdStackFrameGetValues,
@@ -301,6 +308,7 @@ var families = []*family{
 			jdwp.CmdClassTypeInvokeMethod:       onInvoked,
 			jdwp.CmdInterfaceTypeInvokeMethod:   onInvoked,
 			jdwp.CmdClassTypeNewInstance:        onInvoked,
+			jdwp.CmdStackFramePopFrames:         onPopped,
 		},
 		sends: []jdwp.Command{jdwp.CmdThreadReferenceFrames, jdwp.CmdStackFrameThisObject, jdwp.CmdStackFrameGetValues,
 			jdwp.CmdReferenceTypeMethodsWithGeneric, jdwp.CmdMethodVariableTableWithGeneric,
@@ -392,7 +400,8 @@ func (t familyTable) prepare(s *Speculator, class jdwp.ReferenceTypeID) {
 }
 
 // reply runs the reply handlers of the families that are on for the
-// successful reply to p, then, for an invocation's, their onInvoked.
+// successful reply to p, then, for an invocation's or a PopFrames's
+// (suspendsAgain), their onInvoked.
 func (t familyTable) reply(s *Speculator, p *inFlight, reply *replyData) error {
 	for _, f := range t {
 		handle := f.onReply[p.cmd]
@@ -406,7 +415,7 @@ func (t familyTable) reply(s *Speculator, p *inFlight, reply *replyData) error {
 			return err
 		}
 	}
-	if invokes[p.cmd] {
+	if suspendsAgain[p.cmd] {
 		for _, f := range t {
 			if f.onInvoked != nil && f.on {
 				f.onInvoked(s, p.id)
@@ -468,6 +477,15 @@ func (t familyTable) suspended(s *Speculator, thread jdwp.ThreadID, others bool)
 	for _, f := range t {
 		if f.onSuspended != nil {
 			f.onSuspended(s, thread, others)
+		}
+	}
+}
+
+// ranUncounted runs every entry's onRanUncounted.
+func (t familyTable) ranUncounted(s *Speculator, thread jdwp.ThreadID) {
+	for _, f := range t {
+		if f.onRanUncounted != nil {
+			f.onRanUncounted(s, thread)
 		}
 	}
 }

@@ -55,6 +55,11 @@ type threadFrames struct {
 	// suspends is its suspend count, as the agent keeps it.
 	resumes  uint64
 	suspends int
+	// lost: the thread ran in a way the count does not follow (PopFrames:
+	// the agent resumes and suspends it again on its own), so its next
+	// top frame is not predicted, and its next observation starts over
+	// from where it stands without judging the step.
+	lost bool
 }
 
 // resume takes one suspension off the thread, and counts a resume if
@@ -112,6 +117,8 @@ func (fp *framePredictor) observe(t jdwp.ThreadID, top jdwp.FrameID, mask uint64
 		fp.threads[t] = th
 		fp.firstAgreed = len(fp.threads) > 1 && top == fp.firstTop
 		fp.firstTop, first = top, true
+	} else if th.lost {
+		th.lost = false
 	} else if r := th.resumes - th.seenAt; r > 0 {
 		delta := (uint64(top) - uint64(th.top)) & mask
 		switch {
@@ -142,7 +149,7 @@ func (fp *framePredictor) predict(t jdwp.ThreadID, mask uint64) (jdwp.FrameID, b
 		}
 		return fp.firstTop, true
 	}
-	if fp.step == 0 || fp.missedAny && fp.fits < 1 {
+	if fp.step == 0 || fp.missedAny && fp.fits < 1 || th.lost {
 		return 0, false
 	}
 	r := th.resumes - th.seenAt
@@ -150,6 +157,14 @@ func (fp *framePredictor) predict(t jdwp.ThreadID, mask uint64) (jdwp.FrameID, b
 		return 0, false
 	}
 	return jdwp.FrameID((uint64(th.top) + fp.step*r) & mask), true
+}
+
+// lose notes that thread t ran in a way the count does not follow
+// (threadFrames.lost).
+func (fp *framePredictor) lose(t jdwp.ThreadID) {
+	if th := fp.threads[t]; th != nil {
+		th.lost = true
+	}
 }
 
 // missed forgets the step after a wrong prediction: from now on a step is
@@ -173,6 +188,10 @@ func resumePredictor(s *Speculator, thread jdwp.ThreadID, others bool) {
 func suspendPredictor(s *Speculator, thread jdwp.ThreadID, others bool) {
 	s.predictor.suspended(thread, thread == 0 || others)
 }
+
+// losePredictor tells the predictor that thread ran in a way no count
+// follows (onRanUncounted): threadFrames.lost.
+func losePredictor(s *Speculator, thread jdwp.ThreadID) { s.predictor.lose(thread) }
 
 // resetPredictor forgets what the predictor learned.
 func resetPredictor(s *Speculator) { s.predictor = framePredictor{} }

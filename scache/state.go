@@ -88,6 +88,15 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		}
 	}
 	m, invoked := s.invocation(cmd, data)
+	if cmd == jdwp.CmdStackFramePopFrames {
+		// The agent resumes the thread alone and suspends it again at
+		// the caller before it replies (family_popframes.go).
+		if t, ok := poppedThread(s, data); ok {
+			u.call = invocation{back: stopEvent{thread: t}, stopped: t == s.susp.stopped, parked: s.susp.isParked(t)}
+			s.table.invoking(s, id)
+			s.table.ranUncounted(s, t)
+		}
+	}
 	if invoked {
 		t, options := m.Invoking()
 		u.call = invocation{back: stopEvent{thread: t}, method: m.Invoked(),
@@ -184,6 +193,17 @@ func (s *Speculator) invocation(cmd jdwp.Command, data []byte) (jdwp.Invocation,
 	return inv, ok
 }
 
+// poppedThread returns the thread whose frames the debugger's
+// StackFrame.PopFrames with data pops.
+func poppedThread(s *Speculator, data []byte) (jdwp.ThreadID, bool) {
+	m, err := s.decodeParams(jdwp.CmdStackFramePopFrames, data)
+	if err != nil {
+		return 0, false
+	}
+	t := m.(*jdwp.FramePopFramesCommand).Thread
+	return t, t != 0
+}
+
 // invokes are the invocation commands: they run a method in a suspended
 // thread and suspend it again before they reply.
 var invokes = map[jdwp.Command]bool{
@@ -191,6 +211,17 @@ var invokes = map[jdwp.Command]bool{
 	jdwp.CmdClassTypeInvokeMethod:       true,
 	jdwp.CmdInterfaceTypeInvokeMethod:   true,
 	jdwp.CmdClassTypeNewInstance:        true,
+}
+
+// suspendsAgain are the commands that let a suspended thread run and
+// suspend it again before they reply: the invocations, and PopFrames
+// (family_popframes.go). At their reply the families' onInvoked run.
+var suspendsAgain = map[jdwp.Command]bool{
+	jdwp.CmdObjectReferenceInvokeMethod: true,
+	jdwp.CmdClassTypeInvokeMethod:       true,
+	jdwp.CmdInterfaceTypeInvokeMethod:   true,
+	jdwp.CmdClassTypeNewInstance:        true,
+	jdwp.CmdStackFramePopFrames:         true,
 }
 
 // onStateReply updates the suspension for the reply to a tracked command.

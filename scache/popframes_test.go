@@ -1,0 +1,121 @@
+package scache_test
+
+import (
+	"maps"
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
+	"github.com/jdwpscache/scache/scache/scachetest"
+	"github.com/stretchr/testify/require"
+)
+
+// inACall stops nothing yet: thread 1 runs in an instance method called
+// from another frame (the model's frames: the call's, then the caller's at
+// index 7), and returns the harness and the call's frame, to push again.
+func inACall(t *testing.T) (*harness, scachetest.ModelFrame, jdwp.ReferenceTypeID) {
+	h, class := inInstanceMethod(t)
+	th := h.vm.Thread(1)
+	call := th.Frames[0]
+	caller := call
+	caller.Index, caller.This, caller.Locals = 7, h.vm.NewObject(class.ID), maps.Clone(call.Locals)
+	th.Frames = append(th.Frames, caller)
+	return h, call, class.ID
+}
+
+// popTop has the debugger read the stop (its frames, this and its type),
+// then pop the top frame, as an IDE's Drop Frame does; it checks the
+// pop's reply against the VM's.
+func popTop(t *testing.T, h *harness) {
+	askThis(t, h)
+	th := h.vm.Thread(1)
+	got, want := ask(h, &jdwp.FramePopFramesCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)})
+	require.Equal(t, want, got, "the pop's own reply is the VM's")
+}
+
+// TestAPoppedFrameEndsInAKnownState: a Drop Frame (StackFrame.PopFrames)
+// lets the thread run to pop, so nothing read before it is served after
+// it; but the VM suspends the thread again at the caller before it
+// replies, so the thread's frames go out at the reply, and at their reply
+// the new top frame's this and values: the debugger's next reads are
+// answered from them, each equal to the VM's answer then. The frame
+// predictor is not misled by the generations the pop took (the model
+// moves two, as HotSpot 17 did): no prediction misses, and the stops after
+// a pop are still predicted.
+func TestAPoppedFrameEndsInAKnownState(t *testing.T) {
+	h, call, class := inACall(t)
+	for stop := 0; stop < 4; stop++ {
+		th := h.vm.Thread(1)
+		th.Frames = append([]scachetest.ModelFrame{call}, th.Frames[len(th.Frames)-1])
+		stopOn(t, h, h.vm.NewObject(class))
+		h.drain()
+		popTop(t, h)
+		h.drain()
+		sent := len(h.toVM)
+		top := th.Frames[0]
+		vt := jdwp.MethodVariableTableReply{Generic: true}
+		got, _ := ask(h, &jdwp.MethodVariableTableWithGenericCommand{RefType: top.Class, Method: top.Method})
+		require.NoError(t, jdwp.Unmarshal(jdwp.Data(got), sizes8, &vt))
+		frame := h.vm.FrameID(th, th.Generation, 0)
+		for _, m := range []jdwp.CommandMessage{
+			&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1},
+			&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1},
+			&jdwp.FrameThisObjectCommand{Thread: 1, Frame: frame},
+			&jdwp.FrameGetValuesCommand{Thread: 1, Frame: frame, Slots: scache.VisibleSlots(vt, top.Index)},
+		} {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "stop %d: %s after the pop", stop, m.Command())
+			require.Equal(t, sent, len(h.toVM), "stop %d: %s answered from what went out at the reply", stop, m.Command())
+		}
+		resume(h)
+	}
+	st := h.s.Stats()
+	require.Zero(t, st.FramesMispredicted, "the pops' generations mislead no prediction")
+	require.NotZero(t, st.FramesPredicted, "the stops after a pop are predicted")
+}
+
+// TestARefusedPopAsksNothing: the agent refuses to pop a thread's last
+// frame (OPAQUE_FRAME); nothing of the thread is speculated at that reply.
+func TestARefusedPopAsksNothing(t *testing.T) {
+	h, class := inInstanceMethod(t) // one frame: nothing below it to return to
+	stopOn(t, h, h.vm.NewObject(class.ID))
+	h.drain()
+	askThis(t, h)
+	th := h.vm.Thread(1)
+	before := len(h.syntheticSent())
+	got, want := ask(h, &jdwp.FramePopFramesCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)})
+	require.Equal(t, want, got)
+	hd, err := jdwp.ParseHeader(got)
+	require.NoError(t, err)
+	require.Equal(t, jdwp.ErrOpaqueFrame, hd.ErrorCode, "the model refuses as the agent does")
+	h.drain()
+	require.Equal(t, before, len(h.syntheticSent()), "nothing speculated at a refused pop")
+}
+
+// TestAPopMisleadsNoPrediction: the pop's generations are not counted, so
+// a debugger that pops and resumes without reading the frames (nothing
+// speculated at the reply: FamilyInvoke off) finds the next stop's top
+// frame not predicted rather than predicted wrong; the stops after that
+// are predicted again.
+func TestAPopMisleadsNoPrediction(t *testing.T) {
+	h, call, class := inACall(t)
+	h.s = newSpeculator(t, scache.WithFamilies(scache.AllFamilies&^scache.FamilyInvoke))
+	h.send(&jdwp.VMIDSizesCommand{})
+	h.drain()
+	th := h.vm.Thread(1)
+	for stop := 0; stop < 6; stop++ {
+		th.Frames = append([]scachetest.ModelFrame{call}, th.Frames[len(th.Frames)-1])
+		stopOn(t, h, h.vm.NewObject(class))
+		h.drain()
+		if stop == 3 {
+			popTop(t, h)
+			h.drain()
+		} else {
+			askThis(t, h)
+		}
+		resume(h)
+	}
+	st := h.s.Stats()
+	require.Zero(t, st.FramesMispredicted)
+	require.NotZero(t, st.FramesPredicted)
+}
