@@ -14,14 +14,19 @@ import "github.com/jdwpscache/scache/jdwp"
 // (their reply sets off the top frame's this and values: FamilyTopFrame),
 // and FamilyAgain what this debugger asked after its last pops.
 //
-// The frame predictor does not guess the new top frame's id: the agent
-// resumes the thread on its own to pop (HotSpot 17's ids moved two
-// generations for one frame popped), so the predictor starts over from
-// the frames asked here (family_topframe_predict.go: lose). A pop the
-// agent refuses (a native or opaque frame) asks nothing.
+// The agent resumes the thread on its own to pop (HotSpot 17's ids moved
+// two generations for one frame popped), which the frame predictor's
+// count of resumes does not follow: it learns instead how far a pop moves
+// the top frame's id, and once two pops agreed, the new top frame (where
+// the thread's frame below the one popped stood, from its frames cached
+// before the pop) has its this and values asked with its frames
+// (family_topframe_predict.go: lose, predictPop). A pop the agent refuses
+// (a native or opaque frame) asks nothing.
 
 // onPopped speculates at the successful reply to a PopFrames: the
-// thread's frames, as a debugger reads them after a step.
+// thread's frames, as a debugger reads them after a step, and the new top
+// frame's this and values once the predictor knows how far a pop moves
+// its id.
 func onPopped(s *Speculator, _ *inFlight, _ *replyData) error {
 	back := s.stop.invoked.back
 	if back.thread == 0 {
@@ -29,5 +34,13 @@ func onPopped(s *Speculator, _ *inFlight, _ *replyData) error {
 	}
 	s.enqueue(&jdwp.ThreadFramesCommand{Thread: back.thread, StartFrame: 0, Length: 1}, true)
 	s.enqueue(&jdwp.ThreadFramesCommand{Thread: back.thread, StartFrame: 0, Length: -1}, true)
+	if back.loc.Class == 0 {
+		return nil
+	}
+	if frame, ok := s.predictor.predictPop(back.thread, frameIDMask(s.sizes)); ok {
+		s.stats.FramesPredicted++
+		s.stop.top = topFrame{set: true, thread: back.thread, frame: frame, loc: back.loc, predicted: true}
+		advanceTop(s)
+	}
 	return nil
 }

@@ -45,6 +45,11 @@ type framePredictor struct {
 	// first time, firstAgreed whether the one before showed it too.
 	firstTop    jdwp.FrameID
 	firstAgreed bool
+	// popStep is how far a pop moved a thread's top frame id the last time
+	// it was seen (threadFrames.lost), popFits how many pops since moved
+	// it as far: a pop's id is predicted once two agreed.
+	popStep uint64
+	popFits int
 }
 
 // threadFrames is what the predictor knows of one thread.
@@ -57,9 +62,13 @@ type threadFrames struct {
 	suspends int
 	// lost: the thread ran in a way the count does not follow (PopFrames:
 	// the agent resumes and suspends it again on its own), so its next
-	// top frame is not predicted, and its next observation starts over
-	// from where it stands without judging the step.
-	lost bool
+	// top frame is not predicted by the step, and its next observation
+	// starts over from where it stands without judging the step. If its
+	// top frame was seen in the suspension it ran from (poppedKnown), that
+	// observation teaches the pop's own step (framePredictor.popStep).
+	lost        bool
+	poppedKnown bool
+	poppedFrom  jdwp.FrameID
 }
 
 // resume takes one suspension off the thread, and counts a resume if
@@ -102,8 +111,9 @@ func (fp *framePredictor) suspended(t jdwp.ThreadID, all bool) {
 
 // observe notes the top frame of thread t, from a Frames reply of a trusted
 // suspension; mask keeps an id to the session's frame id size. It reports
-// whether that was the first sight of t: a prediction for it was a new
-// thread's first id, whose miss leaves the step alone.
+// whether that was the first sight of t, or the first since it ran
+// uncounted (lose): a prediction for it was a new thread's first id or a
+// pop's, whose miss leaves the step alone.
 func (fp *framePredictor) observe(t jdwp.ThreadID, top jdwp.FrameID, mask uint64) (first bool) {
 	if fp.threads == nil {
 		fp.threads = make(map[jdwp.ThreadID]*threadFrames)
@@ -118,7 +128,14 @@ func (fp *framePredictor) observe(t jdwp.ThreadID, top jdwp.FrameID, mask uint64
 		fp.firstAgreed = len(fp.threads) > 1 && top == fp.firstTop
 		fp.firstTop, first = top, true
 	} else if th.lost {
-		th.lost = false
+		if th.poppedKnown && th.resumes == th.seenAt {
+			if delta := (uint64(top) - uint64(th.poppedFrom)) & mask; delta == fp.popStep {
+				fp.popFits++
+			} else {
+				fp.popStep, fp.popFits = delta, 0
+			}
+		}
+		th.lost, th.poppedKnown, first = false, false, true // a miss of a pop's prediction leaves the step alone
 	} else if r := th.resumes - th.seenAt; r > 0 {
 		delta := (uint64(top) - uint64(th.top)) & mask
 		switch {
@@ -163,8 +180,18 @@ func (fp *framePredictor) predict(t jdwp.ThreadID, mask uint64) (jdwp.FrameID, b
 // (threadFrames.lost).
 func (fp *framePredictor) lose(t jdwp.ThreadID) {
 	if th := fp.threads[t]; th != nil {
-		th.lost = true
+		th.lost, th.poppedKnown, th.poppedFrom = true, th.seenAt == th.resumes, th.top
 	}
+}
+
+// predictPop returns the id the top frame of thread t has after a pop
+// (lose), once two pops moved the id as far.
+func (fp *framePredictor) predictPop(t jdwp.ThreadID, mask uint64) (jdwp.FrameID, bool) {
+	th := fp.threads[t]
+	if th == nil || !th.lost || !th.poppedKnown || th.resumes != th.seenAt || fp.popFits < 1 {
+		return 0, false
+	}
+	return jdwp.FrameID((uint64(th.poppedFrom) + fp.popStep) & mask), true
 }
 
 // missed forgets the step after a wrong prediction: from now on a step is

@@ -119,3 +119,35 @@ func TestAPopMisleadsNoPrediction(t *testing.T) {
 	require.Zero(t, st.FramesMispredicted)
 	require.NotZero(t, st.FramesPredicted)
 }
+
+// TestAPopsTopFrameIsPredictedOnceTwoPopsAgreed: after two pops moved the
+// top frame's id as far, the new top frame's this goes out with the
+// thread's frames at the pop's reply, under the id the VM then gives it,
+// instead of behind their reply; no prediction misses.
+func TestAPopsTopFrameIsPredictedOnceTwoPopsAgreed(t *testing.T) {
+	h, call, class := inACall(t)
+	th := h.vm.Thread(1)
+	for stop := 0; stop < 4; stop++ {
+		th.Frames = append([]scachetest.ModelFrame{call}, th.Frames[len(th.Frames)-1])
+		stopOn(t, h, h.vm.NewObject(class))
+		h.drain()
+		askThis(t, h)
+		h.drain()
+		h.send(&jdwp.FramePopFramesCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)})
+		require.True(t, h.step(), "the VM answers the pop")
+		this := &jdwp.FrameThisObjectCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)}
+		queued := false
+		for _, p := range h.vmQueue {
+			if hd, err := jdwp.ParseHeader(p); err == nil && hd.Cmd() == jdwp.CmdStackFrameThisObject &&
+				string(jdwp.Data(p)) == string(jdwp.Marshal(this, sizes8)) {
+				queued = true
+			}
+		}
+		require.Equal(t, stop >= 2, queued, "stop %d: the new top's this with the frames at the pop's reply", stop)
+		h.drain()
+		got, want := ask(h, this)
+		require.Equal(t, want, got)
+		resume(h)
+	}
+	require.Zero(t, h.s.Stats().FramesMispredicted)
+}

@@ -91,8 +91,8 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 	if cmd == jdwp.CmdStackFramePopFrames {
 		// The agent resumes the thread alone and suspends it again at
 		// the caller before it replies (family_popframes.go).
-		if t, ok := poppedThread(s, data); ok {
-			u.call = invocation{back: stopEvent{thread: t}, stopped: t == s.susp.stopped, parked: s.susp.isParked(t)}
+		if t, loc, ok := popped(s, data); ok {
+			u.call = invocation{back: stopEvent{thread: t, loc: loc}, stopped: t == s.susp.stopped, parked: s.susp.isParked(t)}
 			s.table.invoking(s, id)
 			s.table.ranUncounted(s, t)
 		}
@@ -193,15 +193,28 @@ func (s *Speculator) invocation(cmd jdwp.Command, data []byte) (jdwp.Invocation,
 	return inv, ok
 }
 
-// poppedThread returns the thread whose frames the debugger's
-// StackFrame.PopFrames with data pops.
-func poppedThread(s *Speculator, data []byte) (jdwp.ThreadID, bool) {
+// popped returns, for the debugger's StackFrame.PopFrames with data, the
+// thread whose frames it pops and where that thread will stand once they
+// are: the location of the frame below the one popped, from the thread's
+// frames cached in the epoch that the pop ends (0: unknown).
+func popped(s *Speculator, data []byte) (jdwp.ThreadID, jdwp.Location, bool) {
 	m, err := s.decodeParams(jdwp.CmdStackFramePopFrames, data)
 	if err != nil {
-		return 0, false
+		return 0, jdwp.Location{}, false
 	}
-	t := m.(*jdwp.FramePopFramesCommand).Thread
-	return t, t != 0
+	pop := *m.(*jdwp.FramePopFramesCommand)
+	if pop.Thread == 0 {
+		return 0, jdwp.Location{}, false
+	}
+	var frames jdwp.ThreadFramesReply
+	if s.lookup.reply(&jdwp.ThreadFramesCommand{Thread: pop.Thread, StartFrame: 0, Length: -1}, &frames) {
+		for i, f := range frames.Frames {
+			if f.Frame == pop.Frame && i+1 < len(frames.Frames) {
+				return pop.Thread, frames.Frames[i+1].Location, true
+			}
+		}
+	}
+	return pop.Thread, jdwp.Location{}, true
 }
 
 // invokes are the invocation commands: they run a method in a suspended
