@@ -386,6 +386,11 @@ type DriverOptions struct {
 	// and show the new top frame (the caller, at the call); its steps then
 	// go into the call again, over and out.
 	DropFrame bool
+	// SuspendOther has the driver suspend the running thread "worker" at
+	// each breakpoint stop as a user does from the threads view, show
+	// whether it is suspended, its suspend count and its bottom frame, and
+	// resume it (with EventThread the worker runs through the stop).
+	SuspendOther bool
 }
 
 // ConditionalEvery is how many hits of a conditional breakpoint
@@ -498,6 +503,9 @@ func RunDriverTimed(t testing.TB, addr string, o DriverOptions) DriverRun {
 	}
 	if o.DropFrame {
 		args = append(args, "dropframe")
+	}
+	if o.SuspendOther {
+		args = append(args, "suspendother")
 	}
 	cmd := exec.Command("java", args...)
 	out, err := cmd.CombinedOutput()

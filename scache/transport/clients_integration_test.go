@@ -17,18 +17,19 @@ import (
 // stops in one thread after another, renderers that run code, watchpoint,
 // exception and method exit stops, a conditional breakpoint's hits).
 var clientWorkloads = map[string]jvmtest.DriverOptions{
-	"plain":        {Stops: 2},
-	"extras":       {Stops: 2, Extras: true},
-	"setValue":     {Stops: 2, SetValue: true},
-	"hot swap":     {Stops: 2, HotSwap: true},
-	"event thread": {Stops: 2, EventThread: true},
-	"threads":      {Stops: 3, Threads: 3},
-	"together":     {Stops: 3, Threads: 3, Together: true},
-	"renderers":    {Stops: 2, Renderers: true},
-	"deep":         {Stops: 2, Deep: 4},
-	"events":       {Stops: 2, Events: true},
-	"conditional":  {Stops: 2, Conditional: true},
-	"drop frame":   {Stops: 2, DropFrame: true},
+	"plain":           {Stops: 2},
+	"extras":          {Stops: 2, Extras: true},
+	"setValue":        {Stops: 2, SetValue: true},
+	"hot swap":        {Stops: 2, HotSwap: true},
+	"event thread":    {Stops: 2, EventThread: true},
+	"threads":         {Stops: 3, Threads: 3},
+	"together":        {Stops: 3, Threads: 3, Together: true},
+	"renderers":       {Stops: 2, Renderers: true},
+	"deep":            {Stops: 2, Deep: 4},
+	"events":          {Stops: 2, Events: true},
+	"conditional":     {Stops: 2, Conditional: true},
+	"drop frame":      {Stops: 2, DropFrame: true},
+	"suspend another": {Stops: 2, EventThread: true, SuspendOther: true},
 }
 
 // TestTranscriptOfEveryClientEqualsDirect debugs real HotSpot VMs with the

@@ -106,6 +106,10 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	// after StackFrame.PopFrames are the caller's, and a step into runs
 	// the call again.
 	"drop frame": {Stops: 2, DropFrame: true},
+	// A running thread suspended and resumed from the threads view at
+	// each stop, as a user does, while the stopped thread alone is
+	// suspended by the event.
+	"suspend another": {Stops: 2, EventThread: true, SuspendOther: true},
 }
 
 // TestTranscriptThroughProxyEqualsDirect debugs real HotSpot VMs with a real

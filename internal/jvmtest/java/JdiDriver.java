@@ -5,7 +5,7 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [deep=N] [bigattach=M:LINE] [events] [conditional] [dropframe]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [deep=N] [bigattach=M:LINE] [events] [conditional] [dropframe] [suspendother]
 //
 // hotswap redefines Swappable after the first stop; setvalue changes a local
 // at each stop and reads it back; extras expands `this` at every stop and
@@ -37,6 +37,11 @@
 // as an IDE's "Drop Frame" (ThreadReference.popFrames): the caller is the
 // top again, at the call, and is shown; then the steps go into the call
 // again (to the breakpoint's line), over and out.
+// suspendother, at each breakpoint stop, suspends the running thread
+// "worker" from the threads view as a user does (ThreadReference.suspend;
+// with eventthread the worker runs through the stop), shows whether it is
+// suspended, its frame count's sign and its bottom frame's method (where
+// it runs is not deterministic), and resumes it.
 //
 // bigattach=M:LINE attaches as an IDE attaches to a running app with many
 // classes (a VM jvmtest.StartLoaded started): it lists every class
@@ -89,6 +94,9 @@ public class JdiDriver {
     static final int CONDITIONAL_EVERY = 3;
     // dropFrame: the top frame is dropped at each breakpoint stop (dropframe).
     private boolean dropFrame;
+    // suspendOther: the worker thread is suspended and resumed at each
+    // breakpoint stop (suspendother).
+    private boolean suspendOther;
     // pool asks in concurrent waves (parallel=N); null: one at a time.
     private ExecutorService pool;
     // start is when the driver began to attach; attached, how long after
@@ -130,6 +138,7 @@ public class JdiDriver {
         boolean events = false;
         boolean conditional = false;
         boolean dropFrame = false;
+        boolean suspendOther = false;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("hotswap=")) {
                 hotswap = args[i].substring("hotswap=".length());
@@ -155,6 +164,8 @@ public class JdiDriver {
                 conditional = true;
             } else if (args[i].equals("dropframe")) {
                 dropFrame = true;
+            } else if (args[i].equals("suspendother")) {
+                suspendOther = true;
             } else if (args[i].startsWith("bigattach=")) {
                 String[] ml = args[i].substring("bigattach=".length()).split(":");
                 bigAttach = Integer.parseInt(ml[0]);
@@ -192,6 +203,7 @@ public class JdiDriver {
         d.events = events;
         d.conditional = conditional;
         d.dropFrame = dropFrame;
+        d.suspendOther = suspendOther;
         d.together = together;
         if (parallel > 0) {
             d.pool = Executors.newFixedThreadPool(parallel, r -> {
@@ -295,6 +307,9 @@ public class JdiDriver {
                     }
                     line("stop " + stop + " in thread " + t.name());
                     inspect(t, setValue);
+                    if (suspendOther) {
+                        suspendWorker();
+                    }
                     if (dropFrame) {
                         t.popFrames(t.frame(0));
                         line("drop frame -> " + describe(t.frame(0).location()));
@@ -393,6 +408,23 @@ public class JdiDriver {
                 otherStop(e);
             }
             set.resume();
+        }
+    }
+
+    // suspendWorker suspends the thread "worker" as a user does from the
+    // threads view, shows what is deterministic of it, and resumes it.
+    void suspendWorker() throws Exception {
+        for (ThreadReference o : vm.allThreads()) {
+            if (!o.name().equals("worker")) {
+                continue;
+            }
+            o.suspend();
+            List<StackFrame> frames = o.frames();
+            StackFrame bottom = frames.get(frames.size() - 1);
+            line("  suspended worker: " + o.isSuspended() + ", count " + o.suspendCount() + ", frames " + (o.frameCount() > 0)
+                    + ", bottom " + bottom.location().declaringType().name() + "." + bottom.location().method().name());
+            o.resume();
+            line("  resumed worker: " + o.isSuspended());
         }
     }
 
