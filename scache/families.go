@@ -415,7 +415,7 @@ func (t familyTable) reply(s *Speculator, p *inFlight, reply *replyData) error {
 			return err
 		}
 	}
-	if suspendsAgain[p.cmd] {
+	if suspendsAgain(p.cmd) {
 		for _, f := range t {
 			if f.onInvoked != nil && f.on {
 				f.onInvoked(s, p.id)

@@ -38,9 +38,7 @@ func onPopped(s *Speculator, _ *inFlight, _ *replyData) error {
 		return nil
 	}
 	if frame, ok := s.predictor.predictPop(back.thread, frameIDMask(s.sizes)); ok {
-		s.stats.FramesPredicted++
-		s.stop.top = topFrame{set: true, thread: back.thread, frame: frame, loc: back.loc, predicted: true}
-		advanceTop(s)
+		setPredictedTop(s, back.thread, frame, back.loc)
 	}
 	return nil
 }

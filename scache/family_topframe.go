@@ -55,10 +55,16 @@ func predictTop(s *Speculator, stop stopEvent) {
 	if !ok {
 		return
 	}
-	s.stats.FramesPredicted++
-	s.stop.top = topFrame{set: true, thread: stop.thread, frame: frame, loc: stop.loc, predicted: true}
-	advanceTop(s)
+	setPredictedTop(s, stop.thread, frame, stop.loc)
 	predictDeeper(s, stop, frame)
+}
+
+// setPredictedTop makes frame, at loc, the predicted top frame of thread
+// and asks its this and values as soon as its method's metadata allows.
+func setPredictedTop(s *Speculator, thread jdwp.ThreadID, frame jdwp.FrameID, loc jdwp.Location) {
+	s.stats.FramesPredicted++
+	s.stop.top = topFrame{set: true, thread: thread, frame: frame, loc: loc, predicted: true}
+	advanceTop(s)
 }
 
 // onTopMetadata goes on with the top frame when a method's modifiers or

@@ -63,12 +63,10 @@ type threadFrames struct {
 	// lost: the thread ran in a way the count does not follow (PopFrames:
 	// the agent resumes and suspends it again on its own), so its next
 	// top frame is not predicted by the step, and its next observation
-	// starts over from where it stands without judging the step. If its
-	// top frame was seen in the suspension it ran from (poppedKnown), that
-	// observation teaches the pop's own step (framePredictor.popStep).
-	lost        bool
-	poppedKnown bool
-	poppedFrom  jdwp.FrameID
+	// starts over from where it stands without judging the step. If top
+	// was seen in the suspension it ran from (seenAt is still resumes),
+	// that observation teaches the pop's own step (framePredictor.popStep).
+	lost bool
 }
 
 // resume takes one suspension off the thread, and counts a resume if
@@ -128,14 +126,14 @@ func (fp *framePredictor) observe(t jdwp.ThreadID, top jdwp.FrameID, mask uint64
 		fp.firstAgreed = len(fp.threads) > 1 && top == fp.firstTop
 		fp.firstTop, first = top, true
 	} else if th.lost {
-		if th.poppedKnown && th.resumes == th.seenAt {
-			if delta := (uint64(top) - uint64(th.poppedFrom)) & mask; delta == fp.popStep {
+		if th.resumes == th.seenAt {
+			if delta := (uint64(top) - uint64(th.top)) & mask; delta == fp.popStep {
 				fp.popFits++
 			} else {
 				fp.popStep, fp.popFits = delta, 0
 			}
 		}
-		th.lost, th.poppedKnown, first = false, false, true // a miss of a pop's prediction leaves the step alone
+		th.lost, first = false, true // a miss of a pop's prediction leaves the step alone
 	} else if r := th.resumes - th.seenAt; r > 0 {
 		delta := (uint64(top) - uint64(th.top)) & mask
 		switch {
@@ -180,7 +178,7 @@ func (fp *framePredictor) predict(t jdwp.ThreadID, mask uint64) (jdwp.FrameID, b
 // (threadFrames.lost).
 func (fp *framePredictor) lose(t jdwp.ThreadID) {
 	if th := fp.threads[t]; th != nil {
-		th.lost, th.poppedKnown, th.poppedFrom = true, th.seenAt == th.resumes, th.top
+		th.lost = true
 	}
 }
 
@@ -188,10 +186,10 @@ func (fp *framePredictor) lose(t jdwp.ThreadID) {
 // (lose), once two pops moved the id as far.
 func (fp *framePredictor) predictPop(t jdwp.ThreadID, mask uint64) (jdwp.FrameID, bool) {
 	th := fp.threads[t]
-	if th == nil || !th.lost || !th.poppedKnown || th.resumes != th.seenAt || fp.popFits < 1 {
+	if th == nil || !th.lost || th.resumes != th.seenAt || fp.popFits < 1 {
 		return 0, false
 	}
-	return jdwp.FrameID((uint64(th.poppedFrom) + fp.popStep) & mask), true
+	return jdwp.FrameID((uint64(th.top) + fp.popStep) & mask), true
 }
 
 // missed forgets the step after a wrong prediction: from now on a step is

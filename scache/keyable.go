@@ -122,9 +122,9 @@ func (s *Speculator) specOf(tr traits) (keySpec, bool) {
 	return k, true
 }
 
-// decodeParams decodes a command's parameters (a keyable command's, or a
-// Clear answered ahead) as its typed message:
-// the data must be exactly what the message encodes. The message is one
+// decodeParams decodes a command's parameters (a keyable command's, a
+// Clear answered ahead, a PopFrames, a ClassesBySignature) as its typed
+// message: the data must be exactly what the message encodes. The message is one
 // scratch message per command, valid until the next call for the same command.
 func (s *Speculator) decodeParams(cmd jdwp.Command, data []byte) (jdwp.CommandMessage, error) {
 	m := s.scratch.params[cmd]

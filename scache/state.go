@@ -226,15 +226,11 @@ var invokes = map[jdwp.Command]bool{
 	jdwp.CmdClassTypeNewInstance:        true,
 }
 
-// suspendsAgain are the commands that let a suspended thread run and
-// suspend it again before they reply: the invocations, and PopFrames
-// (family_popframes.go). At their reply the families' onInvoked run.
-var suspendsAgain = map[jdwp.Command]bool{
-	jdwp.CmdObjectReferenceInvokeMethod: true,
-	jdwp.CmdClassTypeInvokeMethod:       true,
-	jdwp.CmdInterfaceTypeInvokeMethod:   true,
-	jdwp.CmdClassTypeNewInstance:        true,
-	jdwp.CmdStackFramePopFrames:         true,
+// suspendsAgain reports whether cmd lets a suspended thread run and
+// suspends it again before it replies: an invocation, or PopFrames
+// (family_popframes.go). At its reply the families' onInvoked run.
+func suspendsAgain(cmd jdwp.Command) bool {
+	return invokes[cmd] || cmd == jdwp.CmdStackFramePopFrames
 }
 
 // onStateReply updates the suspension for the reply to a tracked command.

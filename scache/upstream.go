@@ -109,8 +109,8 @@ func (s *Speculator) sessionCommand(r *Response, c *upCommand) bool {
 		jdwp.CmdVirtualMachineAllClassesWithGeneric:
 		c.track = true
 	case jdwp.CmdVirtualMachineClassesBySignature:
-		var m jdwp.VMClassesBySignatureCommand
-		if jdwp.Unmarshal(jdwp.Data(c.packet), s.sizes, &m) == nil && !s.replyAwaited(c.h.ID) && s.classes.ask(c.h.ID, m.Signature) {
+		m, decodeErr := s.decodeParams(c.cmd, jdwp.Data(c.packet))
+		if decodeErr == nil && !s.replyAwaited(c.h.ID) && s.classes.ask(c.h.ID, m.(*jdwp.VMClassesBySignatureCommand).Signature) {
 			c.track = true // its classes are learned (classes.go)
 		}
 	case jdwp.CmdVirtualMachineRedefineClasses:
