@@ -65,6 +65,7 @@ var codecs = map[Command]messageCodec{
 	CmdObjectReferenceReferenceType: {func() CommandMessage { return &ObjectRefReferenceTypeCommand{} }, func() Message { return &ObjectRefReferenceTypeReply{} }},
 	CmdStringReferenceValue:         {func() CommandMessage { return &StringRefValueCommand{} }, func() Message { return &StringReply{} }},
 	CmdArrayReferenceLength:         {func() CommandMessage { return &ArrayRefLengthCommand{} }, func() Message { return &IntReply{} }},
+	CmdArrayReferenceGetValues:      {func() CommandMessage { return &ArrayRefGetValuesCommand{} }, func() Message { return &ArrayRegionReply{} }},
 	CmdObjectReferenceGetValues:     {func() CommandMessage { return &ObjectRefGetValuesCommand{} }, func() Message { return &ValuesReply{} }},
 	CmdObjectReferenceInvokeMethod:  {func() CommandMessage { return &ObjectRefInvokeMethodCommand{} }, func() Message { return &InvokeMethodReply{} }},
 	CmdClassTypeInvokeMethod:        {func() CommandMessage { return &ClassTypeInvokeMethodCommand{} }, func() Message { return &InvokeMethodReply{} }},

@@ -57,8 +57,10 @@ var allTags = append([]jdwp.Tag{jdwp.TagByte, jdwp.TagChar, jdwp.TagFloat, jdwp.
 
 // value draws a value in canonical form: signed kinds sign-extended, unsigned
 // kinds zero-extended, booleans 0 or 1.
-func (g *gen) value() jdwp.Value {
-	t := g.tag()
+func (g *gen) value() jdwp.Value { return g.valueOf(g.tag()) }
+
+// valueOf draws a value of tag t in canonical form.
+func (g *gen) valueOf(t jdwp.Tag) jdwp.Value {
 	v := g.u64()
 	switch t {
 	case jdwp.TagByte:
@@ -80,6 +82,18 @@ func (g *gen) value() jdwp.Value {
 		v = uint64(g.obj())
 	}
 	return jdwp.Value{Tag: t, Bits: v}
+}
+
+// arrayRegion draws an array's elements: tagged objects, or primitives of
+// one kind (not void: no array holds it).
+func (g *gen) arrayRegion() jdwp.Message {
+	tag := rapid.SampledFrom(allTags).Filter(func(t jdwp.Tag) bool { return t != jdwp.TagVoid }).Draw(g.t, "regionTag")
+	if tag.IsObject() {
+		return &jdwp.ArrayRegionReply{Tag: tag, Values: sliceOf(g, func() jdwp.Value {
+			return jdwp.Value{Tag: g.objTag(), Bits: uint64(g.obj())}
+		})}
+	}
+	return &jdwp.ArrayRegionReply{Tag: tag, Values: sliceOf(g, func() jdwp.Value { return g.valueOf(tag) })}
 }
 
 // call draws the thread, method, arguments and options of an invocation.
@@ -312,6 +326,10 @@ var messageCases = []messageCase{
 	}),
 	cmdCase(jdwp.CmdArrayReferenceLength, func(g *gen) jdwp.Message { return &jdwp.ArrayRefLengthCommand{Array: g.obj()} }),
 	replyCase(jdwp.CmdArrayReferenceLength, func(g *gen) jdwp.Message { return &jdwp.IntReply{Value: g.i32()} }),
+	cmdCase(jdwp.CmdArrayReferenceGetValues, func(g *gen) jdwp.Message {
+		return &jdwp.ArrayRefGetValuesCommand{Array: g.obj(), First: g.i32(), Length: g.i32()}
+	}),
+	replyCase(jdwp.CmdArrayReferenceGetValues, func(g *gen) jdwp.Message { return g.arrayRegion() }),
 	cmdCase(jdwp.CmdObjectReferenceGetValues, func(g *gen) jdwp.Message {
 		return &jdwp.ObjectRefGetValuesCommand{Object: g.obj(), Fields: sliceOf(g, g.field)}
 	}),
