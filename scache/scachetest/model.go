@@ -80,11 +80,16 @@ type ModelThread struct {
 	Frames     []ModelFrame
 }
 
-// A ModelObject is an object of the model: a string when String is set.
+// A ModelObject is an object of the model: a string when String is set,
+// an array when ElementTag is (arrays.go).
 type ModelObject struct {
 	Class  jdwp.ReferenceTypeID
 	Fields map[jdwp.FieldID]jdwp.Value
 	String *string
+	// ElementTag and Elements are an array's: the tag of its component
+	// type, and its elements.
+	ElementTag jdwp.Tag
+	Elements   []jdwp.Value
 }
 
 // stringClass is the reference type id of java.lang.String in the model.
@@ -128,6 +133,7 @@ func (vm *ModelVM) Clone() *ModelVM {
 		for k, v := range o.Fields {
 			oo.Fields[k] = v
 		}
+		oo.Elements = append([]jdwp.Value(nil), o.Elements...)
 		c.objects[id] = &oo
 	}
 	return &c

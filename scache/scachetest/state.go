@@ -158,6 +158,8 @@ func (vm *ModelVM) stateAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer)
 		return vm.objectAnswer(cmd, r, w), true
 	case jdwp.CmdReferenceTypeGetValues, jdwp.CmdClassTypeSetValues:
 		return vm.staticsAnswer(cmd, r, w), true
+	case jdwp.CmdArrayReferenceLength, jdwp.CmdArrayReferenceGetValues, jdwp.CmdArrayReferenceSetValues:
+		return vm.arrayAnswer(cmd, r, w), true
 	case jdwp.CmdClassTypeInvokeMethod:
 		// The invoked method changes objects and, unless single-threaded, lets
 		// the other threads run meanwhile; it returns an int. Every thread
@@ -300,7 +302,11 @@ func (vm *ModelVM) objectAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer
 	}
 	switch cmd {
 	case jdwp.CmdObjectReferenceReferenceType:
-		w.TypeTag(jdwp.TypeTagClass)
+		tag := jdwp.TypeTagClass
+		if o.ElementTag != 0 {
+			tag = jdwp.TypeTagArray
+		}
+		w.TypeTag(tag)
 		w.ReferenceTypeID(o.Class)
 	case jdwp.CmdStringReferenceValue:
 		if o.String == nil {
