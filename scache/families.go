@@ -246,6 +246,8 @@ var families = []*family{
 			// what FamilyAgain asks: the fields of objects, statics
 			jdwp.CmdObjectReferenceGetValues: onObjectValues,
 			jdwp.CmdReferenceTypeGetValues:   onValues,
+			// an expanded array's elements
+			jdwp.CmdArrayReferenceGetValues: onValues,
 		},
 		sends: []jdwp.Command{jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue, jdwp.CmdArrayReferenceLength,
 			jdwp.CmdObjectReferenceGetValues},
@@ -259,6 +261,7 @@ var families = []*family{
 			jdwp.CmdObjectReferenceReferenceType: onThisType,
 			jdwp.CmdObjectReferenceGetValues:     onThisValues,
 			jdwp.CmdStackFrameGetValues:          observeLocals,
+			jdwp.CmdArrayReferenceLength:         onHeldArrayLength,
 		},
 		onInvoked:  askAgainAfterInvocation,
 		onAsked:    noteAsked,

@@ -61,6 +61,9 @@ type againLog struct {
 	// objects of the current stop whose path from this a reply showed.
 	chains map[chainKind]*thisFields
 	held   map[jdwp.ObjectID]string
+	// arrays holds, by a path of fields from this at a kind of stop, the
+	// ranges the debugger read of the array there (family_again_arrays.go).
+	arrays map[chainKind]*arrayRanges
 	// this is the top frame's this once a ThisObject reply of the stop
 	// told it (0: not yet) and thisType its type once known; fieldsAsked,
 	// the object whose fields were asked at the stop.
@@ -321,6 +324,12 @@ func noteAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 			return
 		}
 	}
+	if m, ok := m.(*jdwp.ArrayRefGetValuesCommand); ok && l.recording && l.this != 0 {
+		if path, ok := l.held[m.Array]; ok {
+			l.noteArrayRange(s, path, m)
+			return
+		}
+	}
 	if t, ok := key.thread(s.sizes); ok && t == stoppedThread {
 		return // thread 0 is no thread: kept as a stop's own it would mean another
 	}
@@ -421,6 +430,7 @@ func (l *againLog) ageStop() {
 			delete(l.thisFields, kind)
 		}
 		l.ageChains(kind)
+		l.ageArrays(kind)
 	}
 	k := l.current
 	k.keys = aged(k.keys, func(e *againEntry) bool { return e.age() })

@@ -89,6 +89,9 @@ func followChain(s *Speculator, path string, fields []jdwp.FieldID, values []jdw
 				s.enqueue(&jdwp.ObjectRefGetValuesCommand{Object: obj, Fields: a.fields}, true)
 			}
 		}
+		if v.Tag == jdwp.TagArray {
+			readArrayAt(s, kind, at, obj)
+		}
 	}
 }
 

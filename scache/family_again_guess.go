@@ -170,7 +170,7 @@ func (g *idGuesses) observeThis(this jdwp.ObjectID, site thisSite, stop int) {
 // obj.
 func askFieldsOf(s *Speculator, obj jdwp.ObjectID) {
 	l := &s.again
-	if obj == 0 || obj == l.fieldsAsked {
+	if obj == 0 {
 		return
 	}
 	typ, ok := s.lookup.objectType(obj)
@@ -178,7 +178,12 @@ func askFieldsOf(s *Speculator, obj jdwp.ObjectID) {
 		return // its type's reply will call again
 	}
 	if obj == l.this {
+		// Known before the fields' reply, even when they went out on a
+		// guess: the chains from this follow from its type.
 		l.thisType = typ
+	}
+	if obj == l.fieldsAsked {
+		return
 	}
 	e := l.thisFields[l.thisKindOf(typ)]
 	if e == nil {

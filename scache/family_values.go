@@ -8,7 +8,7 @@ import "github.com/jdwpscache/scache/jdwp"
 
 // onValues asks for the type of every object, the value of every string and
 // the length of every array among the values of a GetValues or ThisObject
-// reply of the current epoch.
+// reply of the current epoch (an array's elements among them).
 func onValues(s *Speculator, _ *inFlight, reply *replyData) error {
 	m, err := reply.typed(s)
 	if err != nil {
@@ -19,6 +19,8 @@ func onValues(s *Speculator, _ *inFlight, reply *replyData) error {
 	case *jdwp.TaggedObjectReply:
 		values = []jdwp.Value{{Tag: m.Object.Tag, Bits: uint64(m.Object.ID)}}
 	case *jdwp.ValuesReply:
+		values = m.Values
+	case *jdwp.ArrayRegionReply:
 		values = m.Values
 	}
 	for _, v := range values {

@@ -101,6 +101,9 @@ var keyable = map[jdwp.Command]keySpec{
 	jdwp.CmdThreadGroupReferenceName:   {life: lifetimeObject},
 	jdwp.CmdThreadGroupReferenceParent: {life: lifetimeObject},
 	jdwp.CmdObjectReferenceGetValues:   {life: lifetimeSuspension, values: true},
+	// An array's elements, as an expanded array in a variables view reads
+	// them: only running code or ArrayReference.SetValues changes them.
+	jdwp.CmdArrayReferenceGetValues: {life: lifetimeSuspension, values: true},
 	// A type's static field values: only running code or ClassType.SetValues
 	// changes them.
 	jdwp.CmdReferenceTypeGetValues: {life: lifetimeSuspension, values: true},

@@ -127,3 +127,12 @@ func (c lookup) objectType(obj jdwp.ObjectID) (jdwp.ReferenceTypeID, bool) {
 	}
 	return m.TypeID, true
 }
+
+// arrayLength returns the length of an array from a cached reply.
+func (c lookup) arrayLength(array jdwp.ObjectID) (int32, bool) {
+	var m jdwp.IntReply
+	if !c.reply(&jdwp.ArrayRefLengthCommand{Array: array}, &m) {
+		return 0, false
+	}
+	return m.Value, true
+}

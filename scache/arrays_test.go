@@ -1,0 +1,131 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
+
+// arrayShown is what a debugger with this's array expanded asks at a stop:
+// this's fields (the array among them), the array's length, then its
+// elements from first, as many as length gives (0: all). It checks every
+// reply against the VM's and reports how many of the asks reached the VM.
+func arrayShown(t *testing.T, h *harness, this, array jdwp.ObjectID, length int32) (reached int) {
+	for _, m := range []jdwp.CommandMessage{
+		&jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1, holdsArray}},
+		&jdwp.ArrayRefLengthCommand{Array: array},
+		&jdwp.ArrayRefGetValuesCommand{Array: array, First: 0, Length: length},
+	} {
+		sent := len(h.toVM)
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+		reached += len(h.toVM) - sent
+	}
+	return reached
+}
+
+// holdsArray is the field of this that holds the array in these tests.
+const holdsArray jdwp.FieldID = 3
+
+// An IDE with this's int[] expanded, at a method called on one object
+// after another: each stop's this holds a new array. From the third stop
+// on, its fields, the array's length and all its elements are answered
+// without reaching the VM, each answer the VM's.
+func TestAnArrayHeldByThisIsReadAtTheNextStop(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	for stop := 0; stop < 5; stop++ {
+		array := h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(int32(stop)), jdwp.IntValue(7), jdwp.IntValue(-1))
+		this := h.vm.NewObject(class.ID)
+		h.vm.Object(this).Fields[holdsArray] = jdwp.ObjectValue(jdwp.TagArray, array)
+		stopOn(t, h, this)
+		h.drain()
+		askThis(t, h)
+		reached := arrayShown(t, h, this, array, 3)
+		if stop >= 2 {
+			require.Zero(t, reached, "stop %d: asks that reached the VM", stop)
+		}
+		resume(h)
+	}
+}
+
+// A list's backing array grows from one stop to the next: the debugger
+// reads the whole of it (JDI's getValues()) at its new length, which the
+// Speculator reads once the length arrives. Every answer is the VM's, and
+// from the third stop on the elements are answered without reaching the
+// VM.
+func TestAWholeArrayIsReadAtItsNewLength(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	for stop := 0; stop < 5; stop++ {
+		elements := make([]jdwp.Value, 4+2*stop)
+		for i := range elements {
+			elements[i] = jdwp.IntValue(int32(i * stop))
+		}
+		array := h.vm.NewArray(class.ID, jdwp.TagInt, elements...)
+		this := h.vm.NewObject(class.ID)
+		h.vm.Object(this).Fields[holdsArray] = jdwp.ObjectValue(jdwp.TagArray, array)
+		stopOn(t, h, this)
+		h.drain()
+		askThis(t, h)
+		reached := arrayShown(t, h, this, array, int32(len(elements)))
+		if stop >= 2 {
+			require.Zero(t, reached, "stop %d: asks that reached the VM", stop)
+		}
+		resume(h)
+	}
+}
+
+// A user edits an element of an expanded array and the view reads the
+// array again: the elements read before the edit are not served after it.
+func TestAnArrayEditedIsReadAgain(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	array := h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(1), jdwp.IntValue(2))
+	this := h.vm.NewObject(class.ID)
+	h.vm.Object(this).Fields[holdsArray] = jdwp.ObjectValue(jdwp.TagArray, array)
+	stopOn(t, h, this)
+	h.drain()
+	askThis(t, h)
+	arrayShown(t, h, this, array, 2)
+	sent := len(h.toVM)
+	got, _ := ask(h, &jdwp.ArrayRefGetValuesCommand{Array: array, First: 0, Length: 2})
+	require.Equal(t, sent, len(h.toVM), "asked twice in a stop, answered from the cache")
+	before := got
+
+	w := jdwp.NewWriter(sizes8)
+	w.ObjectID(array)
+	w.Int32(0)                        // the first index
+	w.Int32(1)                        // one value
+	w.UntaggedValue(jdwp.IntValue(5)) // untagged, as the array's
+	h.sendRaw(jdwp.AppendCommand(nil, 900, jdwp.CmdArrayReferenceSetValues, w.Bytes()))
+	h.drain()
+	got, want := ask(h, &jdwp.ArrayRefGetValuesCommand{Array: array, First: 0, Length: 2})
+	require.Equal(t, want, got)
+	require.NotEqual(t, before, got, "the edit shows")
+}
+
+// Steps in one frame show the same this, whose field the method sets to
+// a new array at each step (a buffer made anew in a loop): this's fields
+// go out on the guess that this is the last stop's, before the top
+// frame's this is known, and the array they hold is read as soon as they
+// arrive. From the third step on nothing reaches the VM.
+func TestAnArrayHeldByThisIsReadAtEachStep(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	this := h.vm.NewObject(class.ID)
+	for stop := 0; stop < 6; stop++ {
+		array := h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(int32(stop)), jdwp.IntValue(4))
+		h.vm.Object(this).Fields[holdsArray] = jdwp.ObjectValue(jdwp.TagArray, array)
+		if stop == 0 {
+			stopOn(t, h, this)
+		} else {
+			stepOn(t, h, this)
+		}
+		h.drain()
+		askThis(t, h)
+		reached := arrayShown(t, h, this, array, 2)
+		if stop >= 3 {
+			require.Zero(t, reached, "step %d: asks that reached the VM", stop)
+		}
+		resume(h)
+	}
+}
