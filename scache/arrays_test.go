@@ -76,8 +76,11 @@ func TestAWholeArrayIsReadAtItsNewLength(t *testing.T) {
 	}
 }
 
-// A user edits an element of an expanded array and the view reads the
-// array again: the elements read before the edit are not served after it.
+// A user edits an element of an expanded array and the view reads what it
+// showed again: nothing read before the edit is served after it; what was
+// dropped went to the VM again right behind the edit, so the view's reads
+// after it are answered without reaching the VM, with the VM's answers,
+// which show the edit.
 func TestAnArrayEditedIsReadAgain(t *testing.T) {
 	h, class := inInstanceMethod(t)
 	array := h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(1), jdwp.IntValue(2))
@@ -88,9 +91,8 @@ func TestAnArrayEditedIsReadAgain(t *testing.T) {
 	askThis(t, h)
 	arrayShown(t, h, this, array, 2)
 	sent := len(h.toVM)
-	got, _ := ask(h, &jdwp.ArrayRefGetValuesCommand{Array: array, First: 0, Length: 2})
+	before, _ := ask(h, &jdwp.ArrayRefGetValuesCommand{Array: array, First: 0, Length: 2})
 	require.Equal(t, sent, len(h.toVM), "asked twice in a stop, answered from the cache")
-	before := got
 
 	w := jdwp.NewWriter(sizes8)
 	w.ObjectID(array)
@@ -99,9 +101,12 @@ func TestAnArrayEditedIsReadAgain(t *testing.T) {
 	w.UntaggedValue(jdwp.IntValue(5)) // untagged, as the array's
 	h.sendRaw(jdwp.AppendCommand(nil, 900, jdwp.CmdArrayReferenceSetValues, w.Bytes()))
 	h.drain()
+	sent = len(h.toVM)
 	got, want := ask(h, &jdwp.ArrayRefGetValuesCommand{Array: array, First: 0, Length: 2})
 	require.Equal(t, want, got)
 	require.NotEqual(t, before, got, "the edit shows")
+	require.Zero(t, arrayShown(t, h, this, array, 2), "the view read again after the edit")
+	require.Equal(t, sent, len(h.toVM), "answered from what went out behind the edit")
 }
 
 // Steps in one frame show the same this, whose field the method sets to

@@ -212,10 +212,12 @@ func unindex[ID comparable](m map[ID]map[Key]struct{}, id ID, key Key) {
 }
 
 // purgeValues evicts every suspension entry that is values.
-func (c *replyCache) purgeValues() {
+func (c *replyCache) purgeValues(dropped []Key) []Key {
 	for key := range c.values {
+		dropped = append(dropped, key)
 		c.lru.Remove(key)
 	}
+	return dropped
 }
 
 // removeThread evicts every suspension entry about a parked thread.

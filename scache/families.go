@@ -165,8 +165,9 @@ type family struct {
 	// (Speculator.stopUnseen).
 	onEndStop func(s *Speculator, unseen bool)
 	// onValuesChanged runs when the debugger changed values, once the
-	// values cached are dropped.
-	onValuesChanged func(s *Speculator)
+	// values cached, in flight or queued are dropped: dropped holds their
+	// keys, sorted.
+	onValuesChanged func(s *Speculator, dropped []Key)
 	// onResumed runs when the debugger sends a command that lets thread
 	// run (0: every thread), and with others the other threads too.
 	onResumed func(s *Speculator, thread jdwp.ThreadID, others bool)
@@ -263,12 +264,13 @@ var families = []*family{
 			jdwp.CmdStackFrameGetValues:          observeLocals,
 			jdwp.CmdArrayReferenceLength:         onHeldArrayLength,
 		},
-		onInvoked:  askAgainAfterInvocation,
-		onAsked:    noteAsked,
-		onEndStop:  endAgainStop,
-		onInvoking: noteInvoking,
-		onReset:    resetAgain,
-		sends:      againCommands(),
+		onInvoked:       askAgainAfterInvocation,
+		onAsked:         noteAsked,
+		onValuesChanged: askValuesAgain,
+		onEndStop:       endAgainStop,
+		onInvoking:      noteInvoking,
+		onReset:         resetAgain,
+		sends:           againCommands(),
 	},
 	{
 		flag: FamilyThreads, life: lifetimeSuspension,
@@ -458,10 +460,10 @@ func (t familyTable) endStop(s *Speculator, unseen bool) {
 }
 
 // valuesChanged runs every entry's onValuesChanged.
-func (t familyTable) valuesChanged(s *Speculator) {
+func (t familyTable) valuesChanged(s *Speculator, dropped []Key) {
 	for _, f := range t {
 		if f.onValuesChanged != nil {
-			f.onValuesChanged(s)
+			f.onValuesChanged(s, dropped)
 		}
 	}
 }

@@ -183,7 +183,7 @@ func askTopValuesAgain(s *Speculator) {
 // askFramesValuesAgain asks the values of the top frame and of the frames
 // below it being asked again once the debugger changed values
 // (onValuesChanged).
-func askFramesValuesAgain(s *Speculator) {
+func askFramesValuesAgain(s *Speculator, _ []Key) {
 	askTopValuesAgain(s)
 	askDeeperValuesAgain(s)
 }

@@ -2,6 +2,7 @@ package scache
 
 import (
 	"github.com/jdwpscache/scache/jdwp"
+	"slices"
 )
 
 // The epoch's mechanics. Replies about threads, frames and objects are true
@@ -367,11 +368,29 @@ func (s *Speculator) dropEpochState() {
 }
 
 // endValues drops every values entry and keeps values in flight out of
-// the cache; the families ask again what they need (the command that
+// the cache; the families ask again what they need, told the keys of the
+// values dropped (cached, in flight or queued; sorted): the command that
 // changes them reaches the VM first, so the new values come back, and a
-// debugger reads them back after a change).
+// debugger reads them back after a change.
 func (s *Speculator) endValues() {
-	s.cache.purgeValues()
-	s.forget(func(p subject) bool { return p.life == lifetimeSuspension && p.values })
-	s.table.valuesChanged(s)
+	dropped := s.cache.purgeValues(nil)
+	values := func(p subject) bool { return p.life == lifetimeSuspension && p.values }
+	s.inflight.poisonWhere(func(p *inFlight) bool {
+		if p.key == "" || !values(p.subject) {
+			return false
+		}
+		if !p.poisoned {
+			dropped = append(dropped, p.key)
+		}
+		return true
+	})
+	s.queue.dropWhere(func(q queued) bool {
+		if values(q.subject) {
+			dropped = append(dropped, q.key)
+			return true
+		}
+		return false
+	})
+	slices.Sort(dropped)
+	s.table.valuesChanged(s, slices.Compact(dropped))
 }
