@@ -346,6 +346,10 @@ var relayWorkloads = []relayWorkload{
 	// An IDE's Drop Frame at every breakpoint stop: the caller shown again
 	// after StackFrame.PopFrames, the call entered again by a step into.
 	{"dropframe", jvmtest.DriverOptions{Stops: relayStops, DropFrame: true}},
+	// An IDE's variables view with this's arrays expanded at every stop
+	// and step: an int[] field's elements, and a list's raw view down to
+	// the elements of its backing array.
+	{"arrays", jvmtest.DriverOptions{Stops: relayStops, Arrays: true}},
 }
 
 // BenchmarkRelayWorkloads measures the JDI driver's wall time for each

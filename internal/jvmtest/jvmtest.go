@@ -391,6 +391,13 @@ type DriverOptions struct {
 	// whether it is suspended, its suspend count and its bottom frame, and
 	// resume it (with EventThread the worker runs through the stop).
 	SuspendOther bool
+	// Arrays has the driver show, at every stop and step, this's arrays
+	// expanded as an IDE's variables view shows them: this's fields, the
+	// elements of its int[] recent (then its first element set one higher,
+	// as a user edits it in the view, and the elements again), and its
+	// list shapes' raw view (the list's fields, then the elements of its
+	// backing array, each object by its type).
+	Arrays bool
 }
 
 // ConditionalEvery is how many hits of a conditional breakpoint
@@ -506,6 +513,9 @@ func RunDriverTimed(t testing.TB, addr string, o DriverOptions) DriverRun {
 	}
 	if o.SuspendOther {
 		args = append(args, "suspendother")
+	}
+	if o.Arrays {
+		args = append(args, "arrays")
 	}
 	cmd := exec.Command("java", args...)
 	out, err := cmd.CombinedOutput()

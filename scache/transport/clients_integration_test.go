@@ -18,7 +18,7 @@ import (
 // exception and method exit stops, a conditional breakpoint's hits).
 var clientWorkloads = map[string]jvmtest.DriverOptions{
 	"plain":           {Stops: 2},
-	"extras":          {Stops: 2, Extras: true},
+	"extras":          {Stops: 2, Extras: true, Arrays: true},
 	"setValue":        {Stops: 2, SetValue: true},
 	"hot swap":        {Stops: 2, HotSwap: true},
 	"event thread":    {Stops: 2, EventThread: true},

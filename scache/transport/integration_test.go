@@ -68,8 +68,9 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	"plain":    {Stops: 3},
 	"hot swap": {Stops: 3, HotSwap: true},
 	"setValue": {Stops: 2, SetValue: true},
-	// An IDE's expanded `this`: class details, fields, statics, an array.
-	"extras": {Stops: 2, Extras: true},
+	// An IDE's expanded `this`: class details, fields, statics, an array;
+	// with this's arrays expanded, an element edited in the view.
+	"extras": {Stops: 2, Extras: true, Arrays: true},
 	// Other threads keep running during stops: only the stopped thread's
 	// frames and locals, and immutable facts, may be cached.
 	"event thread": {Stops: 3, EventThread: true},

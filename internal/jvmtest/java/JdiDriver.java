@@ -5,7 +5,7 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [deep=N] [bigattach=M:LINE] [events] [conditional] [dropframe] [suspendother]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [deep=N] [bigattach=M:LINE] [events] [conditional] [dropframe] [suspendother] [arrays]
 //
 // hotswap redefines Swappable after the first stop; setvalue changes a local
 // at each stop and reads it back; extras expands `this` at every stop and
@@ -42,6 +42,12 @@
 // with eventthread the worker runs through the stop), shows whether it is
 // suspended, its frame count's sign and its bottom frame's method (where
 // it runs is not deterministic), and resumes it.
+// arrays shows, at every stop and step, the arrays of `this` expanded as an
+// IDE's variables view shows an expanded array: this's fields read at once,
+// the elements of its int[] recent (then its first element set one higher,
+// as a user edits it in the view, and the elements again), and, through
+// its list shapes' own fields (an ArrayList's raw view), the elements of
+// the list's backing array, each object element by its type.
 //
 // bigattach=M:LINE attaches as an IDE attaches to a running app with many
 // classes (a VM jvmtest.StartLoaded started): it lists every class
@@ -77,6 +83,7 @@ public class JdiDriver {
     private int policy = EventRequest.SUSPEND_ALL;
     private boolean exit;
     private boolean extras;
+    private boolean arrays;
     private boolean topFrames;
     private boolean renderers;
     // deep: the frames below the top whose this and variables are shown at
@@ -139,6 +146,7 @@ public class JdiDriver {
         boolean conditional = false;
         boolean dropFrame = false;
         boolean suspendOther = false;
+        boolean arrays = false;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("hotswap=")) {
                 hotswap = args[i].substring("hotswap=".length());
@@ -166,6 +174,8 @@ public class JdiDriver {
                 dropFrame = true;
             } else if (args[i].equals("suspendother")) {
                 suspendOther = true;
+            } else if (args[i].equals("arrays")) {
+                arrays = true;
             } else if (args[i].startsWith("bigattach=")) {
                 String[] ml = args[i].substring("bigattach=".length()).split(":");
                 bigAttach = Integer.parseInt(ml[0]);
@@ -197,6 +207,7 @@ public class JdiDriver {
         d.policy = eventThread ? EventRequest.SUSPEND_EVENT_THREAD : EventRequest.SUSPEND_ALL;
         d.exit = exit;
         d.extras = extras;
+        d.arrays = arrays;
         d.topFrames = topFrames;
         d.renderers = renderers;
         d.deep = deep;
@@ -641,6 +652,11 @@ public class JdiDriver {
         if (extras && self != null) {
             expand(self);
         }
+        if (arrays && self != null) {
+            for (String l : arrayLines(self)) {
+                line(l);
+            }
+        }
         List<Value> shown = new ArrayList<>();
         try {
             // Like an IDE's variables view: every visible variable in one request.
@@ -675,10 +691,14 @@ public class JdiDriver {
         List<Callable<Object>> second = new ArrayList<>();
         second.add(() -> vars == null ? null : top.getValues(vars));
         second.add(() -> extras && self != null ? expanded(self) : List.of());
+        second.add(() -> arrays && self != null ? arrayLines(self) : List.of());
         got = wave(second);
         Map<LocalVariable, Value> values = (Map<LocalVariable, Value>) got.get(0);
         line("    this " + (self == null ? "null" : self.referenceType().name()));
         for (String l : (List<String>) got.get(1)) {
+            line(l);
+        }
+        for (String l : (List<String>) got.get(2)) {
             line(l);
         }
         List<Value> shown = new ArrayList<>();
@@ -781,6 +801,51 @@ public class JdiDriver {
             lines.add("    this." + f.name() + " : " + f.typeName() + " = " + value(values.get(f)));
         }
         return lines;
+    }
+
+    // arrayLines returns the lines of this's expanded arrays (see arrays in
+    // the usage): this's fields at once, then the elements of recent, and
+    // the list shapes' fields at once, then the elements of its backing
+    // array.
+    List<String> arrayLines(ObjectReference self) throws Exception {
+        List<String> lines = new ArrayList<>();
+        ReferenceType type = self.referenceType();
+        Map<Field, Value> fields = self.getValues(type.visibleFields());
+        Value recent = fields.get(type.fieldByName("recent"));
+        if (recent instanceof ArrayReference) {
+            ArrayReference a = (ArrayReference) recent;
+            lines.add("    this.recent = " + elements(a));
+            // A user edits the first element in the view and sees the
+            // array again: a reply cached from before the edit shows.
+            int first = ((IntegerValue) a.getValue(0)).value();
+            a.setValue(0, a.virtualMachine().mirrorOf(first + 1));
+            lines.add("    this.recent after setting [0] = " + elements(a));
+        }
+        Value shapes = fields.get(type.fieldByName("shapes"));
+        if (shapes instanceof ObjectReference) {
+            ObjectReference list = (ObjectReference) shapes;
+            ReferenceType listType = list.referenceType();
+            Map<Field, Value> raw = list.getValues(listType.visibleFields());
+            Value data = raw.get(listType.fieldByName("elementData"));
+            lines.add("    this.shapes.size = " + value(raw.get(listType.fieldByName("size"))));
+            if (data instanceof ArrayReference) {
+                lines.add("    this.shapes.elementData = " + elements((ArrayReference) data));
+            }
+        }
+        return lines;
+    }
+
+    // elements shows an array's elements, each as value does (nothing read
+    // of an empty array: Eclipse's JDI refuses getValues() of one).
+    static String elements(ArrayReference a) {
+        if (a.length() == 0) {
+            return "[]";
+        }
+        StringBuilder b = new StringBuilder("[");
+        for (Value v : a.getValues()) {
+            b.append(b.length() > 1 ? ", " : "").append(value(v));
+        }
+        return b.append("]").toString();
     }
 
     static String describe(Location loc) {
