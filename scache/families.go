@@ -56,14 +56,17 @@ const (
 	// the stack).
 	FamilyTopFrame
 	// FamilyValues: the type of each object, the value of each string and
-	// the length of each array among those values; and once the debugger
-	// asked one field of an object alone, each other field the same way.
+	// the length of each array among those values (an array's elements
+	// among them); and once the debugger asked one field of an object
+	// alone, each other field the same way.
 	FamilyValues
 	// FamilyAgain: at a stop, the state commands the debugger asked at its
 	// recent stops of the same kind (breakpoint or step) that name no frame:
-	// the fields of an expanded object, a class's statics (see family_again.go);
-	// and the type of the next `this`, guessed from the ids of the last
-	// stops' (see family_again_guess.go).
+	// the fields of an expanded object, a class's statics (see family_again.go),
+	// the objects and arrays this holds (family_again_chains.go,
+	// family_again_arrays.go); the type of the next `this`, guessed from
+	// the ids of the last stops' (see family_again_guess.go); and after an
+	// edit, the values it dropped (family_again_edited.go).
 	FamilyAgain
 	// FamilyThreads: while all threads are suspended, AllThreads and each
 	// thread's Name, Status and FrameCount; and once the debugger walks the
