@@ -134,3 +134,28 @@ func TestAnArrayHeldByThisIsReadAtEachStep(t *testing.T) {
 		resume(h)
 	}
 }
+
+// An Object[] shown in the view: the debugger reads its elements, then
+// each one's type, and a string's value. Once the elements' reply arrived
+// the facts are answered without reaching the VM, each the VM's answer.
+func TestTheFactsOfAnArraysElementsGoOutWithThem(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	elements := []jdwp.Value{jdwp.ObjectValue(jdwp.TagObject, h.vm.NewObject(class.ID)),
+		jdwp.ObjectValue(jdwp.TagString, h.vm.NewString("shown")), jdwp.ObjectValue(jdwp.TagObject, 0)}
+	array := h.vm.NewArray(class.ID, jdwp.TagObject, elements...)
+	stopOn(t, h, h.vm.NewObject(class.ID))
+	h.drain()
+	got, want := ask(h, &jdwp.ArrayRefGetValuesCommand{Array: array, First: 0, Length: 3})
+	require.Equal(t, want, got)
+	h.drain()
+	sent := len(h.toVM)
+	for _, m := range []jdwp.CommandMessage{
+		&jdwp.ObjectRefReferenceTypeCommand{Object: elements[0].ObjectID()},
+		&jdwp.ObjectRefReferenceTypeCommand{Object: elements[1].ObjectID()},
+		&jdwp.StringRefValueCommand{Object: elements[1].ObjectID()},
+	} {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+	}
+	require.Equal(t, sent, len(h.toVM), "the elements' facts answered from speculation")
+}

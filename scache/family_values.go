@@ -21,7 +21,7 @@ func onValues(s *Speculator, _ *inFlight, reply *replyData) error {
 	case *jdwp.ValuesReply:
 		values = m.Values
 	case *jdwp.ArrayRegionReply:
-		values = m.Values
+		values = m.Values[:min(len(m.Values), maxElementFacts)]
 	}
 	for _, v := range values {
 		if !v.Tag.IsObject() || v.Bits == 0 {
@@ -32,6 +32,11 @@ func onValues(s *Speculator, _ *inFlight, reply *replyData) error {
 	}
 	return nil
 }
+
+// maxElementFacts bounds the elements of an array region whose facts are
+// asked: an IDE shows a big array a page at a time (IntelliJ 100
+// elements), and asks the facts of what it shows.
+const maxElementFacts = 100
 
 // speculateShown asks, at a stop, for the facts of the objects its event
 // names (stopEvent.shown): the type of the exception thrown, of the
