@@ -159,3 +159,29 @@ func TestTheFactsOfAnArraysElementsGoOutWithThem(t *testing.T) {
 	}
 	require.Equal(t, sent, len(h.toVM), "the elements' facts answered from speculation")
 }
+
+// The array this holds is new at every stop, given out right after this
+// (the agent numbers objects as it first shows them): once its distance
+// from this was seen, it is read on that guess with this's fields, before
+// their reply names it — a round trip sooner from one proxy.
+func TestAnArrayHeldByThisIsReadOnAGuess(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	for stop := 0; stop < 5; stop++ {
+		this := h.vm.NewObject(class.ID)
+		array := h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(int32(stop)), jdwp.IntValue(1))
+		h.vm.Object(this).Fields[holdsArray] = jdwp.ObjectValue(jdwp.TagArray, array)
+		stopOn(t, h, this)
+		for queuedFor(h, jdwp.CmdObjectReferenceGetValues, this) == 0 && h.step() {
+		}
+		if stop >= 3 {
+			require.Equal(t, 1, queuedFor(h, jdwp.CmdArrayReferenceGetValues, array), "stop %d: read with this's fields", stop)
+		}
+		h.drain()
+		askThis(t, h)
+		reached := arrayShown(t, h, this, array, 2)
+		if stop >= 2 {
+			require.Zero(t, reached, "stop %d: asks that reached the VM", stop)
+		}
+		resume(h)
+	}
+}

@@ -167,7 +167,7 @@ func (g *idGuesses) observeThis(this jdwp.ObjectID, site thisSite, stop int) {
 // of obj's type, once that type is known; and, right behind them, for what
 // the debugger will ask of their values: for each value that was an object
 // newer than the `this` it was read from, the object as much newer than
-// obj.
+// obj (its facts, and an array's elements the debugger read at its path).
 func askFieldsOf(s *Speculator, obj jdwp.ObjectID) {
 	l := &s.again
 	if obj == 0 {
@@ -198,11 +198,16 @@ func askFieldsOf(s *Speculator, obj jdwp.ObjectID) {
 		if a.valuesOf == 0 || obj == a.valuesOf {
 			continue
 		}
-		for _, v := range a.values {
+		for i, v := range a.values {
 			if !v.Tag.IsObject() || v.ObjectID() <= a.valuesOf {
 				continue
 			}
-			enqueueValueFacts(s, v.Tag, jdwp.ObjectID((uint64(obj)+uint64(v.ObjectID())-uint64(a.valuesOf))&mask))
+			guess := jdwp.ObjectID((uint64(obj) + uint64(v.ObjectID()) - uint64(a.valuesOf)) & mask)
+			enqueueValueFacts(s, v.Tag, guess)
+			if v.Tag == jdwp.TagArray && i < len(a.fields) {
+				// Right whatever the id names: the agent checks it is an array.
+				readArrayAt(s, l.thisKindOf(typ), pathThrough("", a.fields[i]), guess)
+			}
 		}
 	}
 }
