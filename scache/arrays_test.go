@@ -29,6 +29,24 @@ func arrayShown(t *testing.T, h *harness, this, array jdwp.ObjectID, length int3
 // holdsArray is the field of this that holds the array in these tests.
 const holdsArray jdwp.FieldID = 3
 
+// holdArray makes array the value of this's field holdsArray.
+func holdArray(h *harness, this, array jdwp.ObjectID) {
+	h.vm.Object(this).Fields[holdsArray] = jdwp.ObjectValue(jdwp.TagArray, array)
+}
+
+// showAndResume is the stop-th stop's view of this's array once its
+// speculation is answered (see arrayShown), then a resume; from the
+// from-th stop on none of the view's asks may reach the VM.
+func showAndResume(t *testing.T, h *harness, this, array jdwp.ObjectID, length int32, stop, from int) {
+	h.drain()
+	askThis(t, h)
+	reached := arrayShown(t, h, this, array, length)
+	if stop >= from {
+		require.Zero(t, reached, "stop %d: asks that reached the VM", stop)
+	}
+	resume(h)
+}
+
 // An IDE with this's int[] expanded, at a method called on one object
 // after another: each stop's this holds a new array. From the third stop
 // on, its fields, the array's length and all its elements are answered
@@ -38,15 +56,9 @@ func TestAnArrayHeldByThisIsReadAtTheNextStop(t *testing.T) {
 	for stop := 0; stop < 5; stop++ {
 		array := h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(int32(stop)), jdwp.IntValue(7), jdwp.IntValue(-1))
 		this := h.vm.NewObject(class.ID)
-		h.vm.Object(this).Fields[holdsArray] = jdwp.ObjectValue(jdwp.TagArray, array)
+		holdArray(h, this, array)
 		stopOn(t, h, this)
-		h.drain()
-		askThis(t, h)
-		reached := arrayShown(t, h, this, array, 3)
-		if stop >= 2 {
-			require.Zero(t, reached, "stop %d: asks that reached the VM", stop)
-		}
-		resume(h)
+		showAndResume(t, h, this, array, 3, stop, 2)
 	}
 }
 
@@ -64,15 +76,9 @@ func TestAWholeArrayIsReadAtItsNewLength(t *testing.T) {
 		}
 		array := h.vm.NewArray(class.ID, jdwp.TagInt, elements...)
 		this := h.vm.NewObject(class.ID)
-		h.vm.Object(this).Fields[holdsArray] = jdwp.ObjectValue(jdwp.TagArray, array)
+		holdArray(h, this, array)
 		stopOn(t, h, this)
-		h.drain()
-		askThis(t, h)
-		reached := arrayShown(t, h, this, array, int32(len(elements)))
-		if stop >= 2 {
-			require.Zero(t, reached, "stop %d: asks that reached the VM", stop)
-		}
-		resume(h)
+		showAndResume(t, h, this, array, int32(len(elements)), stop, 2)
 	}
 }
 
@@ -85,7 +91,7 @@ func TestAnArrayEditedIsReadAgain(t *testing.T) {
 	h, class := inInstanceMethod(t)
 	array := h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(1), jdwp.IntValue(2))
 	this := h.vm.NewObject(class.ID)
-	h.vm.Object(this).Fields[holdsArray] = jdwp.ObjectValue(jdwp.TagArray, array)
+	holdArray(h, this, array)
 	stopOn(t, h, this)
 	h.drain()
 	askThis(t, h)
@@ -119,19 +125,13 @@ func TestAnArrayHeldByThisIsReadAtEachStep(t *testing.T) {
 	this := h.vm.NewObject(class.ID)
 	for stop := 0; stop < 6; stop++ {
 		array := h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(int32(stop)), jdwp.IntValue(4))
-		h.vm.Object(this).Fields[holdsArray] = jdwp.ObjectValue(jdwp.TagArray, array)
+		holdArray(h, this, array)
 		if stop == 0 {
 			stopOn(t, h, this)
 		} else {
 			stepOn(t, h, this)
 		}
-		h.drain()
-		askThis(t, h)
-		reached := arrayShown(t, h, this, array, 2)
-		if stop >= 3 {
-			require.Zero(t, reached, "step %d: asks that reached the VM", stop)
-		}
-		resume(h)
+		showAndResume(t, h, this, array, 2, stop, 3)
 	}
 }
 
@@ -169,19 +169,13 @@ func TestAnArrayHeldByThisIsReadOnAGuess(t *testing.T) {
 	for stop := 0; stop < 5; stop++ {
 		this := h.vm.NewObject(class.ID)
 		array := h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(int32(stop)), jdwp.IntValue(1))
-		h.vm.Object(this).Fields[holdsArray] = jdwp.ObjectValue(jdwp.TagArray, array)
+		holdArray(h, this, array)
 		stopOn(t, h, this)
 		for queuedFor(h, jdwp.CmdObjectReferenceGetValues, this) == 0 && h.step() {
 		}
 		if stop >= 3 {
 			require.Equal(t, 1, queuedFor(h, jdwp.CmdArrayReferenceGetValues, array), "stop %d: read with this's fields", stop)
 		}
-		h.drain()
-		askThis(t, h)
-		reached := arrayShown(t, h, this, array, 2)
-		if stop >= 2 {
-			require.Zero(t, reached, "stop %d: asks that reached the VM", stop)
-		}
-		resume(h)
+		showAndResume(t, h, this, array, 2, stop, 2)
 	}
 }
