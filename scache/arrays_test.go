@@ -179,3 +179,30 @@ func TestAnArrayHeldByThisIsReadOnAGuess(t *testing.T) {
 		showAndResume(t, h, this, array, 2, stop, 2)
 	}
 }
+
+// A user edits a field of this in the view, and the view reads this's
+// fields again: the reply from before the edit is not served, the one
+// asked right behind the edit is, and it shows the edit.
+func TestAFieldEditedIsReadAgain(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	this := h.vm.NewObject(class.ID)
+	stopOn(t, h, this)
+	h.drain()
+	askThis(t, h)
+	fields := &jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1, 2}}
+	before, want := ask(h, fields)
+	require.Equal(t, want, before)
+
+	w := jdwp.NewWriter(sizes8)
+	w.ObjectID(this)
+	w.Int32(1) // one field
+	w.FieldID(2)
+	w.UntaggedValue(jdwp.IntValue(99))
+	h.sendRaw(jdwp.AppendCommand(nil, 901, jdwp.CmdObjectReferenceSetValues, w.Bytes()))
+	h.drain()
+	sent := len(h.toVM)
+	got, want := ask(h, fields)
+	require.Equal(t, want, got)
+	require.NotEqual(t, before, got, "the edit shows")
+	require.Equal(t, sent, len(h.toVM), "answered from what went out behind the edit")
+}
