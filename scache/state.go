@@ -1,8 +1,9 @@
 package scache
 
 import (
-	"github.com/jdwpscache/scache/jdwp"
 	"slices"
+
+	"github.com/jdwpscache/scache/jdwp"
 )
 
 // The epoch's mechanics. Replies about threads, frames and objects are true
