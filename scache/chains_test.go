@@ -71,3 +71,45 @@ func TestOneFieldAloneThenEachOther(t *testing.T) {
 	}
 	require.Equal(t, sent, len(h.toVM), "the other fields answered from speculation")
 }
+
+// A field of this holds an object of one class at some stops and of
+// another at others (an ArrayList, then an empty list of its own class).
+// The fields the debugger asked of the first class's objects are asked
+// only of an object known to be of that class: never of the other's (a VM
+// reads fields by offsets), and again as soon as the first class is back.
+func TestHeldObjectsFieldsAreAskedOnlyOfTheirClass(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	other := h.vm.Classes()[1]
+	require.NotEqual(t, class.ID, other.ID)
+	const holds jdwp.FieldID = 3
+	for stop := 0; stop < 6; stop++ {
+		heldClass := class.ID
+		if stop == 3 {
+			heldClass = other.ID
+		}
+		this, held := h.vm.NewObject(class.ID), h.vm.NewObject(heldClass)
+		h.vm.Object(this).Fields[holds] = jdwp.ObjectValue(jdwp.TagObject, held)
+		stopOn(t, h, this)
+		h.drain()
+		speculated := queuedFor(h, jdwp.CmdObjectReferenceGetValues, held)
+		askThis(t, h)
+		for _, m := range []jdwp.CommandMessage{
+			&jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1, holds}},
+			&jdwp.ObjectRefReferenceTypeCommand{Object: held},
+		} {
+			got, want := ask(h, m)
+			require.Equal(t, want, got)
+		}
+		switch {
+		case stop == 3:
+			require.Zero(t, speculated, "stop %d: fields of %#x asked of an object of %#x", stop, class.ID, other.ID)
+		case stop >= 2:
+			require.Equal(t, 1, speculated, "stop %d: the held object's fields asked", stop)
+		}
+		if stop != 3 {
+			got, want := ask(h, &jdwp.ObjectRefGetValuesCommand{Object: held, Fields: []jdwp.FieldID{1, 2}})
+			require.Equal(t, want, got)
+		}
+		resume(h)
+	}
+}

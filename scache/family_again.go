@@ -56,10 +56,11 @@ type againLog struct {
 	// this and the kind of stop, the fields of this the debugger asked at
 	// its recent such stops.
 	thisFields map[thisKind]*thisFields
-	// chains holds, by a path of fields from this at a kind of stop, the
-	// fields the debugger asked of the object there (family_again_chains.go); held, the
-	// objects of the current stop whose path from this a reply showed.
-	chains map[chainKind]*thisFields
+	// chains holds, by a path of fields from this at a kind of stop and
+	// the type of the object there, the fields the debugger asked of it
+	// (family_again_chains.go); held, the objects of the current stop
+	// whose path from this a reply showed.
+	chains map[heldKind]*thisFields
 	held   map[jdwp.ObjectID]string
 	// arrays holds, by a path of fields from this at a kind of stop, the
 	// ranges the debugger read of the array there (family_again_arrays.go).
@@ -320,7 +321,9 @@ func noteAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 			return
 		}
 		if path, ok := l.held[m.Object]; ok {
-			l.noteChainFields(path, m)
+			if typ, ok := s.lookup.objectType(m.Object); ok {
+				l.noteChainFields(path, typ, m)
+			}
 			return
 		}
 	}

@@ -30,6 +30,17 @@ type chainKind struct {
 	path string // the field ids from this, 8 bytes each, big-endian
 }
 
+// heldKind is a path of fields from this at a kind of stop, and the type
+// of the object there: the fields asked of an object of one class are
+// asked only of an object known to be of that class (a field holds
+// objects of many: an ArrayList at one stop, an empty list of another
+// class at the next), as a VM reads fields by offsets and another class's
+// field ids on an object are outside the protocol.
+type heldKind struct {
+	chainKind
+	typ jdwp.ReferenceTypeID
+}
+
 // pathLen returns the number of fields of a path.
 func pathLen(path string) int { return len(path) / 8 }
 
@@ -39,13 +50,30 @@ func pathThrough(path string, field jdwp.FieldID) string {
 }
 
 // noteChainFields records the fields of an ObjectReference.GetValues the
-// debugger asked of an object held by the current stop's this at path.
-func (l *againLog) noteChainFields(path string, m *jdwp.ObjectRefGetValuesCommand) {
+// debugger asked of an object of type typ held by the current stop's this
+// at path.
+func (l *againLog) noteChainFields(path string, typ jdwp.ReferenceTypeID, m *jdwp.ObjectRefGetValuesCommand) {
 	if l.class() == 0 || l.thisType == 0 {
 		return
 	}
-	if e := boundedEntry(&l.chains, chainKind{l.thisKindOf(l.thisType), path}, maxChains); e != nil {
+	if e := boundedEntry(&l.chains, heldKind{chainKind{l.thisKindOf(l.thisType), path}, typ}, maxChains); e != nil {
 		e.note(m.Fields)
+	}
+}
+
+// askHeld asks of obj, held at path (at) from the stop's this, what the
+// debugger asked of the object there at the recent stops of the kind when
+// it was of obj's type, once that type is known (its reply calls again:
+// onThisType).
+func askHeld(s *Speculator, kind thisKind, at string, obj jdwp.ObjectID) {
+	typ, ok := s.lookup.objectType(obj)
+	if !ok {
+		return
+	}
+	if e := s.again.chains[heldKind{chainKind{kind, at}, typ}]; e != nil {
+		for _, a := range e.asks {
+			s.enqueue(&jdwp.ObjectRefGetValuesCommand{Object: obj, Fields: a.fields}, true)
+		}
 	}
 }
 
@@ -84,11 +112,7 @@ func followChain(s *Speculator, path string, fields []jdwp.FieldID, values []jdw
 		}
 		at := pathThrough(path, fields[i])
 		l.held[obj] = at
-		if e := l.chains[chainKind{kind, at}]; e != nil {
-			for _, a := range e.asks {
-				s.enqueue(&jdwp.ObjectRefGetValuesCommand{Object: obj, Fields: a.fields}, true)
-			}
-		}
+		askHeld(s, kind, at, obj)
 		if v.Tag == jdwp.TagArray {
 			readArrayAt(s, kind, at, obj)
 		}
@@ -98,7 +122,7 @@ func followChain(s *Speculator, path string, fields []jdwp.FieldID, values []jdw
 // ageChains closes a stop of kind for the paths asked at such stops.
 func (l *againLog) ageChains(kind thisKind) {
 	for k, e := range l.chains {
-		if k.thisKind == kind && !e.age() {
+		if k.chainKind.thisKind == kind && !e.age() {
 			delete(l.chains, k)
 		}
 	}

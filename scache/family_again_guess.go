@@ -212,8 +212,8 @@ func askFieldsOf(s *Speculator, obj jdwp.ObjectID) {
 	}
 }
 
-// onThisType goes on with the fields of the current stop's `this` when
-// the reply that tells its type arrives.
+// onThisType goes on with the fields of the current stop's `this`, or of
+// an object it holds, when the reply that tells its type arrives.
 func onThisType(s *Speculator, p *inFlight, reply *replyData) error {
 	l := &s.again
 	m, err := reply.typed(s)
@@ -223,6 +223,9 @@ func onThisType(s *Speculator, p *inFlight, reply *replyData) error {
 	s.guesses.sawID(jdwp.ObjectID(m.(*jdwp.ObjectRefReferenceTypeReply).TypeID))
 	if l.recording && p.object == l.this {
 		askFieldsOf(s, l.this)
+	}
+	if path, ok := l.held[p.object]; ok && l.recording && l.thisType != 0 {
+		askHeld(s, l.thisKindOf(l.thisType), path, p.object)
 	}
 	return nil
 }
