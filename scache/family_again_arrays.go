@@ -86,17 +86,12 @@ func readArrayAt(s *Speculator, kind thisKind, at string, array jdwp.ObjectID) {
 // of the array there at the recent stops: at its own length, which may
 // not be the one readArrayAt guessed.
 func onHeldArrayLength(s *Speculator, p *inFlight, _ *replyData) error {
-	cmd, err := p.key.Message(s.sizes)
-	asked, ok := cmd.(*jdwp.ArrayRefLengthCommand)
-	if err != nil || !ok {
-		return nil
-	}
 	l := &s.again
-	path, ok := l.held[asked.Array]
+	path, ok := l.held[p.object]
 	if !ok || !l.recording || l.thisType == 0 {
 		return nil
 	}
-	readArrayAt(s, l.thisKindOf(l.thisType), path, asked.Array)
+	readArrayAt(s, l.thisKindOf(l.thisType), path, p.object)
 	return nil
 }
 

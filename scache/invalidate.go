@@ -73,7 +73,28 @@ func (s *Speculator) onDisposeObjects(data []byte) error {
 
 // forget keeps the replies in flight that match out of the cache (they still
 // answer held commands) and drops the queued speculation that matches.
-func (s *Speculator) forget(match func(subject) bool) {
-	s.inflight.poisonWhere(func(p *inFlight) bool { return p.key != "" && match(p.subject) })
-	s.queue.dropWhere(func(q queued) bool { return match(q.subject) })
+func (s *Speculator) forget(match func(subject) bool) { forgetNoting(s, match, nil) }
+
+// forgetNoting is forget that also calls note (unless nil) with the key of
+// each reply in flight it keeps out of the cache (not kept out already)
+// and of each queued command it drops.
+func forgetNoting(s *Speculator, match func(subject) bool, note func(Key)) {
+	s.inflight.poisonWhere(func(p *inFlight) bool {
+		if p.key == "" || !match(p.subject) {
+			return false
+		}
+		if note != nil && !p.poisoned {
+			note(p.key)
+		}
+		return true
+	})
+	s.queue.dropWhere(func(q queued) bool {
+		if !match(q.subject) {
+			return false
+		}
+		if note != nil {
+			note(q.key)
+		}
+		return true
+	})
 }

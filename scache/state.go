@@ -375,23 +375,8 @@ func (s *Speculator) dropEpochState() {
 // debugger reads them back after a change.
 func (s *Speculator) endValues() {
 	dropped := s.cache.purgeValues(nil)
-	values := func(p subject) bool { return p.life == lifetimeSuspension && p.values }
-	s.inflight.poisonWhere(func(p *inFlight) bool {
-		if p.key == "" || !values(p.subject) {
-			return false
-		}
-		if !p.poisoned {
-			dropped = append(dropped, p.key)
-		}
-		return true
-	})
-	s.queue.dropWhere(func(q queued) bool {
-		if values(q.subject) {
-			dropped = append(dropped, q.key)
-			return true
-		}
-		return false
-	})
+	forgetNoting(s, func(p subject) bool { return p.life == lifetimeSuspension && p.values },
+		func(key Key) { dropped = append(dropped, key) })
 	slices.Sort(dropped)
 	s.table.valuesChanged(s, slices.Compact(dropped))
 }
