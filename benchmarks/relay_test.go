@@ -346,6 +346,10 @@ var relayWorkloads = []relayWorkload{
 	// An IDE's Drop Frame at every breakpoint stop: the caller shown again
 	// after StackFrame.PopFrames, the call entered again by a step into.
 	{"dropframe", jvmtest.DriverOptions{Stops: relayStops, DropFrame: true}},
+	// An IDE's Pause pressed at every breakpoint stop while the other
+	// threads run (suspend-thread breakpoints): the whole VM suspended,
+	// the threads view refreshed, two threads' stacks read, the VM resumed.
+	{"pause", jvmtest.DriverOptions{Stops: relayStops, EventThread: true, Pause: true}},
 	// An IDE's variables view with this's arrays expanded at every stop
 	// and step: an int[] field's elements, and a list's raw view down to
 	// the elements of its backing array.

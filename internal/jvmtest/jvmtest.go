@@ -391,6 +391,14 @@ type DriverOptions struct {
 	// whether it is suspended, its suspend count and its bottom frame, and
 	// resume it (with EventThread the worker runs through the stop).
 	SuspendOther bool
+	// Pause has the driver pause the whole VM at each breakpoint stop as
+	// a user presses an IDE's Pause (VirtualMachine.Suspend; with
+	// EventThread the other threads ran through the stop until then), read
+	// the threads view as the IDE refreshes it (each thread's name,
+	// status, suspension and depth), show whether every thread is
+	// suspended and the bottom frames of main and worker, and resume the
+	// VM (the stopped thread stays suspended by its event).
+	Pause bool
 	// Arrays has the driver show, at every stop and step, this's arrays
 	// expanded as an IDE's variables view shows them: this's fields, the
 	// elements of its int[] recent (then its first element set one higher,
@@ -513,6 +521,9 @@ func RunDriverTimed(t testing.TB, addr string, o DriverOptions) DriverRun {
 	}
 	if o.SuspendOther {
 		args = append(args, "suspendother")
+	}
+	if o.Pause {
+		args = append(args, "pause")
 	}
 	if o.Arrays {
 		args = append(args, "arrays")

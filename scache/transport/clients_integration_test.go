@@ -29,7 +29,7 @@ var clientWorkloads = map[string]jvmtest.DriverOptions{
 	"events":          {Stops: 2, Events: true},
 	"conditional":     {Stops: 2, Conditional: true},
 	"drop frame":      {Stops: 2, DropFrame: true},
-	"suspend another": {Stops: 2, EventThread: true, SuspendOther: true},
+	"suspend another": {Stops: 2, EventThread: true, SuspendOther: true, Pause: true},
 }
 
 // TestTranscriptOfEveryClientEqualsDirect debugs real HotSpot VMs with the

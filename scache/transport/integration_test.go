@@ -109,8 +109,9 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	"drop frame": {Stops: 2, DropFrame: true},
 	// A running thread suspended and resumed from the threads view at
 	// each stop, as a user does, while the stopped thread alone is
-	// suspended by the event.
-	"suspend another": {Stops: 2, EventThread: true, SuspendOther: true},
+	// suspended by the event; then the whole VM paused (an IDE's Pause),
+	// its threads view read, and resumed.
+	"suspend another": {Stops: 2, EventThread: true, SuspendOther: true, Pause: true},
 }
 
 // TestTranscriptThroughProxyEqualsDirect debugs real HotSpot VMs with a real

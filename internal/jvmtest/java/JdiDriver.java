@@ -5,7 +5,7 @@
 // values, `this`, and the threads; then steps over, into and out, and
 // resumes. It prints a transcript that must not depend on object ids.
 //
-// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [deep=N] [bigattach=M:LINE] [events] [conditional] [dropframe] [suspendother] [arrays]
+// Usage: java JdiDriver HOST PORT STOPS MARKER_LINE [hotswap=CLASS_FILE] [setvalue] [eventthread] [extras] [topframes] [renderers] [exit] [eclipse] [parallel=N] [deep=N] [bigattach=M:LINE] [events] [conditional] [dropframe] [suspendother] [pause] [arrays]
 //
 // hotswap redefines Swappable after the first stop; setvalue changes a local
 // at each stop and reads it back; extras expands `this` at every stop and
@@ -42,6 +42,13 @@
 // with eventthread the worker runs through the stop), shows whether it is
 // suspended, its frame count's sign and its bottom frame's method (where
 // it runs is not deterministic), and resumes it.
+// pause, at each breakpoint stop, pauses the whole VM as a user presses an
+// IDE's Pause (VirtualMachine.suspend; with eventthread the other threads
+// ran through the stop until then), reads the threads view as the IDE
+// refreshes it (every thread's name, status, suspension and depth), shows
+// whether every thread is suspended and, of the app's threads main and
+// worker, the bottom frame of its stack, and resumes the VM (the stopped thread stays
+// suspended by its event).
 // arrays shows, at every stop and step, the arrays of `this` expanded as an
 // IDE's variables view shows an expanded array: this's fields read at once,
 // the elements of its int[] recent (then its first element set one higher,
@@ -104,6 +111,8 @@ public class JdiDriver {
     // suspendOther: the worker thread is suspended and resumed at each
     // breakpoint stop (suspendother).
     private boolean suspendOther;
+    // pause: the whole VM is paused and resumed at each breakpoint stop (pause).
+    private boolean pause;
     // pool asks in concurrent waves (parallel=N); null: one at a time.
     private ExecutorService pool;
     // start is when the driver began to attach; attached, how long after
@@ -146,6 +155,7 @@ public class JdiDriver {
         boolean conditional = false;
         boolean dropFrame = false;
         boolean suspendOther = false;
+        boolean pause = false;
         boolean arrays = false;
         for (int i = 4; i < args.length; i++) {
             if (args[i].startsWith("hotswap=")) {
@@ -174,6 +184,8 @@ public class JdiDriver {
                 dropFrame = true;
             } else if (args[i].equals("suspendother")) {
                 suspendOther = true;
+            } else if (args[i].equals("pause")) {
+                pause = true;
             } else if (args[i].equals("arrays")) {
                 arrays = true;
             } else if (args[i].startsWith("bigattach=")) {
@@ -215,6 +227,7 @@ public class JdiDriver {
         d.conditional = conditional;
         d.dropFrame = dropFrame;
         d.suspendOther = suspendOther;
+        d.pause = pause;
         d.together = together;
         if (parallel > 0) {
             d.pool = Executors.newFixedThreadPool(parallel, r -> {
@@ -320,6 +333,9 @@ public class JdiDriver {
                     inspect(t, setValue);
                     if (suspendOther) {
                         suspendWorker();
+                    }
+                    if (pause) {
+                        pauseAll();
                     }
                     if (dropFrame) {
                         t.popFrames(t.frame(0));
@@ -437,6 +453,34 @@ public class JdiDriver {
             o.resume();
             line("  resumed worker: " + o.isSuspended());
         }
+    }
+
+    // pauseAll pauses the VM as a user presses an IDE's Pause, reads the
+    // threads view as the IDE refreshes it, shows what is deterministic of
+    // it (where running threads stood is not), and resumes the VM.
+    void pauseAll() throws Exception {
+        vm.suspend();
+        boolean all = true;
+        List<String> shown = new ArrayList<>();
+        for (ThreadReference o : vm.allThreads()) {
+            String name = o.name();
+            o.status();
+            all &= o.isSuspended();
+            o.frameCount();
+            if (name.equals("main") || name.equals("worker")) {
+                // The stack of each app thread, as a user clicks it.
+                List<StackFrame> frames = o.frames();
+                StackFrame bottom = frames.get(frames.size() - 1);
+                shown.add("  paused " + name + ": bottom " + bottom.location().declaringType().name() + "."
+                        + bottom.location().method().name());
+            }
+        }
+        Collections.sort(shown);
+        line("  paused: every thread suspended " + all);
+        for (String s : shown) {
+            line(s);
+        }
+        vm.resume();
     }
 
     // conditionHolds evaluates the breakpoint's condition at a hit in
