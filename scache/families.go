@@ -140,6 +140,10 @@ type family struct {
 	// a location: the VMStart of a VM started suspended (start: the
 	// debugger is attaching), or a class prepared.
 	onQuiet func(s *Speculator, start bool)
+	// onPaused runs at the reply to the debugger's VirtualMachine.Suspend
+	// once it proved every thread suspended: a user pressed an IDE's
+	// Pause, and the IDE refreshes its threads view.
+	onPaused func(s *Speculator)
 	// onReply runs on the successful reply to any of its commands, the
 	// debugger's or (except in Classic) a synthetic one. A trigger command
 	// whose reply is state of a suspension fires only for a reply that is
@@ -277,8 +281,9 @@ var families = []*family{
 	},
 	{
 		flag: FamilyThreads, life: lifetimeSuspension,
-		onStop:  speculateThreads,
-		onQuiet: speculateThreadList,
+		onStop:   speculateThreads,
+		onQuiet:  speculateThreadList,
+		onPaused: speculatePausedView,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdVirtualMachineAllThreads:           onAllThreads,
 			jdwp.CmdVirtualMachineTopLevelThreadGroups: onThreadGroups,
@@ -394,6 +399,15 @@ func (t familyTable) quiet(s *Speculator, start bool) {
 	for _, f := range t {
 		if f.onQuiet != nil && f.on {
 			f.onQuiet(s, start)
+		}
+	}
+}
+
+// paused runs the onPaused handlers of the families that are on.
+func (t familyTable) paused(s *Speculator) {
+	for _, f := range t {
+		if f.onPaused != nil && f.on {
+			f.onPaused(s)
 		}
 	}
 }

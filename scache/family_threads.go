@@ -40,6 +40,9 @@ type threadsView struct {
 	// walk is what the debugger's asks tell of its walks of the view
 	// (family_threads_walk.go).
 	walk viewWalk
+	// paused is what the debugger asked at its pauses
+	// (family_threads_paused.go).
+	paused pausedView
 }
 
 // maxViewAgain bounds the views asked again in one epoch (askViewAgain).

@@ -60,6 +60,7 @@ func (r *viewReads) miss(s *Speculator) {
 func noteViewAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 	askListAgain(s, key, m)
 	noteWalk(s, key)
+	notePausedAsk(s, key)
 	if !MovingState(key.Command()) || s.susp.kind != threadSuspended || s.cfg.consistency != Sequential {
 		return
 	}

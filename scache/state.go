@@ -246,6 +246,9 @@ func (s *Speculator) onStateReply(cmd jdwp.Command, code jdwp.ErrorCode) {
 	if cmd == jdwp.CmdVirtualMachineSuspend && code == jdwp.ErrNone {
 		s.endEpoch()
 		s.susp.suspendAnswered()
+		if s.susp.kind == allSuspended {
+			s.table.paused(s)
+		}
 	}
 }
 

@@ -1,0 +1,50 @@
+package scache
+
+import "github.com/jdwpscache/scache/jdwp"
+
+// Pauses. A user who presses an IDE's Pause has it send
+// VirtualMachine.Suspend: no event comes, and once the reply proves every
+// thread suspended the IDE refreshes its threads view and shows the
+// stacks of the threads the user looks at. The view goes out at the
+// Suspend's reply, as at a stop, and so do the stacks the debugger read
+// at its last pause (the same threads, most often: the app's own, which
+// outlive a pause).
+
+// maxPausedAsks bounds the stacks kept of one pause.
+const maxPausedAsks = 16
+
+// pausedView is what the debugger read at its last pause: the stacks
+// (ThreadReference.Frames) it asked in that pause's epoch.
+type pausedView struct {
+	epoch uint64
+	asked []Key
+}
+
+// speculatePausedView asks, once the debugger's VirtualMachine.Suspend
+// proved every thread suspended, for the thread list and at once for the
+// view of each thread the last list showed, as at a stop, and for the
+// stacks the debugger read at its last pause: they come back in the round
+// trip the Suspend's reply began, instead of the list's, then the view's,
+// then each stack's.
+func speculatePausedView(s *Speculator) {
+	s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
+	enqueueThreadsView(s, s.stop.threads)
+	s.view.viewed, s.view.epoch = append(s.view.viewed[:0], s.stop.threads...), s.susp.epoch
+	p := &s.view.paused
+	last := p.asked
+	p.epoch, p.asked = s.susp.epoch, nil
+	for _, key := range last {
+		if m, err := key.Message(s.sizes); err == nil {
+			s.enqueue(m, false)
+		}
+	}
+}
+
+// notePausedAsk records a stack the debugger reads in the epoch of a pause.
+func notePausedAsk(s *Speculator, key Key) {
+	p := &s.view.paused
+	if p.epoch != s.susp.epoch || p.epoch == 0 || key.Command() != jdwp.CmdThreadReferenceFrames || len(p.asked) >= maxPausedAsks {
+		return
+	}
+	p.asked = append(p.asked, key)
+}
