@@ -108,9 +108,7 @@ const viewCopies = 3
 func speculateThreads(s *Speculator, stop stopEvent) {
 	switch {
 	case threadsViewSpeculable(s):
-		s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
-		enqueueThreadsView(s, s.stop.threads)
-		s.view.viewed, s.view.epoch = append(s.view.viewed[:0], s.stop.threads...), s.susp.epoch
+		enqueueListAndView(s)
 		askReadsAgain(s, stop)
 		if s.view.lastListAsks(stop.kind, s.susp.epoch) >= 2 {
 			// The list asked again where the view ends (askListAgain),
@@ -163,6 +161,15 @@ func onAllThreads(s *Speculator, p *inFlight, reply *replyData) error {
 	// learner held back, goes past the learner (family_threads_walk.go).
 	enqueueView(s, asked, !p.synthetic && s.view.walk.sent == s.susp.epoch)
 	return nil
+}
+
+// enqueueListAndView queues the thread list and, in the same round, the
+// view of each thread the last list showed (enqueueThreadsView), noted
+// as viewed in the epoch: onAllThreads then asks only of threads new since.
+func enqueueListAndView(s *Speculator) {
+	s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
+	enqueueThreadsView(s, s.stop.threads)
+	s.view.viewed, s.view.epoch = append(s.view.viewed[:0], s.stop.threads...), s.susp.epoch
 }
 
 // enqueueThreadsView queues each thread's status, depth and name, and,

@@ -27,9 +27,7 @@ type pausedView struct {
 // trip the Suspend's reply began, instead of the list's, then the view's,
 // then each stack's.
 func speculatePausedView(s *Speculator) {
-	s.enqueue(&jdwp.VMAllThreadsCommand{}, false)
-	enqueueThreadsView(s, s.stop.threads)
-	s.view.viewed, s.view.epoch = append(s.view.viewed[:0], s.stop.threads...), s.susp.epoch
+	enqueueListAndView(s)
 	p := &s.view.paused
 	last := p.asked
 	p.epoch, p.asked = s.susp.epoch, nil
