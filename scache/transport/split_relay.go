@@ -380,13 +380,16 @@ func (s *splitRun) readTunnel() {
 				continue
 			}
 		case tunnel.End:
+			// Known before the other half can learn it arrived: once it
+			// reads the 'K' below it closes the tunnel, and the link, lost
+			// then, must take that for the session's end, not a cut.
+			s.gotEnd.Store(true)
 			if s.link != nil {
 				// The other half learns its end frame arrived, before this
 				// half closes the tunnel (a whole frame: the writer's
 				// frames and this one do not interleave).
 				_, _ = s.link.Write(tunnel.ReceivedFrame(s.link.receivedBytes()))
 			}
-			s.gotEnd.Store(true)
 			s.endFromTunnel(string(b[tunnel.HeaderSize:min(len(b), tunnel.HeaderSize+tunnel.MaxText)]), nil)
 			return
 		}
