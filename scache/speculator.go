@@ -274,6 +274,17 @@ func (s *Speculator) clearAll() {
 
 // end stops all speculation for the rest of the session and drops what is
 // queued. Replies to synthetic commands in flight are still absorbed.
+// Ended reports whether the session is ending: the debugger sent
+// VirtualMachine.Exit or Dispose, or the VM sent VMDeath. A side that
+// closes then may reset its connection instead (a VM that exits with
+// packets unread in its socket, or one written to after it closed): a
+// transport takes that reset for the session's end, not a failure.
+func (s *Speculator) Ended() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.over
+}
+
 func (s *Speculator) end() {
 	s.over = true
 	s.queue.shutDown()

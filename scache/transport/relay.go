@@ -8,6 +8,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -217,6 +218,9 @@ func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error 
 	go func() {
 		defer wg.Done()
 		err := r.pump(vm, "VM", upW, downW, scache.Downstream)
+		if resetAtTheEnd(r.spec, err) {
+			err = nil
+		}
 		if err == nil && ctx.Err() == nil {
 			// The VM closed (after Exit, say). Everything read from it has
 			// been written to the debugger: let the debugger read it all
@@ -308,6 +312,15 @@ func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir sc
 		err = fmt.Errorf("scache: reading from the %s: %w", name, err)
 	}
 	return err
+}
+
+// resetAtTheEnd reports whether err, reading from a side, is a reset of a
+// session that was ending (Speculator.Ended): the VM sent VMDeath, or the
+// debugger Exit or Dispose, and the side closed with packets unread in
+// its socket, or was written to once closed. Nothing the session needs
+// is lost: it ends as if the side had closed cleanly.
+func resetAtTheEnd(spec *scache.Speculator, err error) bool {
+	return err != nil && spec != nil && errors.Is(err, syscall.ECONNRESET) && spec.Ended()
 }
 
 func (r *Relay) record(resp scache.Response, dir scache.Direction) {

@@ -335,13 +335,14 @@ func (s *splitRun) readJDWP() {
 		if !s.ending.Load() {
 			s.endOnPresent(presentErr)
 		}
-	case err != nil:
+	case err != nil && !resetAtTheEnd(s.r.spec, err):
 		if !s.ending.Load() {
 			s.endFromJDWP(err)
 		}
 	default:
-		// The debugger or the VM closed its connection: the other half
-		// ends the session once it has everything read so far.
+		// The debugger or the VM closed its connection (or reset it as
+		// the session ended): the other half ends the session once it
+		// has everything read so far.
 		s.endFromJDWP(nil)
 	}
 }
