@@ -107,7 +107,7 @@ func (s *Speculator) onEvents(packet []byte) error {
 			s.unloadSignature(e.Signature)
 		case *jdwp.VMDeathEvent:
 			s.clearAll()
-			s.end()
+			endSession(s)
 		}
 	}
 	if stop, stopped := s.onStopEvents(&c); stopped {

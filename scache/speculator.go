@@ -285,7 +285,9 @@ func (s *Speculator) Ended() bool {
 	return s.over
 }
 
-func (s *Speculator) end() {
+// endSession takes note that the session is ending (Ended): nothing but
+// the debugger's own packets goes to the VM any more.
+func endSession(s *Speculator) {
 	s.over = true
 	s.queue.shutDown()
 }

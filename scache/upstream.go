@@ -117,11 +117,11 @@ func (s *Speculator) sessionCommand(r *Response, c *upCommand) bool {
 		err = s.onRedefine(c.h.ID, c.packet)
 	case jdwp.CmdVirtualMachineDispose:
 		s.clearAll()
-		s.end()
+		endSession(s)
 	case jdwp.CmdVirtualMachineDisposeObjects:
 		err = s.onDisposeObjects(jdwp.Data(c.packet))
 	case jdwp.CmdVirtualMachineExit:
-		s.end()
+		endSession(s)
 	}
 	if err != nil {
 		s.disable(r, err)
