@@ -239,13 +239,12 @@ var breakpointSet = regexp.MustCompile(`(?m)^(Set breakpoint .*|It will be set a
 
 // setBreakpoint types the first command, a stop command, whose output
 // races the last of jdb's start-up prompts (printed before or after it),
-// and waits for both: the span is kept in one order, as a resumed
-// command's (see transcript).
+// and waits for the command's own prompt: the span is kept in one order,
+// as a resumed command's (see transcript).
 func (s *jdbSession) setBreakpoint(command string) {
 	s.t.Helper()
 	s.mu.Lock()
 	start := s.out.Len()
-	prompts := strings.Count(s.out.String(), jdbPrompt)
 	s.mu.Unlock()
 	s.enter(command)
 	end := start
@@ -254,9 +253,19 @@ func (s *jdbSession) setBreakpoint(command string) {
 			s.t.Fatalf("jdb exited while %q was pending:\n%s", command, out)
 		}
 		end = len(out)
-		return breakpointSet.MatchString(out[start:]) && strings.Count(out, jdbPrompt) > prompts
+		return promptedAfterBreakpointSet(out[start:])
 	})
 	s.resumed = append(s.resumed, span{start, end})
+}
+
+// promptedAfterBreakpointSet reports whether a stop command's output seg
+// is whole: the breakpoint set or deferred, then the command's prompt. A
+// start-up prompt that lands before the output does not count, or the
+// command's own prompt would fall outside the span, beside the next one
+// (CI saw "main[1] main[1] Set deferred breakpoint" so).
+func promptedAfterBreakpointSet(seg string) bool {
+	set := breakpointSet.FindStringIndex(seg)
+	return set != nil && strings.Contains(seg[set[1]:], jdbPrompt)
 }
 
 // resume types a command that lets the program run until it stops again

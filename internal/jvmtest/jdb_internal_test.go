@@ -36,3 +36,19 @@ func TestTheTranscriptStartsAfterTheStartUpPrompts(t *testing.T) {
 		require.Equal(t, after, fromFirstPrompt(out))
 	}
 }
+
+// A stop command's output is whole once its own prompt follows what it
+// printed; a start-up prompt printed before that output does not count.
+func TestAStopCommandIsDoneAtItsOwnPrompt(t *testing.T) {
+	const deferred = "Deferring breakpoint Debuggee:54.\nIt will be set after the class is loaded.\n"
+	for seg, done := range map[string]bool{
+		deferred:                                   false,
+		jdbPrompt + deferred:                       false,
+		deferred + jdbPrompt:                       true,
+		jdbPrompt + deferred + jdbPrompt:           true,
+		"Set breakpoint Debuggee:54\n":             false,
+		"Set breakpoint Debuggee:54\n" + jdbPrompt: true,
+	} {
+		require.Equal(t, done, promptedAfterBreakpointSet(seg), "%q", seg)
+	}
+}
