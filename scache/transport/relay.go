@@ -206,6 +206,7 @@ func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error 
 		errMu.Unlock()
 		closeBoth()
 	}
+	vmDone := make(chan struct{})
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
@@ -213,10 +214,18 @@ func (r *Relay) Run(ctx context.Context, debugger, vm io.ReadWriteCloser) error 
 			fail(fmt.Errorf("scache: writing to the VM: %w", err))
 			return
 		}
-		fail(r.pump(debugger, "debugger", upW, downW, scache.Upstream))
+		err := r.pump(debugger, "debugger", upW, downW, scache.Upstream)
+		if writeAtTheEnd(err) {
+			awaitVMPump(ctx, vmDone)
+			if r.spec.Ended() {
+				err = nil
+			}
+		}
+		fail(err)
 	}()
 	go func() {
 		defer wg.Done()
+		defer close(vmDone)
 		err := r.pump(vm, "VM", upW, downW, scache.Downstream)
 		if resetAtTheEnd(r.spec, err) {
 			err = nil
@@ -302,7 +311,7 @@ func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir sc
 			r.record(resp, dir)
 		}
 		if err := upW.write(resp.Edict.Upstream); err != nil {
-			writeErr = fmt.Errorf("scache: writing to the VM: %w", err)
+			writeErr = vmWriteError{err}
 		} else if err := downW.write(resp.Edict.Downstream); err != nil {
 			writeErr = fmt.Errorf("scache: writing to the debugger: %w", err)
 		}
@@ -321,6 +330,39 @@ func (r *Relay) pump(from io.Reader, name string, upW, downW *sideWriter, dir sc
 // is lost: it ends as if the side had closed cleanly.
 func resetAtTheEnd(spec *scache.Speculator, err error) bool {
 	return err != nil && spec != nil && errors.Is(err, syscall.ECONNRESET) && spec.Ended()
+}
+
+// vmWriteError is a write to the VM that failed.
+type vmWriteError struct{ err error }
+
+func (e vmWriteError) Error() string { return "scache: writing to the VM: " + e.err.Error() }
+func (e vmWriteError) Unwrap() error { return e.err }
+
+// writeAtTheEnd reports whether err is a write to the VM that failed
+// because the VM's connection had ended (reset, or closed for writing): a
+// VM that exits closes it, and its VMDeath may still be unread, behind
+// the packets the Relay is writing to the debugger. Whether the session
+// had ended is known once the VM's side is read to its end.
+func writeAtTheEnd(err error) bool {
+	var w vmWriteError
+	return errors.As(err, &w) && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE))
+}
+
+// vmEndWait bounds how long the debugger's side waits, after a write to
+// the VM failed, for the VM's side to be read to its end: a connection
+// that fails writes ends reads at once, after what it holds.
+const vmEndWait = 5 * time.Second
+
+// awaitVMPump waits until the VM's side has been read to its end (done
+// closed), ctx ends, or vmEndWait passes.
+func awaitVMPump(ctx context.Context, done <-chan struct{}) {
+	t := time.NewTimer(vmEndWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 func (r *Relay) record(resp scache.Response, dir scache.Direction) {

@@ -14,10 +14,10 @@ import (
 )
 
 // exitingVM accepts one connection on ln as a VM does, answers the
-// handshake and the id sizes, reads what that answer starts, sends
-// VMDeath if death, and then resets the connection, as a VM that exits
-// with packets unread in its socket does.
-func exitingVM(t *testing.T, ln net.Listener, death bool) {
+// handshake and the id sizes, reads what that answer starts, sends a
+// thread's death if threadDeath, VMDeath if death, and then resets the
+// connection, as a VM that exits with packets unread in its socket does.
+func exitingVM(t *testing.T, ln net.Listener, death bool, threadDeath ...bool) {
 	c, err := ln.Accept()
 	if err != nil {
 		return
@@ -54,6 +54,17 @@ func exitingVM(t *testing.T, ln net.Listener, death bool) {
 		}
 		if h, err := jdwp.ParseHeader(p); err == nil {
 			asked[h.Cmd()] = true
+		}
+	}
+	if len(threadDeath) > 0 && threadDeath[0] {
+		w := jdwp.NewWriter(jdwp.DefaultIDSizes)
+		w.Uint8(uint8(jdwp.SuspendPolicyNone))
+		w.Int32(1)
+		w.Uint8(uint8(jdwp.EventThreadDeath))
+		w.Int32(0)
+		w.ObjectID(7)
+		if _, err := c.Write(jdwp.AppendCommand(nil, 2, jdwp.CmdEventComposite, w.Bytes())); err != nil {
+			return
 		}
 	}
 	if death {
@@ -103,4 +114,48 @@ func TestAResetAfterVMDeathEndsTheSessionCleanly(t *testing.T) {
 	require.NoError(t, relayToExitingVM(t, true), "a reset after VMDeath")
 	err := relayToExitingVM(t, false)
 	require.ErrorIs(t, err, syscall.ECONNRESET, "a reset mid-session")
+}
+
+// TestAWriteToAVMThatExitedEndsTheSessionCleanly: the debugger sends a
+// command after the VM sent VMDeath and reset its connection, while the
+// Relay has not yet read that VMDeath (it is still writing the VM's
+// packet before it to the debugger). The write to the VM fails; the
+// session ends cleanly once the VM's side, read to its end, shows VMDeath.
+func TestAWriteToAVMThatExitedEndsTheSessionCleanly(t *testing.T) {
+	vmLn, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer vmLn.Close()
+	vmDone := make(chan struct{})
+	go func() { defer close(vmDone); exitingVM(t, vmLn, true, true) }()
+	// net.Pipe: the Relay's write of the thread's death to the debugger
+	// waits until the debugger reads, so VMDeath stays unread behind it.
+	dbg, relaySide := net.Pipe()
+	vm, err := net.Dial("tcp", vmLn.Addr().String())
+	require.NoError(t, err)
+	errc := make(chan error, 1)
+	go func() { errc <- newRelay(t).Run(context.Background(), relaySide, vm) }()
+	_, err = dbg.Write(jdwp.HandshakeBytes)
+	require.NoError(t, err)
+	hs := make([]byte, len(jdwp.HandshakeBytes))
+	_, err = io.ReadFull(dbg, hs)
+	require.NoError(t, err)
+	<-vmDone // the VM sent its packets and reset the connection
+	w := jdwp.NewWriter(jdwp.DefaultIDSizes)
+	w.ObjectID(7)
+	_, err = dbg.Write(jdwp.AppendCommand(nil, 100, jdwp.CmdThreadReferenceName, w.Bytes()))
+	require.NoError(t, err)
+	var kinds []jdwp.EventKind
+	_ = jdwp.NewFramer(nil, dbg).ReadEach(func(p []byte) error {
+		if h, err := jdwp.ParseHeader(p); err == nil && h.Cmd() == jdwp.CmdEventComposite && len(p) > 16 {
+			kinds = append(kinds, jdwp.EventKind(p[16]))
+		}
+		return nil
+	})
+	require.Equal(t, []jdwp.EventKind{jdwp.EventThreadDeath, jdwp.EventVMDeath}, kinds, "the VM's packets reached the debugger")
+	select {
+	case err := <-errc:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the Relay did not end")
+	}
 }
