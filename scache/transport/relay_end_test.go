@@ -13,11 +13,20 @@ import (
 	"github.com/jdwpscache/scache/jdwp"
 )
 
+// vmExit is how an exitingVM ends: with a thread's death (threadDeath)
+// and VMDeath (death) before its reset, each if set; ready, if not nil,
+// is closed before them, and they wait for proceed, if not nil.
+type vmExit struct {
+	death, threadDeath bool
+	ready              chan<- struct{}
+	proceed            <-chan struct{}
+}
+
 // exitingVM accepts one connection on ln as a VM does, answers the
-// handshake and the id sizes, reads what that answer starts, sends a
-// thread's death if threadDeath, VMDeath if death, and then resets the
-// connection, as a VM that exits with packets unread in its socket does.
-func exitingVM(t *testing.T, ln net.Listener, death bool, threadDeath ...bool) {
+// handshake and the id sizes, reads what that answer starts, sends what
+// e says, and then resets the connection, as a VM that exits with packets
+// unread in its socket does.
+func exitingVM(t *testing.T, ln net.Listener, e vmExit) {
 	c, err := ln.Accept()
 	if err != nil {
 		return
@@ -56,7 +65,13 @@ func exitingVM(t *testing.T, ln net.Listener, death bool, threadDeath ...bool) {
 			asked[h.Cmd()] = true
 		}
 	}
-	if len(threadDeath) > 0 && threadDeath[0] {
+	if e.ready != nil {
+		close(e.ready)
+	}
+	if e.proceed != nil {
+		<-e.proceed
+	}
+	if e.threadDeath {
 		w := jdwp.NewWriter(jdwp.DefaultIDSizes)
 		w.Uint8(uint8(jdwp.SuspendPolicyNone))
 		w.Int32(1)
@@ -67,7 +82,7 @@ func exitingVM(t *testing.T, ln net.Listener, death bool, threadDeath ...bool) {
 			return
 		}
 	}
-	if death {
+	if e.death {
 		w := jdwp.NewWriter(jdwp.DefaultIDSizes)
 		w.Uint8(uint8(jdwp.SuspendPolicyNone))
 		w.Int32(1)
@@ -87,7 +102,7 @@ func relayToExitingVM(t *testing.T, death bool) error {
 	require.NoError(t, err)
 	defer vmLn.Close()
 	vmDone := make(chan struct{})
-	go func() { defer close(vmDone); exitingVM(t, vmLn, death) }()
+	go func() { defer close(vmDone); exitingVM(t, vmLn, vmExit{death: death}) }()
 	dbg, relaySide := net.Pipe()
 	vm, err := net.Dial("tcp", vmLn.Addr().String())
 	require.NoError(t, err)
@@ -126,7 +141,7 @@ func TestAWriteToAVMThatExitedEndsTheSessionCleanly(t *testing.T) {
 	require.NoError(t, err)
 	defer vmLn.Close()
 	vmDone := make(chan struct{})
-	go func() { defer close(vmDone); exitingVM(t, vmLn, true, true) }()
+	go func() { defer close(vmDone); exitingVM(t, vmLn, vmExit{death: true, threadDeath: true}) }()
 	// net.Pipe: the Relay's write of the thread's death to the debugger
 	// waits until the debugger reads, so VMDeath stays unread behind it.
 	dbg, relaySide := net.Pipe()

@@ -8,6 +8,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -56,11 +57,15 @@ type splitRun struct {
 	tunnelW, jdwpW *queueWriter // the same two writers, by side
 	ending         atomic.Bool  // an end frame was sent or received, or the tunnel is gone
 	closeOnce      sync.Once
-	errMu          sync.Mutex
-	first          error
-	reason         string        // why the session ended: the other half's end frame, or ours
-	heard          atomic.Int64  // when the last frame from the other half arrived (Unix ns)
-	quit           chan struct{} // closed when both readers are done
+	// sideEndTimer bounds the reading of a side whose writes failed
+	// (jdwpSideEnded); made once.
+	sideEndOnce  sync.Once
+	sideEndTimer *time.Timer
+	errMu        sync.Mutex
+	first        error
+	reason       string        // why the session ended: the other half's end frame, or ours
+	heard        atomic.Int64  // when the last frame from the other half arrived (Unix ns)
+	quit         chan struct{} // closed when both readers are done
 }
 
 // heartbeatFrame is the frame a half sends to say it is alive.
@@ -171,6 +176,10 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 	go func() { defer readers.Done(); s.readJDWP() }()
 	go func() { defer alive.Done(); s.keepAlive() }()
 	readers.Wait()
+	s.sideEndOnce.Do(func() {}) // no timer made after this
+	if s.sideEndTimer != nil {
+		s.sideEndTimer.Stop()
+	}
 	close(s.quit)
 	alive.Wait()
 	s.closeBoth()
@@ -279,6 +288,24 @@ type jdwpWriteError struct{ err error }
 func (e *jdwpWriteError) Error() string { return e.err.Error() }
 func (e *jdwpWriteError) Unwrap() error { return e.err }
 
+// jdwpSideEnded reports whether err is a write to the debugger's or the
+// VM's connection that failed because that connection had ended (reset,
+// or closed for writing). The side may have ended the session first with
+// packets not yet read (a VM's VMDeath, behind what this half is still
+// presenting): readJDWP reads it to its end and ends the session then,
+// cleanly if what it read ended it (Speculator.Ended). Should the side's
+// reads not end, its connection is closed after vmEndWait.
+func (s *splitRun) jdwpSideEnded(err error) bool {
+	w, ok := errors.AsType[*jdwpWriteError](err)
+	if !ok || !errors.Is(w.err, syscall.ECONNRESET) && !errors.Is(w.err, syscall.EPIPE) {
+		return false
+	}
+	s.sideEndOnce.Do(func() {
+		s.sideEndTimer = time.AfterFunc(vmEndWait, func() { s.jdwpConn.Close() })
+	})
+	return true
+}
+
 // endOnPresent ends the session on present's error: the JDWP side's end
 // where writing to it failed, else an error of the half's own.
 func (s *splitRun) endOnPresent(err error) {
@@ -322,9 +349,13 @@ func (s *splitRun) readJDWP() {
 	if s.r.maxPacketSize > 0 {
 		f.SetMaxPacketSize(s.r.maxPacketSize)
 	}
-	var presentErr error
+	var presentErr, writeEnd error
 	err := f.ReadEach(func(p []byte) error {
 		if err := s.present(p, !s.tunnelUp); err != nil {
+			if s.jdwpSideEnded(err) {
+				writeEnd = err // read on: what the side sent before it ended
+				return nil
+			}
 			presentErr = err
 			return err
 		}
@@ -335,7 +366,11 @@ func (s *splitRun) readJDWP() {
 		if !s.ending.Load() {
 			s.endOnPresent(presentErr)
 		}
-	case err != nil && !resetAtTheEnd(s.r.spec, err):
+	case writeEnd != nil && !s.r.spec.Ended():
+		if !s.ending.Load() {
+			s.endFromJDWP(writeEnd)
+		}
+	case writeEnd == nil && err != nil && !resetAtTheEnd(s.r.spec, err):
 		if !s.ending.Load() {
 			s.endFromJDWP(err)
 		}
@@ -395,6 +430,9 @@ func (s *splitRun) readTunnel() {
 			return
 		}
 		if err := s.present(b, s.tunnelUp); err != nil {
+			if s.jdwpSideEnded(err) {
+				continue // readJDWP ends the session at that side's end
+			}
 			if !s.ending.Load() {
 				s.endOnPresent(err)
 			}
