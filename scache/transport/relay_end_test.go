@@ -71,49 +71,55 @@ func exitingVM(t *testing.T, ln net.Listener, e vmExit) {
 	if e.proceed != nil {
 		<-e.proceed
 	}
-	if e.threadDeath {
-		w := jdwp.NewWriter(jdwp.DefaultIDSizes)
-		w.Uint8(uint8(jdwp.SuspendPolicyNone))
-		w.Int32(1)
-		w.Uint8(uint8(jdwp.EventThreadDeath))
-		w.Int32(0)
-		w.ObjectID(7)
-		if _, err := c.Write(jdwp.AppendCommand(nil, 2, jdwp.CmdEventComposite, w.Bytes())); err != nil {
-			return
+	for _, ev := range []struct {
+		send   bool
+		kind   jdwp.EventKind
+		thread jdwp.ObjectID // 0: none
+	}{{e.threadDeath, jdwp.EventThreadDeath, 7}, {e.death, jdwp.EventVMDeath, 0}} {
+		if !ev.send {
+			continue
 		}
-	}
-	if e.death {
 		w := jdwp.NewWriter(jdwp.DefaultIDSizes)
 		w.Uint8(uint8(jdwp.SuspendPolicyNone))
 		w.Int32(1)
-		w.Uint8(uint8(jdwp.EventVMDeath))
-		w.Int32(0)
-		if _, err := c.Write(jdwp.AppendCommand(nil, 1, jdwp.CmdEventComposite, w.Bytes())); err != nil {
+		w.Uint8(uint8(ev.kind))
+		w.Int32(0) // the request id
+		if ev.thread != 0 {
+			w.ObjectID(ev.thread)
+		}
+		if _, err := c.Write(jdwp.AppendCommand(nil, uint32(ev.kind), jdwp.CmdEventComposite, w.Bytes())); err != nil {
 			return
 		}
 	}
 	_ = c.(*net.TCPConn).SetLinger(0) // Close resets the connection
 }
 
-// relayToExitingVM runs a Relay between a debugger that reads until its
-// connection ends and an exitingVM, and returns what the Relay returned.
-func relayToExitingVM(t *testing.T, death bool) error {
+// relayToExitingVM starts a Relay between a debugger and an exitingVM
+// that ends as e says, over a net.Pipe (the Relay's writes to the
+// debugger wait until it reads), and sends the debugger's handshake. It
+// returns the debugger's end, a channel closed once the VM has reset its
+// connection, and what the Relay's Run returns.
+func relayToExitingVM(t *testing.T, e vmExit) (dbg net.Conn, vmDone <-chan struct{}, ended <-chan error) {
 	vmLn, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	defer vmLn.Close()
-	vmDone := make(chan struct{})
-	go func() { defer close(vmDone); exitingVM(t, vmLn, vmExit{death: death}) }()
+	t.Cleanup(func() { vmLn.Close() })
+	done := make(chan struct{})
+	go func() { defer close(done); exitingVM(t, vmLn, e) }()
 	dbg, relaySide := net.Pipe()
+	t.Cleanup(func() { dbg.Close() })
 	vm, err := net.Dial("tcp", vmLn.Addr().String())
 	require.NoError(t, err)
 	errc := make(chan error, 1)
 	go func() { errc <- newRelay(t).Run(context.Background(), relaySide, vm) }()
 	_, err = dbg.Write(jdwp.HandshakeBytes)
 	require.NoError(t, err)
-	_, _ = io.Copy(io.Discard, dbg) // the handshake, VMDeath, until the Relay closes it
-	<-vmDone
+	return dbg, done, errc
+}
+
+// relayEnded returns what the Relay's Run returned.
+func relayEnded(t *testing.T, ended <-chan error) error {
 	select {
-	case err := <-errc:
+	case err := <-ended:
 		return err
 	case <-time.After(10 * time.Second):
 		t.Fatal("the Relay did not end")
@@ -121,14 +127,42 @@ func relayToExitingVM(t *testing.T, death bool) error {
 	}
 }
 
+// eventKinds reads packets from r until it ends, and returns the kind of
+// the first event of each composite among them.
+func eventKinds(r io.Reader) []jdwp.EventKind {
+	var kinds []jdwp.EventKind
+	_ = jdwp.NewFramer(nil, r).ReadEach(func(p []byte) error {
+		if h, err := jdwp.ParseHeader(p); err == nil && h.Cmd() == jdwp.CmdEventComposite && len(p) > 16 {
+			kinds = append(kinds, jdwp.EventKind(p[16]))
+		}
+		return nil
+	})
+	return kinds
+}
+
+// threadNameCommand is a debugger's ThreadReference.Name of thread 7.
+func threadNameCommand() []byte {
+	w := jdwp.NewWriter(jdwp.DefaultIDSizes)
+	w.ObjectID(7)
+	return jdwp.AppendCommand(nil, 100, jdwp.CmdThreadReferenceName, w.Bytes())
+}
+
 // TestAResetAfterVMDeathEndsTheSessionCleanly: a VM that sent VMDeath and
 // exits may reset its connection instead of closing it (packets unread in
 // its socket, or written to it once closed). The session was over: the
 // Relay ends without an error, where a reset before VMDeath is one.
 func TestAResetAfterVMDeathEndsTheSessionCleanly(t *testing.T) {
-	require.NoError(t, relayToExitingVM(t, true), "a reset after VMDeath")
-	err := relayToExitingVM(t, false)
-	require.ErrorIs(t, err, syscall.ECONNRESET, "a reset mid-session")
+	for _, death := range []bool{true, false} {
+		dbg, vmDone, ended := relayToExitingVM(t, vmExit{death: death})
+		_, _ = io.Copy(io.Discard, dbg) // the handshake, VMDeath, until the Relay closes it
+		<-vmDone
+		err := relayEnded(t, ended)
+		if death {
+			require.NoError(t, err, "a reset after VMDeath")
+		} else {
+			require.ErrorIs(t, err, syscall.ECONNRESET, "a reset mid-session")
+		}
+	}
 }
 
 // TestAWriteToAVMThatExitedEndsTheSessionCleanly: the debugger sends a
@@ -137,40 +171,16 @@ func TestAResetAfterVMDeathEndsTheSessionCleanly(t *testing.T) {
 // packet before it to the debugger). The write to the VM fails; the
 // session ends cleanly once the VM's side, read to its end, shows VMDeath.
 func TestAWriteToAVMThatExitedEndsTheSessionCleanly(t *testing.T) {
-	vmLn, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer vmLn.Close()
-	vmDone := make(chan struct{})
-	go func() { defer close(vmDone); exitingVM(t, vmLn, vmExit{death: true, threadDeath: true}) }()
-	// net.Pipe: the Relay's write of the thread's death to the debugger
-	// waits until the debugger reads, so VMDeath stays unread behind it.
-	dbg, relaySide := net.Pipe()
-	vm, err := net.Dial("tcp", vmLn.Addr().String())
-	require.NoError(t, err)
-	errc := make(chan error, 1)
-	go func() { errc <- newRelay(t).Run(context.Background(), relaySide, vm) }()
-	_, err = dbg.Write(jdwp.HandshakeBytes)
-	require.NoError(t, err)
+	// The Relay's write of the thread's death to the debugger waits until
+	// the debugger reads, so VMDeath stays unread behind it.
+	dbg, vmDone, ended := relayToExitingVM(t, vmExit{death: true, threadDeath: true})
 	hs := make([]byte, len(jdwp.HandshakeBytes))
-	_, err = io.ReadFull(dbg, hs)
+	_, err := io.ReadFull(dbg, hs)
 	require.NoError(t, err)
 	<-vmDone // the VM sent its packets and reset the connection
-	w := jdwp.NewWriter(jdwp.DefaultIDSizes)
-	w.ObjectID(7)
-	_, err = dbg.Write(jdwp.AppendCommand(nil, 100, jdwp.CmdThreadReferenceName, w.Bytes()))
+	_, err = dbg.Write(threadNameCommand())
 	require.NoError(t, err)
-	var kinds []jdwp.EventKind
-	_ = jdwp.NewFramer(nil, dbg).ReadEach(func(p []byte) error {
-		if h, err := jdwp.ParseHeader(p); err == nil && h.Cmd() == jdwp.CmdEventComposite && len(p) > 16 {
-			kinds = append(kinds, jdwp.EventKind(p[16]))
-		}
-		return nil
-	})
+	kinds := eventKinds(dbg)
 	require.Equal(t, []jdwp.EventKind{jdwp.EventThreadDeath, jdwp.EventVMDeath}, kinds, "the VM's packets reached the debugger")
-	select {
-	case err := <-errc:
-		require.NoError(t, err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the Relay did not end")
-	}
+	require.NoError(t, relayEnded(t, ended))
 }

@@ -97,9 +97,7 @@ func TestAWriteToAVMThatExitedEndsTheSplitSessionCleanly(t *testing.T) {
 	vm.hold(true)
 	close(proceed)
 	<-vmDone // the VM sent its packets and reset the connection
-	w := jdwp.NewWriter(jdwp.DefaultIDSizes)
-	w.ObjectID(7)
-	_, err = dbg.Write(jdwp.AppendCommand(nil, 100, jdwp.CmdThreadReferenceName, w.Bytes()))
+	_, err = dbg.Write(threadNameCommand())
 	require.NoError(t, err)
 	select {
 	case <-vm.writeFailed: // the command reached the near half, which failed to write it
@@ -108,13 +106,7 @@ func TestAWriteToAVMThatExitedEndsTheSplitSessionCleanly(t *testing.T) {
 	}
 	vm.hold(false)
 
-	var kinds []jdwp.EventKind
-	_ = jdwp.NewFramer(nil, dbg).ReadEach(func(p []byte) error {
-		if h, err := jdwp.ParseHeader(p); err == nil && h.Cmd() == jdwp.CmdEventComposite && len(p) > 16 {
-			kinds = append(kinds, jdwp.EventKind(p[16]))
-		}
-		return nil
-	})
+	kinds := eventKinds(dbg)
 	dbg.Close() // as a debugger does at VMDeath
 	require.Equal(t, []jdwp.EventKind{jdwp.EventThreadDeath, jdwp.EventVMDeath}, kinds, "the VM's packets reached the debugger")
 	for name, c := range map[string]chan error{"near": nearErr, "far": farErr} {
