@@ -43,4 +43,14 @@
 // read in full reaches its debugger or VM before that side closes. A lost
 // tunnel is [ErrTunnelLost]; a half whose peer holds another key, or none,
 // gets [ErrWrongTunnelKey].
+//
+// # A session that ends with the VM
+//
+// A VM that exits sends VMDeath and may then reset its connection rather
+// than close it (packets left unread in its socket, or written to it once
+// closed). A Relay, or either half, that meets the reset reading, or a
+// failed write to that connection, reads what the VM sent before it to
+// the end, delivers it, and ends the session without an error once what
+// it read ended the session (scache.Speculator.Ended: the VM's VMDeath,
+// the debugger's Exit or Dispose). A reset before that is an error.
 package transport
