@@ -58,8 +58,10 @@ func (c Command) PrintUsage(fs *flag.FlagSet) {
 // said why on the flag set's output.
 type UsageError struct{ Err error }
 
+// Error returns the flag package's error.
 func (e *UsageError) Error() string { return e.Err.Error() }
 
+// Unwrap returns the flag package's error.
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // Parse parses args with fs, and returns its error as a *UsageError.

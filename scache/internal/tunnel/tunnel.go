@@ -128,6 +128,8 @@ const (
 )
 
 const (
+	// HeaderSize is the size of a frame's header: its type byte and its
+	// length.
 	HeaderSize      = 5
 	announceSeqSize = 8
 	// MaxText bounds the text of a hello's message and of an 'E' frame.
