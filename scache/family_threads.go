@@ -56,7 +56,8 @@ const maxViewAgain = 2
 // to the VM, a round trip each for a client that asks in order, and all of
 // it for one that asks in parallel. So the view goes out again right
 // behind the miss, where the debugger's next asks find it, newer than what
-// the miss tells; at most maxViewAgain times an epoch, and not on a slow VM.
+// the miss tells; at most maxViewAgain times an epoch, and on a slow VM
+// only for a debugger whose reads never overlapped (one at a time).
 func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 	if life != lifetimeSuspension || !MovingState(m.Command()) || s.cfg.consistency != Sequential ||
 		s.susp.kind != threadSuspended || !s.susp.settled() {
@@ -70,10 +71,12 @@ func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 	if v.againAsks >= maxViewAgain || len(s.stop.threads) == 0 {
 		return
 	}
-	if s.cost.slow() {
+	if s.cost.slow() && s.inflight.readsOverlap {
 		// On a slow VM the whole view's service time costs more than the
-		// round trips it saves, above all to a parallel client, whose
-		// misses overlap (BenchmarkSlowVMClients).
+		// round trips it saves to a parallel client, whose misses overlap
+		// (BenchmarkSlowVMClients). A debugger that reads one at a time
+		// waits a round trip and a service time for each read the view
+		// answers instead.
 		return
 	}
 	v.againAsks++

@@ -27,6 +27,10 @@ type inflightState struct {
 	// held lists the belayed debugger commands, in arrival order.
 	held      []*heldCommand
 	synthetic int // synthetic commands in flight
+	// readsOverlap: the debugger sent a read of moving state while another
+	// was unanswered (forwarded, or held on a reply in flight), as a
+	// parallel client does (sawRead).
+	readsOverlap bool
 }
 
 // inFlight is a command awaiting its reply.
@@ -55,6 +59,26 @@ type heldCommand struct {
 	packet   []byte // a copy, sent upstream if the Speculator is disabled meanwhile
 	answered bool
 	audit    *audit // with WithAudit: the check of its answer (audit.go)
+}
+
+// sawRead notes a debugger's read of moving state (sequential.go) as it
+// arrives: whether another such read of the debugger's is unanswered.
+func (t *inflightState) sawRead() {
+	for _, p := range t.pending {
+		if !p.moving {
+			continue
+		}
+		if !p.synthetic {
+			t.readsOverlap = true
+			return
+		}
+		for _, w := range p.waiters {
+			if !w.answered {
+				t.readsOverlap = true
+				return
+			}
+		}
+	}
 }
 
 // closeOut empties the table as the Speculator closes: nothing in flight

@@ -2,6 +2,7 @@ package scache_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
 	"github.com/jdwpscache/scache/scache"
@@ -195,4 +196,120 @@ func TestAMissOfTheViewAsksTheRestAgain(t *testing.T) {
 		require.Equal(t, want, got, "%s", m.Command())
 	}
 	require.Zero(t, organic(h.organicSince(sent)), "the rest of the view, asked again behind the miss, answers")
+}
+
+// slowLink plays the harness's VM behind a link of round trip link, serving
+// one command per service, on a clock of its own (the Speculator's): a
+// command reaches the VM half a round trip after it was sent, waits for
+// the ones before it, and its reply arrives half a round trip after its
+// service.
+type slowLink struct {
+	h             *harness
+	now, vmFree   time.Time
+	link, service time.Duration
+	sentAt        []time.Time // of h.vmQueue's commands
+}
+
+func (l *slowLink) clock() time.Time { return l.now }
+
+// sync dates the commands queued since the last call: sent now.
+func (l *slowLink) sync() {
+	for len(l.sentAt) < len(l.h.vmQueue) {
+		l.sentAt = append(l.sentAt, l.now)
+	}
+}
+
+// drain lets the VM answer every queued command, the clock moving to
+// each reply's arrival.
+func (l *slowLink) drain() {
+	for l.sync(); len(l.h.vmQueue) > 0; l.sync() {
+		start := l.sentAt[0].Add(l.link / 2)
+		if l.vmFree.After(start) {
+			start = l.vmFree
+		}
+		l.vmFree = start.Add(l.service)
+		if arrival := l.vmFree.Add(l.link / 2); arrival.After(l.now) {
+			l.now = arrival
+		}
+		l.sentAt = l.sentAt[1:]
+		l.h.step()
+	}
+}
+
+// ask is the package's ask, on the slow link.
+func (l *slowLink) ask(m jdwp.CommandMessage) (got, want []byte) {
+	id := l.h.nextID
+	want = l.h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, id, m, sizes8))
+	l.h.send(m)
+	l.drain()
+	return l.h.replyTo(id), want
+}
+
+// stop stops thread 1 at an EVENT_THREAD breakpoint, and lets the
+// speculation it starts come back.
+func (l *slowLink) stop() {
+	l.h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+	l.drain()
+}
+
+// slowEventThreadStop is eventThreadStop next to a VM known to be slow (a
+// 0.5 ms service) behind a 10 ms round trip.
+func slowEventThreadStop(t *testing.T) *slowLink {
+	l := &slowLink{now: time.Unix(1000, 0), link: 10 * time.Millisecond, service: 500 * time.Microsecond}
+	l.h = threadsWorld(t, 3, false, scache.WithFamilies(scache.FamilyThreads|scache.FamilyStop), scache.WithClock(l.clock))
+	l.ask(&jdwp.VMIDSizesCommand{})
+	l.ask(&jdwp.VMResumeCommand{})
+	for range 2 {
+		l.stop()
+		for _, m := range append([]jdwp.CommandMessage{&jdwp.ThreadNameCommand{Thread: 1}}, threadsView(false)...) {
+			got, want := l.ask(m)
+			require.Equal(t, want, got, "%s", m.Command())
+		}
+		l.ask(&jdwp.ThreadResumeCommand{Thread: 1})
+	}
+	l.stop()
+	st := l.h.s.Stats()
+	require.GreaterOrEqual(t, st.ServiceTime, 200*time.Microsecond, "the VM is known to be slow")
+	require.Greater(t, st.RoundTrip, 5*time.Millisecond, "behind a link")
+	return l
+}
+
+// missTheView has the debugger read the list, let thread 3 run, read its
+// depth (a later state delivered) and then thread 2's status, which only
+// an older reply of the view could answer: a miss. It returns how many of
+// the rest of the view's reads then went to the VM, each answer the VM's.
+func missTheView(t *testing.T, l *slowLink) int {
+	l.ask(&jdwp.VMAllThreadsCommand{})
+	l.h.vm.Tick(3)
+	l.ask(&jdwp.ThreadFrameCountCommand{Thread: 3})
+	l.ask(&jdwp.ThreadStatusCommand{Thread: 2})
+	sent := len(l.h.toVM)
+	for _, m := range []jdwp.CommandMessage{&jdwp.ThreadNameCommand{Thread: 2},
+		&jdwp.ThreadStatusCommand{Thread: 3}, &jdwp.ThreadNameCommand{Thread: 3}} {
+		got, want := l.ask(m)
+		require.Equal(t, want, got, "%s", m.Command())
+	}
+	return organic(l.h.organicSince(sent))
+}
+
+// TestOnASlowVMTheViewGoesAgainForAReaderOfOneAtATime: next to a VM known
+// to be slow, behind a link, a miss of the view asks the rest again for a
+// debugger that reads one command at a time: each read the view answers
+// would cost it a round trip and a service time. Once the debugger has
+// sent a read while another was unanswered (a parallel client, whose
+// misses overlap), a miss asks nothing again there.
+func TestOnASlowVMTheViewGoesAgainForAReaderOfOneAtATime(t *testing.T) {
+	l := slowEventThreadStop(t)
+	require.Zero(t, missTheView(t, l), "one at a time: the rest of the view, asked again behind the miss, answers")
+
+	l = slowEventThreadStop(t)
+	l.ask(&jdwp.VMAllThreadsCommand{})
+	l.h.vm.Tick(3)
+	l.ask(&jdwp.ThreadFrameCountCommand{Thread: 3})
+	l.h.send(&jdwp.ThreadStatusCommand{Thread: 2}) // a miss, unanswered while
+	l.h.send(&jdwp.ThreadNameCommand{Thread: 3})   // the next read is sent
+	l.drain()
+	l.ask(&jdwp.ThreadResumeCommand{Thread: 1})
+	l.stop()
+	require.Positive(t, missTheView(t, l), "reads that overlapped: nothing asked again on a slow VM")
 }

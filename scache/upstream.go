@@ -191,6 +191,9 @@ func (s *Speculator) lookUp(r *Response, c *upCommand) bool {
 		return true
 	}
 	c.key = keyOf(c.h, c.packet)
+	if c.moving && !s.inflight.readsOverlap {
+		s.inflight.sawRead()
+	}
 	if spec.life == lifetimeSuspension {
 		s.table.asked(s, c.key, c.params)
 	}
