@@ -272,8 +272,6 @@ func (s *Speculator) clearAll() {
 	s.table.reset(s)
 }
 
-// end stops all speculation for the rest of the session and drops what is
-// queued. Replies to synthetic commands in flight are still absorbed.
 // Ended reports whether the session is ending: the debugger sent
 // VirtualMachine.Exit or Dispose, or the VM sent VMDeath. A side that
 // closes then may reset its connection instead (a VM that exits with
@@ -285,8 +283,10 @@ func (s *Speculator) Ended() bool {
 	return s.over
 }
 
-// endSession takes note that the session is ending (Ended): nothing but
-// the debugger's own packets goes to the VM any more.
+// endSession takes note that the session is ending (Ended): it stops all
+// speculation for the rest of the session and drops what is queued, so
+// nothing but the debugger's own packets goes to the VM any more. Replies
+// to synthetic commands in flight are still absorbed.
 func endSession(s *Speculator) {
 	s.over = true
 	s.queue.shutDown()

@@ -339,13 +339,19 @@ func (e vmWriteError) Error() string { return "scache: writing to the VM: " + e.
 func (e vmWriteError) Unwrap() error { return e.err }
 
 // writeAtTheEnd reports whether err is a write to the VM that failed
-// because the VM's connection had ended (reset, or closed for writing): a
-// VM that exits closes it, and its VMDeath may still be unread, behind
-// the packets the Relay is writing to the debugger. Whether the session
-// had ended is known once the VM's side is read to its end.
+// because the VM's connection had ended (connEnded): a VM that exits
+// closes it, and its VMDeath may still be unread, behind the packets the
+// Relay is writing to the debugger. Whether the session had ended is
+// known once the VM's side is read to its end.
 func writeAtTheEnd(err error) bool {
 	var w vmWriteError
-	return errors.As(err, &w) && (errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE))
+	return errors.As(err, &w) && connEnded(err)
+}
+
+// connEnded reports whether err, writing to a connection, says that the
+// connection had ended: reset by the peer, or closed for writing.
+func connEnded(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // vmEndWait bounds how long the debugger's side waits, after a write to

@@ -8,7 +8,6 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -175,8 +174,7 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 	go func() { defer readers.Done(); s.readTunnel() }()
 	go func() { defer readers.Done(); s.readJDWP() }()
 	go func() { defer alive.Done(); s.keepAlive() }()
-	readers.Wait()
-	s.sideEndOnce.Do(func() {}) // no timer made after this
+	readers.Wait() // the readers alone make the timer (jdwpSideEnded)
 	if s.sideEndTimer != nil {
 		s.sideEndTimer.Stop()
 	}
@@ -296,8 +294,7 @@ func (e *jdwpWriteError) Unwrap() error { return e.err }
 // cleanly if what it read ended it (Speculator.Ended). Should the side's
 // reads not end, its connection is closed after vmEndWait.
 func (s *splitRun) jdwpSideEnded(err error) bool {
-	w, ok := errors.AsType[*jdwpWriteError](err)
-	if !ok || !errors.Is(w.err, syscall.ECONNRESET) && !errors.Is(w.err, syscall.EPIPE) {
+	if _, ok := errors.AsType[*jdwpWriteError](err); !ok || !connEnded(err) {
 		return false
 	}
 	s.sideEndOnce.Do(func() {
