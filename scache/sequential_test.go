@@ -274,14 +274,20 @@ func slowEventThreadStop(t *testing.T) *slowLink {
 	return l
 }
 
-// missTheView has the debugger read the list, let thread 3 run, read its
-// depth (a later state delivered) and then thread 2's status, which only
-// an older reply of the view could answer: a miss. It returns how many of
-// the rest of the view's reads then went to the VM, each answer the VM's.
-func missTheView(t *testing.T, l *slowLink) int {
+// deliverALaterState has the debugger read the list, let thread 3 run
+// and read its depth: a state later than the view's delivered, so that
+// thread 2's status, asked next, misses.
+func deliverALaterState(l *slowLink) {
 	l.ask(&jdwp.VMAllThreadsCommand{})
 	l.h.vm.Tick(3)
 	l.ask(&jdwp.ThreadFrameCountCommand{Thread: 3})
+}
+
+// missTheView has the debugger miss the view (deliverALaterState, then
+// thread 2's status), and returns how many of the rest of the view's
+// reads then went to the VM, each answer the VM's.
+func missTheView(t *testing.T, l *slowLink) int {
+	deliverALaterState(l)
 	l.ask(&jdwp.ThreadStatusCommand{Thread: 2})
 	sent := len(l.h.toVM)
 	for _, m := range []jdwp.CommandMessage{&jdwp.ThreadNameCommand{Thread: 2},
@@ -303,9 +309,7 @@ func TestOnASlowVMTheViewGoesAgainForAReaderOfOneAtATime(t *testing.T) {
 	require.Zero(t, missTheView(t, l), "one at a time: the rest of the view, asked again behind the miss, answers")
 
 	l = slowEventThreadStop(t)
-	l.ask(&jdwp.VMAllThreadsCommand{})
-	l.h.vm.Tick(3)
-	l.ask(&jdwp.ThreadFrameCountCommand{Thread: 3})
+	deliverALaterState(l)
 	l.h.send(&jdwp.ThreadStatusCommand{Thread: 2}) // a miss, unanswered while
 	l.h.send(&jdwp.ThreadNameCommand{Thread: 3})   // the next read is sent
 	l.drain()
