@@ -1,6 +1,8 @@
 package scache_test
 
 import (
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -45,6 +47,14 @@ func renamed(a, b []byte) bool {
 func cmdOf(p []byte) (jdwp.Header, bool) {
 	h, err := jdwp.ParseHeader(p)
 	return h, err == nil && !h.IsReply()
+}
+
+// answerable returns the ids a VM's reply may carry: the synthetic
+// commands unanswered, in order, then every command of the debugger's; the
+// same input picks the same id in every run.
+func (c *conservation) answerable() []uint32 {
+	ids := slices.Sorted(maps.Keys(c.issued))
+	return append(ids, c.organic...)
 }
 
 func (c *conservation) up(p []byte) {
@@ -189,11 +199,7 @@ func FuzzSpeculator(f *testing.F) {
 				c.organic = append(c.organic, id)
 				c.up(jdwp.AppendCommand(nil, id, cmd, chunk))
 			case 4, 5:
-				var ids []uint32
-				for id := range c.issued {
-					ids = append(ids, id)
-				}
-				ids = append(ids, c.organic...)
+				ids := c.answerable()
 				if len(ids) == 0 {
 					continue
 				}
