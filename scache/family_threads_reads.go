@@ -59,7 +59,7 @@ func (r *viewReads) miss(s *Speculator) {
 // thread list (askListAgain), and the order of its reads of moving state.
 func noteViewAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 	askListAgain(s, key, m)
-	noteWalk(s, key)
+	noteWalk(s, key, m)
 	notePausedAsk(s, key)
 	if !MovingState(key.Command()) || s.susp.kind != threadSuspended || s.cfg.consistency != Sequential {
 		return

@@ -24,6 +24,14 @@ import "github.com/jdwpscache/scache/jdwp"
 // (onAllThreads). Each goes out behind the debugger's command that set it
 // off, so under Sequential its replies are newer than that one's
 // (sequential.go: rule a).
+//
+// A walk the debugger did not read (no other thread's status, depth or
+// name asked behind it) was set off by a read of the stop's own: jdb
+// reads the stopped thread's name and depth at every stop, and a far half
+// forwards them when the pushes come late, so that the near half misses
+// them at stop after stop, and each walk took its VM the view's service
+// time. After walkIdle such walks at stops of a kind, the next ones there
+// go out only at the learner's probes (learn.go: probeEvery).
 
 // viewWalk is what the family keeps of the debugger's walks of the view.
 type viewWalk struct {
@@ -35,23 +43,46 @@ type viewWalk struct {
 	// debugger asked the thread list it read a thread's view after it.
 	walks [numStopKinds]bool
 	// The current epoch's: whether the list was asked, and a thread's
-	// view read after it.
-	epoch      uint64
-	kind       stopKind
-	list, read bool
+	// view read after it; seen: another thread's view read after the
+	// epoch's walk went out.
+	epoch            uint64
+	kind             stopKind
+	list, read, seen bool
+	// idle counts, by kind of stop, the last walks in a row after which
+	// the debugger read no other thread's view (walkIdle).
+	idle [numStopKinds]int
+}
+
+// walkIdle is how many walks in a row may go unread at stops of a kind
+// before the next ones wait for the learner's probes: a debugger whose
+// read that set a walk off was the stop's own (jdb reads the stopped
+// thread's name and depth at every stop) walks nothing.
+const walkIdle = 1
+
+// roll starts the epoch's account, closing the last one's: whether its
+// walk, if one went out, was read.
+func (w *viewWalk) roll(s *Speculator) {
+	if w.epoch == s.susp.epoch {
+		return
+	}
+	if w.list {
+		w.walks[w.kind] = w.read
+	}
+	if w.sent == w.epoch && w.epoch != 0 {
+		w.idle[w.kind]++
+		if w.seen {
+			w.idle[w.kind] = 0
+		}
+	}
+	w.epoch, w.kind, w.list, w.read, w.seen = s.susp.epoch, s.stop.event.kind, false, false, false
 }
 
 // noteWalk follows the debugger's asks of the view (noteViewAsked): it
 // learns whether its list asks lead to reads of the view, and sends the
 // view at a list ask that will (viewOnAsk's first case).
-func noteWalk(s *Speculator, key Key) {
+func noteWalk(s *Speculator, key Key, m jdwp.CommandMessage) {
 	w := &s.view.walk
-	if w.epoch != s.susp.epoch {
-		if w.list {
-			w.walks[w.kind] = w.read
-		}
-		w.epoch, w.kind, w.list, w.read = s.susp.epoch, s.stop.event.kind, false, false
-	}
+	w.roll(s)
 	switch key.Command() {
 	case jdwp.CmdVirtualMachineAllThreads:
 		first := !w.list
@@ -61,6 +92,9 @@ func noteWalk(s *Speculator, key Key) {
 		}
 	case jdwp.CmdThreadReferenceStatus, jdwp.CmdThreadReferenceName, jdwp.CmdThreadReferenceFrameCount:
 		w.read = w.read || w.list
+		if t, ok := threadOf(m); ok && t != s.stop.event.thread && w.sent == s.susp.epoch {
+			w.seen = true
+		}
 	}
 }
 
@@ -84,8 +118,13 @@ func onViewMissed(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 // learner, with list the list first, once an epoch, if the learner held
 // it back at this stop.
 func walkView(s *Speculator, list bool) {
-	if !s.stop.on || !threadsViewSpeculable(s) || s.view.walk.sent == s.susp.epoch || !s.learn.viewHeldBack() {
+	w := &s.view.walk
+	w.roll(s)
+	if !s.stop.on || !threadsViewSpeculable(s) || w.sent == s.susp.epoch || !s.learn.viewHeldBack() {
 		return
+	}
+	if kind := s.stop.event.kind; w.idle[kind] >= walkIdle && s.stop.count[kind]%probeEvery != 0 {
+		return // the last walks went unread: only the learner's probes walk
 	}
 	s.view.walk.sent, s.view.walk.packet = s.susp.epoch, s.stats.PacketsUp
 	if list {

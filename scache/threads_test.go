@@ -315,3 +315,36 @@ func TestAViewHeldBackGoesOutWhenTheDebuggerWalksIt(t *testing.T) {
 		}
 	}
 }
+
+// TestAWalkNobodyReadsGoesOutNoMore: a debugger that asks the thread list
+// at its stops and reads no thread's view, and at every other stop reads
+// the stopped thread's name and depth (as a far half forwards jdb's prompt
+// and where when the pushes come late). The learner holds the view back,
+// and the stopped thread's, so the first such read, a miss, walks the
+// view; nothing reads it, and the next miss walks no view.
+func TestAWalkNobodyReadsGoesOutNoMore(t *testing.T) {
+	h := threadsWorld(t, 4, false, scache.WithFamilies(scache.FamilyStop|scache.FamilyThreads))
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	top := &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1}
+	var walked []int
+	for hit := 1; hit <= 7; hit++ { // (probeEvery is 8)
+		h.stopEvent(1, jdwp.SuspendPolicyAll)
+		h.drain()
+		ask(h, &jdwp.VMAllThreadsCommand{})
+		_, before := h.vmCommands(jdwp.CmdThreadReferenceStatus)
+		reads := []jdwp.CommandMessage{top}
+		if hit > 3 && hit%2 == 0 { // else the list and the top frame: the learner holds the rest back
+			reads = append(reads, &jdwp.ThreadNameCommand{Thread: 1}, &jdwp.ThreadFrameCountCommand{Thread: 1})
+		}
+		for _, m := range reads {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "%s", m.Command())
+		}
+		_, after := h.vmCommands(jdwp.CmdThreadReferenceStatus)
+		walked = append(walked, after-before)
+		ask(h, &jdwp.VMResumeCommand{})
+	}
+	require.Positive(t, walked[3], "the first miss walks the view: %v", walked)
+	require.Zero(t, walked[5], "the walk was not read: the next miss walks none: %v", walked)
+}
