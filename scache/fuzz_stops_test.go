@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
-	"github.com/jdwpscache/scache/scache"
 )
 
 // stopsThreads is how many threads FuzzSpeculatorStops names (ids 1 to
@@ -97,11 +96,16 @@ func stopsCommand(pick byte, t jdwp.ThreadID, frame uint64) jdwp.CommandMessage 
 // every packet is forwarded, answered or held exactly once.
 func FuzzSpeculatorStops(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &conservation{t: t, s: newSpeculator(t, scache.WithMaxInFlight(3), scache.WithCacheBytes(2000), scache.WithAnswerAhead(true)),
-			issued: map[uint32]bool{}, ahead: map[uint32]int{}, sets: map[uint32]int{}}
+		c := newConservation(t)
 		c.up(jdwp.AppendCommandPacket(nil, 1, &jdwp.VMIDSizesCommand{}, sizes8))
 		c.down(jdwp.AppendReply(nil, 1, jdwp.ErrNone, jdwp.Marshal(&jdwp.VMIDSizesReply{Sizes: sizes8}, sizes8)))
 		nextID, nextEvent := uint32(2), uint32(0x10000000)
+		take := func(n int) []byte { // the next n bytes of data, or what is left
+			n = min(n, len(data))
+			b := data[:n]
+			data = data[n:]
+			return b
+		}
 		for len(data) >= 2 {
 			op, pick := data[0], data[1]
 			data = data[2:]
@@ -119,18 +123,14 @@ func FuzzSpeculatorStops(f *testing.F) {
 				if len(ids) == 0 {
 					continue
 				}
-				n := min(int(pick>>2), len(data))
-				reply := data[:n]
-				data = data[n:]
+				reply := take(int(pick >> 2))
 				code := jdwp.ErrNone
 				if op&0x80 != 0 {
 					code = jdwp.ErrThreadNotSuspended
 				}
 				c.down(jdwp.AppendReply(nil, ids[int(op>>3)%len(ids)], code, reply))
 			case 7:
-				n := min(int(pick>>2), len(data))
-				c.up(append([]byte(nil), data[:n]...))
-				data = data[n:]
+				c.up(append([]byte(nil), take(int(pick>>2))...))
 			}
 		}
 		_ = c.s.Close()

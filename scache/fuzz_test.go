@@ -49,6 +49,14 @@ func cmdOf(p []byte) (jdwp.Header, bool) {
 	return h, err == nil && !h.IsReply()
 }
 
+// newConservation returns a conservation check around a Speculator that
+// bounds what it keeps tightly (3 in flight, a cache of 2000 bytes) and
+// answers Clears ahead, as the fuzz targets drive it.
+func newConservation(t *testing.T) *conservation {
+	s := newSpeculator(t, scache.WithMaxInFlight(3), scache.WithCacheBytes(2000), scache.WithAnswerAhead(true))
+	return &conservation{t: t, s: s, issued: map[uint32]bool{}, ahead: map[uint32]int{}, sets: map[uint32]int{}}
+}
+
 // answerable returns the ids a VM's reply may carry: the synthetic
 // commands unanswered, in order, then every command of the debugger's; the
 // same input picks the same id in every run.
@@ -166,7 +174,7 @@ func (c *conservation) down(p []byte) {
 // exactly once.
 func FuzzSpeculator(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &conservation{t: t, s: newSpeculator(t, scache.WithMaxInFlight(3), scache.WithCacheBytes(2000), scache.WithAnswerAhead(true)), issued: map[uint32]bool{}, ahead: map[uint32]int{}, sets: map[uint32]int{}}
+		c := newConservation(t)
 		nextID := uint32(1)
 		if len(data)%2 == 1 { // a session its transport started with OnHandshake
 			for _, q := range c.s.OnHandshake().Edict.Upstream {
