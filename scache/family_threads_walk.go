@@ -68,11 +68,12 @@ func (w *viewWalk) roll(s *Speculator) {
 	if w.list {
 		w.walks[w.kind] = w.read
 	}
-	if w.sent == w.epoch && w.epoch != 0 {
+	switch {
+	case w.sent != w.epoch || w.epoch == 0: // no walk in that epoch
+	case w.seen:
+		w.idle[w.kind] = 0
+	default:
 		w.idle[w.kind]++
-		if w.seen {
-			w.idle[w.kind] = 0
-		}
 	}
 	w.epoch, w.kind, w.list, w.read, w.seen = s.susp.epoch, s.stop.event.kind, false, false, false
 }
@@ -126,7 +127,7 @@ func walkView(s *Speculator, list bool) {
 	if kind := s.stop.event.kind; w.idle[kind] >= walkIdle && s.stop.count[kind]%probeEvery != 0 {
 		return // the last walks went unread: only the learner's probes walk
 	}
-	s.view.walk.sent, s.view.walk.packet = s.susp.epoch, s.stats.PacketsUp
+	w.sent, w.packet = s.susp.epoch, s.stats.PacketsUp
 	if list {
 		enqueueAs(s, &jdwp.VMAllThreadsCommand{}, true, false, true) // in order: it leads the view
 	}
