@@ -364,6 +364,7 @@ type VersionError struct {
 	role   byte
 }
 
+// Error says which side speaks which version, or that the peer is no far half.
 func (e *VersionError) Error() string {
 	if e.role != 'F' && e.role != 'R' {
 		return fmt.Sprintf("scache: tunnel: the peer says it is %q, not a far half", e.role)
@@ -371,6 +372,7 @@ func (e *VersionError) Error() string {
 	return fmt.Sprintf("scache: tunnel: the far half speaks tunnel version %d, this near half %d: run the same scache version on both sides", e.theirs, Version)
 }
 
+// Unwrap returns ErrTunnel, which every tunnel error wraps.
 func (e *VersionError) Unwrap() error { return ErrTunnel }
 
 // IsNearHelloStart reports whether b, the first bytes a peer sent, begin
@@ -444,10 +446,12 @@ type RefusalError struct {
 	Message string
 }
 
+// Error says that the near half refused the session, and why.
 func (e *RefusalError) Error() string {
 	return "scache: tunnel: the near half refused the session: " + e.Message
 }
 
+// Unwrap returns ErrTunnel, which every tunnel error wraps.
 func (e *RefusalError) Unwrap() error { return ErrTunnel }
 
 // NewFrame returns a frame of type typ whose payload is the concatenation
