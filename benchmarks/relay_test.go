@@ -312,6 +312,10 @@ var relayWorkloads = []relayWorkload{
 	{"steps", jvmtest.DriverOptions{Stops: relayStops}},
 	{"setvalue", jvmtest.DriverOptions{Stops: relayStops, SetValue: true}},
 	{"eventthread", jvmtest.DriverOptions{Stops: relayStops, EventThread: true}},
+	// An IDE's variables view at suspend-thread breakpoints (Eclipse's and
+	// VS Code's default): this expanded, its arrays among them, while the
+	// other threads run through the stop.
+	{"eventextras", jvmtest.DriverOptions{Stops: relayStops, EventThread: true, Extras: true, Arrays: true}},
 	{"hotswap", jvmtest.DriverOptions{Stops: relayStops, HotSwap: true}},
 	{"extras", jvmtest.DriverOptions{Stops: relayStops, Extras: true}},
 	// Another debugger, which asks in its own way: the JDK's jdb, typed at.

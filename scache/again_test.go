@@ -54,9 +54,10 @@ func TestAskedAgainAtTheNextStop(t *testing.T) {
 }
 
 // With the stopped thread alone suspended, the others may change any
-// object's fields and any static: nothing of that is asked again.
-func TestNotAskedAgainWhileOtherThreadsRun(t *testing.T) {
-	h, top := stopped(t, jdwp.SuspendPolicyEventThread)
+// object's fields and any static while the debugger looks: a linearizable
+// Speculator asks none of that again.
+func TestNotAskedAgainWhileOtherThreadsRunWhenLinearizable(t *testing.T) {
+	h, top := stopped(t, jdwp.SuspendPolicyEventThread, scache.WithConsistency(scache.Linearizable))
 	ask(h, &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: []jdwp.FieldID{1, 2}})
 	ask(h, &jdwp.RefTypeGetValuesCommand{RefType: top.Class, Fields: []jdwp.FieldID{1}})
 	h.send(&jdwp.VMResumeCommand{})
@@ -66,6 +67,43 @@ func TestNotAskedAgainWhileOtherThreadsRun(t *testing.T) {
 		_, synthetic := h.vmCommands(cmd)
 		require.Zero(t, synthetic, "%s", cmd)
 	}
+}
+
+// Under Sequential (the default) they are moving entries (sequential.go),
+// as a running thread's name is: asked again at the next suspend-thread
+// stop (the variables view of Eclipse's and VS Code's default breakpoints)
+// and answered from speculation, with what the VM holds after the threads
+// ran.
+func TestAskedAgainAsMovingWhileOtherThreadsRun(t *testing.T) {
+	h, top := stopped(t, jdwp.SuspendPolicyEventThread)
+	fields := &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: []jdwp.FieldID{1, 2}}
+	statics := &jdwp.RefTypeGetValuesCommand{RefType: top.Class, Fields: []jdwp.FieldID{1, 2}}
+	before := map[jdwp.Command][]byte{}
+	for _, m := range []jdwp.CommandMessage{fields, statics} {
+		got, want := ask(h, m)
+		require.Equal(t, want, got)
+		before[m.Command()] = jdwp.Data(got)
+	}
+	h.send(&jdwp.VMResumeCommand{})
+	h.drain()
+	h.vm.Tick(5) // thread 1 changes its this's fields and its class's statics
+	cmds := []jdwp.Command{jdwp.CmdObjectReferenceGetValues, jdwp.CmdReferenceTypeGetValues}
+	speculated := map[jdwp.Command]int{}
+	for _, cmd := range cmds {
+		_, speculated[cmd] = h.vmCommands(cmd)
+	}
+	stopThread1(t, h, jdwp.SuspendPolicyEventThread)
+	for _, cmd := range cmds {
+		_, synthetic := h.vmCommands(cmd)
+		require.Equal(t, speculated[cmd]+1, synthetic, "%s asked again at the stop", cmd)
+	}
+	sent := len(h.toVM)
+	for _, m := range []jdwp.CommandMessage{fields, statics} {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s: what the VM holds now", m.Command())
+		require.NotEqual(t, before[m.Command()], jdwp.Data(got), "%s: the thread ran and changed it", m.Command())
+	}
+	require.Equal(t, sent, len(h.toVM), "both answered from speculation")
 }
 
 // The family is one of the defaults, and can be left out.

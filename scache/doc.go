@@ -61,12 +61,13 @@
 //
 // Under suspend policy EVENT_THREAD the other threads run while the
 // debugger looks at a stop, and their status, names, the thread list and
-// the thread-group tree may change between two of its commands. Two
-// promises are on offer ([WithConsistency]):
+// the thread-group tree may change between two of its commands, and so may
+// any object's fields, array's elements and type's statics. Two promises
+// are on offer ([WithConsistency]):
 //
 //   - [Linearizable]: every reply equals the VM's answer at some moment
 //     between the debugger's command and the reply. Replies about running
-//     threads are never served from speculation.
+//     threads and values are never served from speculation.
 //   - [Sequential], the default: every reply equals the VM's answer in some
 //     real state of the VM; the states behind the events and replies the
 //     debugger receives, in the order it receives them, never go back in
@@ -74,13 +75,13 @@
 //     command the debugger sent before asking. Nothing in JDWP tells this
 //     from the VM's threads having been scheduled a little later.
 //
-// Under Sequential the running threads' view goes out at the stop, and a
-// reply of it (a moving entry) answers the debugger only if (a) it arrived
-// from the VM after every VM packet already delivered that tells a state
-// (an event, a reply about threads, frames or values: not a class's
-// metadata or an object's type, true in every state), and (b) no
-// state-changing command of the debugger is unanswered and the last one's
-// reply arrived before it. The races above show why both are needed: a
+// Under Sequential the running threads' view, and the values the debugger
+// reads, go out at the stop, and a reply of them (a moving entry) answers
+// the debugger only if (a) it arrived from the VM after every VM packet
+// already delivered that tells a state (an event, a reply about threads,
+// frames or values: not a class's metadata or an object's type, true in
+// every state), and (b) no state-changing command of the debugger is
+// unanswered and the last one's reply arrived before it. The races above show why both are needed: a
 // status read before a breakpoint event the debugger has seen would take it
 // back to before the event (rule a; in race 1 the event is the later
 // state), and a status read before the debugger's own Suspend of that

@@ -59,7 +59,7 @@ const maxViewAgain = 2
 // the miss tells; at most maxViewAgain times an epoch, and on a slow VM
 // only for a debugger whose reads never overlapped (one at a time).
 func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
-	if life != lifetimeSuspension || !MovingState(m.Command()) || s.cfg.consistency != Sequential ||
+	if life != lifetimeSuspension || !viewMoving(m.Command()) || s.cfg.consistency != Sequential ||
 		s.susp.kind != threadSuspended || !s.susp.settled() {
 		return
 	}
@@ -89,6 +89,12 @@ func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 		enqueueThreadsView(s, s.stop.threads)
 	}
 }
+
+// viewMoving reports whether cmd reads moving state of the threads view (a
+// thread's status, name or group, the thread list, the group tree), not
+// values: those of objects move too (keyable.go), but no threads view
+// reads them.
+func viewMoving(cmd jdwp.Command) bool { return MovingState(cmd) && !keyable[cmd].values }
 
 // viewCopies is how many views go out again at once (askViewAgain), on a
 // VM known to be fast (one view otherwise). A debugger that reads the view

@@ -61,7 +61,7 @@ func noteViewAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 	askListAgain(s, key, m)
 	noteWalk(s, key, m)
 	notePausedAsk(s, key)
-	if !MovingState(key.Command()) || s.susp.kind != threadSuspended || s.cfg.consistency != Sequential {
+	if !viewMoving(key.Command()) || s.susp.kind != threadSuspended || s.cfg.consistency != Sequential {
 		return
 	}
 	r := &s.view.reads

@@ -40,7 +40,8 @@ type keySpec struct {
 	values bool
 	// moving: a suspension entry about state that changes while threads
 	// run (a running thread's status or name, the thread list, the group
-	// tree), cached under Sequential as a moving entry (sequential.go).
+	// tree, values), cached under Sequential as a moving entry
+	// (sequential.go).
 	moving bool
 }
 
@@ -100,13 +101,16 @@ var keyable = map[jdwp.Command]keySpec{
 	jdwp.CmdThreadReferenceThreadGroup: {life: lifetimeSuspension, threadLocal: true, moving: true},
 	jdwp.CmdThreadGroupReferenceName:   {life: lifetimeObject},
 	jdwp.CmdThreadGroupReferenceParent: {life: lifetimeObject},
-	jdwp.CmdObjectReferenceGetValues:   {life: lifetimeSuspension, values: true},
-	// An array's elements, as an expanded array in a variables view reads
-	// them: only running code or ArrayReference.SetValues changes them.
-	jdwp.CmdArrayReferenceGetValues: {life: lifetimeSuspension, values: true},
-	// A type's static field values: only running code or ClassType.SetValues
-	// changes them.
-	jdwp.CmdReferenceTypeGetValues: {life: lifetimeSuspension, values: true},
+	// An object's field values, an array's elements (as an expanded array
+	// in a variables view reads them) and a type's static field values:
+	// only running code or a SetValues changes them. While other threads
+	// run (suspend policy EVENT_THREAD) any of them may, so they move, as
+	// a thread's name does: under Sequential the variables view of a
+	// suspend-thread stop (Eclipse's and VS Code's default) is served
+	// from speculation under the rules of sequential.go.
+	jdwp.CmdObjectReferenceGetValues: {life: lifetimeSuspension, values: true, moving: true},
+	jdwp.CmdArrayReferenceGetValues:  {life: lifetimeSuspension, values: true, moving: true},
+	jdwp.CmdReferenceTypeGetValues:   {life: lifetimeSuspension, values: true, moving: true},
 	// The loaded classes: any event (a class's preparation or unload among
 	// them) ends the epoch, and every thread is suspended.
 	jdwp.CmdVirtualMachineAllClasses:            {life: lifetimeSuspension},
@@ -278,7 +282,8 @@ func StateCommand(cmd jdwp.Command) bool {
 }
 
 // MovingState reports whether cmd reads state that changes while threads
-// run (a thread's status, name or group, the thread list, the group tree):
+// run (a thread's status, name or group, the thread list, the group tree,
+// the values of objects, arrays and types):
 // under Sequential its replies may be served from speculation while the
 // threads it is about run, under the rules of the package documentation.
 func MovingState(cmd jdwp.Command) bool { return keyable[cmd].moving }

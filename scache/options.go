@@ -329,9 +329,9 @@ func ModeOptions(mode string) ([]Option, error) {
 
 // WithConsistency chooses the promise a Speculator keeps about state that
 // may change while the debugger looks at it: Sequential (the default)
-// serves the threads view of running threads from speculation, under the
-// rules in the package documentation; Linearizable forwards it, as
-// versions before it did. Classic is linearizable whatever this says.
+// serves the threads view of running threads, and the values running code
+// may change, from speculation, under the rules in the package
+// documentation; Linearizable forwards them, as versions before it did. Classic is linearizable whatever this says.
 func WithConsistency(c Consistency) Option {
 	return option.New(fmt.Sprintf("WithConsistency(%v)", c), option.All, func(st *option.Settings) error {
 		if c != Sequential && c != Linearizable {

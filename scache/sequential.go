@@ -9,7 +9,9 @@ import (
 // State that moves while the debugger looks. Under suspend policy
 // EVENT_THREAD the other threads run through a stop: their status, their
 // names, the thread list and the thread-group tree may change between two
-// commands of the debugger's threads view. No reply about them is true for
+// commands of the debugger's threads view, and so may the fields of any
+// object, an array's elements and a type's statics between two commands of
+// its variables view. No reply about them is true for
 // a whole epoch, so a linearizable proxy (Linearizable) forwards every such
 // command, a round trip each. Under Sequential (the default) the
 // Speculator asks them at the stop, caches the replies as moving entries,
@@ -39,7 +41,8 @@ const (
 	// the states behind what the debugger receives never go back in time
 	// and come after every state-changing command it sent before asking.
 	// Replies about running threads (status, name, group, the thread list
-	// and group tree) may be served from speculation. The default.
+	// and group tree) and about values running code may change (fields,
+	// array elements, statics) may be served from speculation. The default.
 	Sequential Consistency = iota
 	// Linearizable: every reply equals the VM's answer at some moment
 	// between the debugger's command and the reply: only state that cannot

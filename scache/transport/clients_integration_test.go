@@ -13,15 +13,16 @@ import (
 
 // clientWorkloads are the driver workloads every client runs through every
 // mode: what an IDE does at a stop, with the variants that stress a cache
-// (a value changed, a class redefined, threads that run through the stop,
-// stops in one thread after another, renderers that run code, watchpoint,
-// exception and method exit stops, a conditional breakpoint's hits).
+// (a value changed, a class redefined, threads that run through the stop
+// while the variables view reads this's fields and arrays, stops in one
+// thread after another, renderers that run code, watchpoint, exception and
+// method exit stops, a conditional breakpoint's hits).
 var clientWorkloads = map[string]jvmtest.DriverOptions{
 	"plain":           {Stops: 2},
 	"extras":          {Stops: 2, Extras: true, Arrays: true},
 	"setValue":        {Stops: 2, SetValue: true},
 	"hot swap":        {Stops: 2, HotSwap: true},
-	"event thread":    {Stops: 2, EventThread: true},
+	"event thread":    {Stops: 2, EventThread: true, Extras: true, Arrays: true},
 	"threads":         {Stops: 3, Threads: 3},
 	"together":        {Stops: 3, Threads: 3, Together: true},
 	"renderers":       {Stops: 2, Renderers: true},

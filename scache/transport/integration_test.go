@@ -71,9 +71,12 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	// An IDE's expanded `this`: class details, fields, statics, an array;
 	// with this's arrays expanded, an element edited in the view.
 	"extras": {Stops: 2, Extras: true, Arrays: true},
-	// Other threads keep running during stops: only the stopped thread's
-	// frames and locals, and immutable facts, may be cached.
-	"event thread": {Stops: 3, EventThread: true},
+	// Other threads keep running during stops: the stopped thread's
+	// frames and locals, and immutable facts, are true for the stop; the
+	// expanded this's fields, statics and arrays (the variables view of a
+	// suspend-thread breakpoint, Eclipse's and VS Code's default) move,
+	// an element edited in the view among them.
+	"event thread": {Stops: 3, EventThread: true, Extras: true, Arrays: true},
 	// Another debugger: the JDK's jdb, typed at as a user would.
 	"jdb": {Stops: 2, Jdb: true},
 	// jdb printing (toString invoked: it changes the object), dumping this
