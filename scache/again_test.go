@@ -306,3 +306,56 @@ func TestThreadGroupTreeWalkedALevelAhead(t *testing.T) {
 	}
 	require.Equal(t, sent, len(h.toVM), "the walk answered from speculation")
 }
+
+// A variables view that reads the same values twice at a suspend-thread
+// stop (this's fields, then the statics, then this's fields again) finds
+// the first reply older than the statics it was told since (rule a): behind
+// each read that went to the VM, the values read at the stop go out again,
+// so the second read of the fields is answered from speculation, with what
+// the VM holds.
+func TestValuesReadAgainBehindAMiss(t *testing.T) {
+	h, top := stopped(t, jdwp.SuspendPolicyEventThread)
+	fields := &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: []jdwp.FieldID{1, 2}}
+	statics := &jdwp.RefTypeGetValuesCommand{RefType: top.Class, Fields: []jdwp.FieldID{1, 2}}
+	for _, m := range []jdwp.CommandMessage{fields, statics} {
+		got, want := ask(h, m)
+		require.Equal(t, want, got)
+	}
+	organic := func() int {
+		total, synthetic := h.vmCommands(jdwp.CmdObjectReferenceGetValues)
+		return total - synthetic
+	}
+	before := organic()
+	got, want := ask(h, fields)
+	require.Equal(t, want, got, "what the VM holds")
+	require.Equal(t, before, organic(), "the second read is answered from speculation")
+}
+
+// At a suspend-thread stop, a user edits a field of this in the variables
+// view, which reads this's fields, then the statics, again: the values the
+// edit dropped go out behind it in the order of their keys (the statics
+// first), and again in the order the debugger read them, so that the
+// statics read after the fields find a reply newer than the fields' (rule
+// a) and are answered from speculation too.
+func TestValuesAskedAgainAfterAnEditInTheOrderRead(t *testing.T) {
+	h, top := stopped(t, jdwp.SuspendPolicyEventThread)
+	fields := &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: []jdwp.FieldID{1, 2}}
+	statics := &jdwp.RefTypeGetValuesCommand{RefType: top.Class, Fields: []jdwp.FieldID{1, 2}}
+	for _, m := range []jdwp.CommandMessage{fields, statics} {
+		got, want := ask(h, m)
+		require.Equal(t, want, got)
+	}
+	w := jdwp.NewWriter(sizes8)
+	w.ObjectID(top.This)
+	w.Int32(1) // one field
+	w.FieldID(2)
+	w.UntaggedValue(jdwp.IntValue(99))
+	h.sendRaw(jdwp.AppendCommand(nil, 901, jdwp.CmdObjectReferenceSetValues, w.Bytes()))
+	h.drain()
+	sent := len(h.toVM)
+	for _, m := range []jdwp.CommandMessage{fields, statics} {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s: what the VM holds after the edit", m.Command())
+	}
+	require.Equal(t, sent, len(h.toVM), "both answered from what went out behind the edit")
+}

@@ -272,8 +272,9 @@ var families = []*family{
 			jdwp.CmdArrayReferenceLength:         onHeldArrayLength,
 		},
 		onInvoked:       askAgainAfterInvocation,
-		onAsked:         noteAsked,
-		onValuesChanged: askValuesAgain,
+		onAsked:         noteAgainAsked,
+		onMissed:        askValuesReadAgain,
+		onValuesChanged: askValuesAgainInOrder,
 		onEndStop:       endAgainStop,
 		onInvoking:      noteInvoking,
 		onReset:         resetAgain,
@@ -332,15 +333,16 @@ var families = []*family{
 // familyState is what the families keep between packets, each family its
 // own fields, kept true by its entry's hooks.
 type familyState struct {
-	again     againLog                      // what the debugger asked at its recent stops (family_again.go)
-	guesses   idGuesses                     // the ids seen at recent stops, to guess the next stop's (family_again_guess.go)
-	prepared  map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
-	recalled  map[jdwp.ReferenceTypeID]bool // classes of the attach memory whose line tables are to ask (family_prepare.go)
-	walk      hierarchyWalk                 // the supertypes the debugger walks (family_class_hierarchy.go)
-	predictor framePredictor                // the next stop's top frame id (family_topframe_predict.go)
-	view      threadsView                   // the threads view sent at the stop (family_threads.go)
-	deeper    deeperFrames                  // the frames below the top the debugger looks at (family_topframe_deeper.go)
-	walked    uint64                        // the epoch whose stop went out again past the learner (family_stop_walk.go)
+	again      againLog                      // what the debugger asked at its recent stops (family_again.go)
+	guesses    idGuesses                     // the ids seen at recent stops, to guess the next stop's (family_again_guess.go)
+	prepared   map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
+	recalled   map[jdwp.ReferenceTypeID]bool // classes of the attach memory whose line tables are to ask (family_prepare.go)
+	walk       hierarchyWalk                 // the supertypes the debugger walks (family_class_hierarchy.go)
+	predictor  framePredictor                // the next stop's top frame id (family_topframe_predict.go)
+	view       threadsView                   // the threads view sent at the stop (family_threads.go)
+	deeper     deeperFrames                  // the frames below the top the debugger looks at (family_topframe_deeper.go)
+	valuesRead valuesReads                   // the moving values the debugger read at the stop (family_again_moving.go)
+	walked     uint64                        // the epoch whose stop went out again past the learner (family_stop_walk.go)
 }
 
 // newFamilyState returns the families' state of a new session, which

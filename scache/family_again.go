@@ -458,4 +458,5 @@ func noteInvoking(s *Speculator, id uint32) { s.again.invoking(id) }
 func resetAgain(s *Speculator) {
 	s.again.reset()
 	s.guesses = idGuesses{}
+	resetValuesReads(s)
 }
