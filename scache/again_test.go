@@ -9,6 +9,36 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// readThisAndStatics reads the top frame's this's fields and its class's
+// statics, as a variables view does, and returns the commands and what
+// the VM answered, by command.
+func readThisAndStatics(t *testing.T, h *harness, top scachetest.ModelFrame) (fields, statics jdwp.CommandMessage,
+	before map[jdwp.Command][]byte) {
+	t.Helper()
+	fields = &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: []jdwp.FieldID{1, 2}}
+	statics = &jdwp.RefTypeGetValuesCommand{RefType: top.Class, Fields: []jdwp.FieldID{1, 2}}
+	before = map[jdwp.Command][]byte{}
+	for _, m := range []jdwp.CommandMessage{fields, statics} {
+		got, want := ask(h, m)
+		require.Equal(t, want, got)
+		before[m.Command()] = jdwp.Data(got)
+	}
+	return fields, statics, before
+}
+
+// requireChangedFromSpeculation asks each command again and requires what
+// the VM holds now, changed since before, answered from speculation.
+func requireChangedFromSpeculation(t *testing.T, h *harness, before map[jdwp.Command][]byte, cmds ...jdwp.CommandMessage) {
+	t.Helper()
+	sent := len(h.toVM)
+	for _, m := range cmds {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s: what the VM holds now", m.Command())
+		require.NotEqual(t, before[m.Command()], jdwp.Data(got), "%s: the thread ran and changed it", m.Command())
+	}
+	require.Equal(t, sent, len(h.toVM), "answered from speculation")
+}
+
 // What the debugger asked at a stop and no reply leads to (an expanded
 // this's fields, a class's statics) goes out again at its next stop of the
 // same kind, with the frames: asked again, it is answered from speculation,
@@ -16,14 +46,7 @@ import (
 // row, it is forgotten.
 func TestAskedAgainAtTheNextStop(t *testing.T) {
 	h, top := stopped(t, jdwp.SuspendPolicyAll)
-	fields := &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: []jdwp.FieldID{1, 2}}
-	statics := &jdwp.RefTypeGetValuesCommand{RefType: top.Class, Fields: []jdwp.FieldID{1, 2}}
-	before := map[jdwp.Command][]byte{}
-	for _, m := range []jdwp.CommandMessage{fields, statics} {
-		got, want := ask(h, m)
-		require.Equal(t, want, got)
-		before[m.Command()] = jdwp.Data(got)
-	}
+	fields, statics, before := readThisAndStatics(t, h, top)
 	speculated := func(cmd jdwp.Command) int {
 		_, synthetic := h.vmCommands(cmd)
 		return synthetic
@@ -36,13 +59,7 @@ func TestAskedAgainAtTheNextStop(t *testing.T) {
 	stopThread1(t, h, jdwp.SuspendPolicyAll)
 	require.Equal(t, 1, speculated(jdwp.CmdObjectReferenceGetValues), "asked again at the stop")
 	require.Equal(t, 1, speculated(jdwp.CmdReferenceTypeGetValues))
-	sent := len(h.toVM)
-	for _, m := range []jdwp.CommandMessage{fields, statics} {
-		got, want := ask(h, m)
-		require.Equal(t, want, got, "%s: what the VM holds now", m.Command())
-		require.NotEqual(t, before[m.Command()], jdwp.Data(got), "%s: the thread ran and changed it", m.Command())
-	}
-	require.Equal(t, sent, len(h.toVM), "both answered from speculation")
+	requireChangedFromSpeculation(t, h, before, fields, statics)
 
 	// Not asked at the next two stops: sent at both, then forgotten.
 	resumeAndStop(t, h)
@@ -76,14 +93,7 @@ func TestNotAskedAgainWhileOtherThreadsRunWhenLinearizable(t *testing.T) {
 // ran.
 func TestAskedAgainAsMovingWhileOtherThreadsRun(t *testing.T) {
 	h, top := stopped(t, jdwp.SuspendPolicyEventThread)
-	fields := &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: []jdwp.FieldID{1, 2}}
-	statics := &jdwp.RefTypeGetValuesCommand{RefType: top.Class, Fields: []jdwp.FieldID{1, 2}}
-	before := map[jdwp.Command][]byte{}
-	for _, m := range []jdwp.CommandMessage{fields, statics} {
-		got, want := ask(h, m)
-		require.Equal(t, want, got)
-		before[m.Command()] = jdwp.Data(got)
-	}
+	fields, statics, before := readThisAndStatics(t, h, top)
 	h.send(&jdwp.VMResumeCommand{})
 	h.drain()
 	h.vm.Tick(5) // thread 1 changes its this's fields and its class's statics
@@ -97,13 +107,7 @@ func TestAskedAgainAsMovingWhileOtherThreadsRun(t *testing.T) {
 		_, synthetic := h.vmCommands(cmd)
 		require.Equal(t, speculated[cmd]+1, synthetic, "%s asked again at the stop", cmd)
 	}
-	sent := len(h.toVM)
-	for _, m := range []jdwp.CommandMessage{fields, statics} {
-		got, want := ask(h, m)
-		require.Equal(t, want, got, "%s: what the VM holds now", m.Command())
-		require.NotEqual(t, before[m.Command()], jdwp.Data(got), "%s: the thread ran and changed it", m.Command())
-	}
-	require.Equal(t, sent, len(h.toVM), "both answered from speculation")
+	requireChangedFromSpeculation(t, h, before, fields, statics)
 }
 
 // The family is one of the defaults, and can be left out.
@@ -315,12 +319,7 @@ func TestThreadGroupTreeWalkedALevelAhead(t *testing.T) {
 // the VM holds.
 func TestValuesReadAgainBehindAMiss(t *testing.T) {
 	h, top := stopped(t, jdwp.SuspendPolicyEventThread)
-	fields := &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: []jdwp.FieldID{1, 2}}
-	statics := &jdwp.RefTypeGetValuesCommand{RefType: top.Class, Fields: []jdwp.FieldID{1, 2}}
-	for _, m := range []jdwp.CommandMessage{fields, statics} {
-		got, want := ask(h, m)
-		require.Equal(t, want, got)
-	}
+	fields, _, _ := readThisAndStatics(t, h, top)
 	organic := func() int {
 		total, synthetic := h.vmCommands(jdwp.CmdObjectReferenceGetValues)
 		return total - synthetic
@@ -339,19 +338,8 @@ func TestValuesReadAgainBehindAMiss(t *testing.T) {
 // a) and are answered from speculation too.
 func TestValuesAskedAgainAfterAnEditInTheOrderRead(t *testing.T) {
 	h, top := stopped(t, jdwp.SuspendPolicyEventThread)
-	fields := &jdwp.ObjectRefGetValuesCommand{Object: top.This, Fields: []jdwp.FieldID{1, 2}}
-	statics := &jdwp.RefTypeGetValuesCommand{RefType: top.Class, Fields: []jdwp.FieldID{1, 2}}
-	for _, m := range []jdwp.CommandMessage{fields, statics} {
-		got, want := ask(h, m)
-		require.Equal(t, want, got)
-	}
-	w := jdwp.NewWriter(sizes8)
-	w.ObjectID(top.This)
-	w.Int32(1) // one field
-	w.FieldID(2)
-	w.UntaggedValue(jdwp.IntValue(99))
-	h.sendRaw(jdwp.AppendCommand(nil, 901, jdwp.CmdObjectReferenceSetValues, w.Bytes()))
-	h.drain()
+	fields, statics, _ := readThisAndStatics(t, h, top)
+	editField(h, top.This, 2, 99)
 	sent := len(h.toVM)
 	for _, m := range []jdwp.CommandMessage{fields, statics} {
 		got, want := ask(h, m)

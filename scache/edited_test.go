@@ -54,16 +54,22 @@ func TestAFieldEditedIsReadAgain(t *testing.T) {
 	before, want := ask(h, fields)
 	require.Equal(t, want, before)
 
-	w := jdwp.NewWriter(sizes8)
-	w.ObjectID(this)
-	w.Int32(1) // one field
-	w.FieldID(2)
-	w.UntaggedValue(jdwp.IntValue(99))
-	h.sendRaw(jdwp.AppendCommand(nil, 901, jdwp.CmdObjectReferenceSetValues, w.Bytes()))
-	h.drain()
+	editField(h, this, 2, 99)
 	sent := len(h.toVM)
 	got, want := ask(h, fields)
 	require.Equal(t, want, got)
 	require.NotEqual(t, before, got, "the edit shows")
 	require.Equal(t, sent, len(h.toVM), "answered from what went out behind the edit")
+}
+
+// editField sets field of object to v, as a user editing it in a
+// variables view does (ObjectReference.SetValues), and lets it through.
+func editField(h *harness, object jdwp.ObjectID, field jdwp.FieldID, v int32) {
+	w := jdwp.NewWriter(sizes8)
+	w.ObjectID(object)
+	w.Int32(1) // one field
+	w.FieldID(field)
+	w.UntaggedValue(jdwp.IntValue(v))
+	h.sendRaw(jdwp.AppendCommand(nil, 901, jdwp.CmdObjectReferenceSetValues, w.Bytes()))
+	h.drain()
 }
