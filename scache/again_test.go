@@ -347,3 +347,37 @@ func TestValuesAskedAgainAfterAnEditInTheOrderRead(t *testing.T) {
 	}
 	require.Equal(t, sent, len(h.toVM), "both answered from what went out behind the edit")
 }
+
+// A loop's next pass stops in the same method with another this. Behind a
+// read that missed there, the reads of the last pass's this go out again
+// as reads of the new one (the object at the same path from this), so the
+// view's read of the new this's fields is answered from speculation.
+func TestValuesReadAgainOfTheNewThis(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	stopWith := func(this jdwp.ObjectID) {
+		h.vm.Thread(1).Frames[0].This = this
+		ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyEventThread)
+		require.True(t, ok)
+		h.event(ev)
+		h.drain()
+		askThis(t, h)
+	}
+	fieldsOf := func(o jdwp.ObjectID) jdwp.CommandMessage {
+		return &jdwp.ObjectRefGetValuesCommand{Object: o, Fields: []jdwp.FieldID{1, 2}}
+	}
+	organic := func() int {
+		total, synthetic := h.vmCommands(jdwp.CmdObjectReferenceGetValues)
+		return total - synthetic
+	}
+	first, second, other := h.vm.NewObject(class.ID), h.vm.NewObject(class.ID), h.vm.NewObject(class.ID)
+	stopWith(first)
+	ask(h, fieldsOf(first))
+	resume(h)
+	stopWith(second)
+	got, want := ask(h, fieldsOf(other))
+	require.Equal(t, want, got)
+	before := organic()
+	got, want = ask(h, fieldsOf(second))
+	require.Equal(t, want, got, "what the VM holds")
+	require.Equal(t, before, organic(), "answered from the read of the last pass's this, asked again of the new one")
+}

@@ -16,10 +16,12 @@ import (
 // the VM, and its reply, newer still, keeps every other value speculated
 // from answering the reads after it, a round trip each. So behind such a
 // miss the values the debugger read in the epoch, and those it read next
-// at its last stop in the same method, go out again in the order it read them,
-// each newer than what the miss tells; at most
-// maxValuesReadAgain times an epoch, and on a slow VM only for a debugger
-// whose reads never overlapped (as the threads view, askViewAgain).
+// at its last stop in the same method, go out again in the order it read
+// them, each newer than what the miss tells; at most maxValuesReadAgain
+// times an epoch, and on a slow VM only for a debugger whose reads never
+// overlapped (as the threads view, askViewAgain). A read of an object at
+// a path of fields from that stop's this (FamilyAgain's chains) names the
+// object at the same path now: a loop's next pass shows another this.
 
 // valuesReads is what the debugger read of moving values in the epoch
 // epoch (a stop at site), in order, each key once, and, by site, at the
@@ -28,9 +30,17 @@ import (
 type valuesReads struct {
 	epoch uint64
 	site  valuesSite
-	keys  []Key
-	last  map[valuesSite][]Key
+	reads []valueRead
+	last  map[valuesSite][]valueRead
 	again int
+}
+
+// valueRead is a read of moving values, and, if it reads an object the
+// stop's this leads to, the path of fields from this (pathOf) to it.
+type valueRead struct {
+	key    Key
+	path   string
+	onPath bool
 }
 
 // valuesSite is where a stop is, as far as what a variables view reads
@@ -64,28 +74,97 @@ func (r *valuesReads) roll(s *Speculator) {
 	if r.epoch == s.susp.epoch {
 		return
 	}
-	if len(r.keys) > 0 {
+	if len(r.reads) > 0 {
 		if r.last == nil || len(r.last) >= maxValuesSites {
-			r.last = make(map[valuesSite][]Key)
+			r.last = make(map[valuesSite][]valueRead)
 		}
-		r.last[r.site] = r.keys
+		r.last[r.site] = r.reads
 	}
 	loc := s.stop.event.loc
-	r.epoch, r.keys, r.again = s.susp.epoch, nil, 0
+	r.epoch, r.reads, r.again = s.susp.epoch, nil, 0
 	r.site = valuesSite{class: loc.Class, method: loc.Method}
+}
+
+// has reports whether the epoch's reads hold key.
+func (r *valuesReads) has(key Key) bool {
+	return slices.ContainsFunc(r.reads, func(v valueRead) bool { return v.key == key })
 }
 
 // toAskAgain returns the reads to ask again, in the order the debugger
 // makes them: this epoch's so far (it may read them again), then the
-// last stop's in this method it has not made yet (it reads them next).
-func (r *valuesReads) toAskAgain() []Key {
-	keys := slices.Clone(r.keys)
-	for _, k := range r.last[r.site] {
-		if len(keys) < maxValuesReads && !slices.Contains(keys, k) {
+// last stop's in this method it has not made yet (it reads them next),
+// each of an object on a path from this as the object on that path now.
+func (r *valuesReads) toAskAgain(s *Speculator) []jdwp.CommandMessage {
+	var keys []Key
+	for _, v := range r.reads {
+		keys = append(keys, v.key)
+	}
+	for _, v := range r.last[r.site] {
+		if len(keys) >= maxValuesReads {
+			break
+		}
+		if k := s.again.now(s, v); !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}
-	return keys
+	msgs := make([]jdwp.CommandMessage, 0, len(keys))
+	for _, k := range keys {
+		if m, err := k.Message(s.sizes); err == nil {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs
+}
+
+// now returns the key of the read v of an earlier stop as it reads the
+// object on the same path from this at the current stop, if the log knows
+// that object; else v's own key.
+func (l *againLog) now(s *Speculator, v valueRead) Key {
+	if !v.onPath {
+		return v.key
+	}
+	obj := l.objectAt(v.path)
+	m, err := v.key.Message(s.sizes)
+	if obj == 0 || err != nil {
+		return v.key
+	}
+	switch m := m.(type) {
+	case *jdwp.ObjectRefGetValuesCommand:
+		m.Object = obj
+	case *jdwp.ArrayRefGetValuesCommand:
+		m.Array = obj
+	default:
+		return v.key
+	}
+	return s.newKey(m)
+}
+
+// objectAt returns the current stop's object at path from this (0: not
+// known yet).
+func (l *againLog) objectAt(path string) jdwp.ObjectID {
+	if !l.recording {
+		return 0
+	}
+	if path == "" {
+		return l.this
+	}
+	for obj, at := range l.held {
+		if at == path {
+			return obj
+		}
+	}
+	return 0
+}
+
+// readObject returns the object a read of values reads (0: a type's).
+func readObject(m jdwp.CommandMessage) jdwp.ObjectID {
+	switch m := m.(type) {
+	case *jdwp.ObjectRefGetValuesCommand:
+		return m.Object
+	case *jdwp.ArrayRefGetValuesCommand:
+		return m.Array
+	}
+	return 0
 }
 
 // noteAgainAsked is FamilyAgain's onAsked: what the debugger asks, to ask
@@ -96,15 +175,20 @@ func noteAgainAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 }
 
 // noteValuesRead follows the debugger's reads of moving values, in order.
-func noteValuesRead(s *Speculator, key Key, _ jdwp.CommandMessage) {
+func noteValuesRead(s *Speculator, key Key, m jdwp.CommandMessage) {
 	if !movingValues(s, key.Command()) {
 		return
 	}
 	r := &s.valuesRead
 	r.roll(s)
-	if len(r.keys) < maxValuesReads && !slices.Contains(r.keys, key) {
-		r.keys = append(r.keys, key)
+	if len(r.reads) >= maxValuesReads || r.has(key) {
+		return
 	}
+	if m == nil {
+		m, _ = key.Message(s.sizes)
+	}
+	path, onPath := s.again.pathOf(readObject(m))
+	r.reads = append(r.reads, valueRead{key: key, path: path, onPath: onPath})
 }
 
 // askValuesReadAgain follows a read of moving values that nothing
@@ -119,10 +203,8 @@ func askValuesReadAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 		return
 	}
 	r.again++
-	for _, key := range r.toAskAgain() {
-		if m, err := key.Message(s.sizes); err == nil {
-			s.enqueueInOrder(m)
-		}
+	for _, m := range r.toAskAgain(s) {
+		s.enqueueInOrder(m)
 	}
 }
 
@@ -139,10 +221,8 @@ func askValuesAgainInOrder(s *Speculator, dropped []Key) {
 	}
 	r := &s.valuesRead
 	r.roll(s)
-	for _, key := range r.toAskAgain() {
-		if m, err := key.Message(s.sizes); err == nil {
-			s.enqueueInOrder(m)
-		}
+	for _, m := range r.toAskAgain(s) {
+		s.enqueueInOrder(m)
 	}
 }
 
