@@ -262,7 +262,7 @@ var families = []*family{
 	},
 	{
 		flag: FamilyAgain, life: lifetimeSuspension,
-		onStop: askAgain,
+		onStop: askAgainInOrder,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdThreadReferenceFrames:        sawFrames,
 			jdwp.CmdStackFrameThisObject:         askThisFields,

@@ -1,8 +1,6 @@
 package scache
 
 import (
-	"slices"
-
 	"github.com/jdwpscache/scache/jdwp"
 )
 
@@ -24,7 +22,7 @@ import (
 // object at the same path now: a loop's next pass shows another this.
 
 // valuesReads is what the debugger read of moving values in the epoch
-// epoch (a stop at site), in order, each key once, and, by site, at the
+// epoch (a stop at site), in order, as often as it read each, and, by site, at the
 // last stop there that read any; again counts the reads asked again
 // behind a miss in the epoch.
 type valuesReads struct {
@@ -85,27 +83,28 @@ func (r *valuesReads) roll(s *Speculator) {
 	r.site = valuesSite{class: loc.Class, method: loc.Method}
 }
 
-// has reports whether the epoch's reads hold key.
-func (r *valuesReads) has(key Key) bool {
-	return slices.ContainsFunc(r.reads, func(v valueRead) bool { return v.key == key })
-}
-
 // toAskAgain returns the reads to ask again, in the order the debugger
-// makes them: this epoch's so far (it may read them again), then the
-// last stop's in this method it has not made yet (it reads them next),
-// each of an object on a path from this as the object on that path now.
+// makes them: this epoch's so far (it may read them again), then those
+// the last stop in this method made that this one has not made yet (it
+// makes them next), each of an object on a path from this as the object
+// on that path now. A read made twice goes out twice: each copy serves
+// one.
 func (r *valuesReads) toAskAgain(s *Speculator) []jdwp.CommandMessage {
-	var keys []Key
+	keys := make([]Key, 0, maxValuesReads)
 	for _, v := range r.reads {
 		keys = append(keys, v.key)
 	}
+	made := make(map[Key]int, len(keys))
+	for _, k := range keys {
+		made[k]++
+	}
 	for _, v := range r.last[r.site] {
-		if len(keys) >= maxValuesReads {
-			break
+		k := s.again.now(s, v)
+		if made[k] > 0 {
+			made[k]-- // made already at this stop
+			continue
 		}
-		if k := s.again.now(s, v); !slices.Contains(keys, k) {
-			keys = append(keys, k)
-		}
+		keys = append(keys, k)
 	}
 	msgs := make([]jdwp.CommandMessage, 0, len(keys))
 	for _, k := range keys {
@@ -181,7 +180,7 @@ func noteValuesRead(s *Speculator, key Key, m jdwp.CommandMessage) {
 	}
 	r := &s.valuesRead
 	r.roll(s)
-	if len(r.reads) >= maxValuesReads || r.has(key) {
+	if len(r.reads) >= maxValuesReads {
 		return
 	}
 	if m == nil {
@@ -208,14 +207,31 @@ func askValuesReadAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 	}
 }
 
-// askValuesAgainInOrder is FamilyAgain's onValuesChanged: the values the
-// debugger's edit dropped, asked again as it goes out (askValuesAgain),
-// and, where they move, on a VM known to be fast, the reads of the epoch
-// and the next ones again in the order the debugger makes them: the first
-// are in the order of their keys, and each read after the edit that comes
-// before one already answered in that order would miss under rule (a).
+// askAgainInOrder is FamilyAgain's onStop: what the debugger asked at its
+// recent stops (askAgain), and, where values move, on a VM known to be
+// fast, the values it read at its last stop in this method, again in the
+// order it read them: askAgain's go out in its own order, and each read
+// that comes before one already answered, in the order the replies came,
+// would miss under rule (a).
+func askAgainInOrder(s *Speculator, stop stopEvent) {
+	askAgain(s, stop)
+	askValuesReadInOrder(s)
+}
+
+// askValuesAgainInOrder is FamilyAgain's onValuesChanged: where values
+// move, on a VM known to be fast, the reads of the epoch and the next ones
+// go out again first, in the order the debugger makes them; then the
+// values the edit dropped (askValuesAgain), in the order of their keys,
+// those already queued staying where they are.
 func askValuesAgainInOrder(s *Speculator, dropped []Key) {
+	askValuesReadInOrder(s)
 	askValuesAgain(s, dropped)
+}
+
+// askValuesReadInOrder queues, where values move and the VM is known to be
+// fast, the reads of the epoch and those made next at the last stop in
+// its method, in the order the debugger makes them (toAskAgain).
+func askValuesReadInOrder(s *Speculator) {
 	if s.cfg.consistency != Sequential || s.susp.kind != threadSuspended || !s.cost.fast() {
 		return
 	}
