@@ -62,8 +62,14 @@ const (
 // movingValues reports whether cmd reads values that the suspension
 // serves as moving entries now.
 func movingValues(s *Speculator, cmd jdwp.Command) bool {
-	return keyable[cmd].values && MovingState(cmd) && s.cfg.consistency == Sequential &&
-		s.susp.kind == threadSuspended && s.susp.settled()
+	spec := keyable[cmd]
+	return spec.values && spec.moving && valuesMove(s) && s.susp.settled()
+}
+
+// valuesMove reports whether values read now move: under Sequential, with
+// the stopped thread alone suspended.
+func valuesMove(s *Speculator) bool {
+	return s.cfg.consistency == Sequential && s.susp.kind == threadSuspended
 }
 
 // roll keeps the reads of the epoch that ended, if any, and starts the
@@ -155,17 +161,6 @@ func (l *againLog) objectAt(path string) jdwp.ObjectID {
 	return 0
 }
 
-// readObject returns the object a read of values reads (0: a type's).
-func readObject(m jdwp.CommandMessage) jdwp.ObjectID {
-	switch m := m.(type) {
-	case *jdwp.ObjectRefGetValuesCommand:
-		return m.Object
-	case *jdwp.ArrayRefGetValuesCommand:
-		return m.Array
-	}
-	return 0
-}
-
 // noteAgainAsked is FamilyAgain's onAsked: what the debugger asks, to ask
 // it again at its next stop (noteAsked), and its reads of moving values.
 func noteAgainAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
@@ -186,7 +181,7 @@ func noteValuesRead(s *Speculator, key Key, m jdwp.CommandMessage) {
 	if m == nil {
 		m, _ = key.Message(s.sizes)
 	}
-	path, onPath := s.again.pathOf(readObject(m))
+	path, onPath := s.again.pathOf(objectOf(m))
 	r.reads = append(r.reads, valueRead{key: key, path: path, onPath: onPath})
 }
 
@@ -232,7 +227,7 @@ func askValuesAgainInOrder(s *Speculator, dropped []Key) {
 // fast, the reads of the epoch and those made next at the last stop in
 // its method, in the order the debugger makes them (toAskAgain).
 func askValuesReadInOrder(s *Speculator) {
-	if s.cfg.consistency != Sequential || s.susp.kind != threadSuspended || !s.cost.fast() {
+	if !valuesMove(s) || !s.cost.fast() {
 		return
 	}
 	r := &s.valuesRead

@@ -94,7 +94,10 @@ func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 // thread's status, name or group, the thread list, the group tree), not
 // values: those of objects move too (keyable.go), but no threads view
 // reads them.
-func viewMoving(cmd jdwp.Command) bool { return MovingState(cmd) && !keyable[cmd].values }
+func viewMoving(cmd jdwp.Command) bool {
+	spec := keyable[cmd]
+	return spec.moving && !spec.values
+}
 
 // viewCopies is how many views go out again at once (askViewAgain), on a
 // VM known to be fast (one view otherwise). A debugger that reads the view

@@ -210,9 +210,14 @@ func subjectOf(spec keySpec, m jdwp.CommandMessage) subject {
 	return subject{life: spec.life, values: spec.values}
 }
 
-// objectOf returns the object an object command is about.
+// objectOf returns the object an object command is about, or whose
+// values a read of values reads (0: a type's, or no object's).
 func objectOf(m jdwp.CommandMessage) jdwp.ObjectID {
 	switch m := m.(type) {
+	case *jdwp.ObjectRefGetValuesCommand:
+		return m.Object
+	case *jdwp.ArrayRefGetValuesCommand:
+		return m.Array
 	case *jdwp.ObjectRefReferenceTypeCommand:
 		return m.Object
 	case *jdwp.StringRefValueCommand:
