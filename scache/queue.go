@@ -104,6 +104,30 @@ func (q *queueState) dropFrom(list []queued, drop func(queued) bool) []queued {
 	return kept
 }
 
+// dropFirst removes the first queued command with key, if any, and reports
+// whether it did. The key stays in the set while another copy is queued (a
+// moving command read again: sequential.go, enqueueInOrder).
+func (q *queueState) dropFirst(key Key) bool {
+	dropped, copies := false, 0
+	drop := func(c queued) bool {
+		if c.key != key {
+			return false
+		}
+		copies++
+		if dropped {
+			return false
+		}
+		dropped = true
+		return true
+	}
+	q.urgent = q.dropFrom(q.urgent, drop)
+	q.waiting = q.dropFrom(q.waiting, drop)
+	if copies > 1 {
+		q.keys[key] = struct{}{}
+	}
+	return dropped
+}
+
 // empty drops every queued command.
 func (q *queueState) empty() {
 	q.waiting, q.urgent = nil, nil

@@ -111,6 +111,7 @@ type Stats struct {
 	Hits            int64 // debugger commands answered from the cache
 	Belayed         int64 // debugger commands held and answered from a reply in flight
 	Misses          int64 // keyable debugger commands that went to the VM
+	Replaced        int64 // of those, the ones whose speculated twin was queued, not yet sent: dropped for them
 	Wasted          int64 // synthetic replies evicted, invalidated or dropped without being used
 	Held            int64 // debugger commands held right now
 	InFlight        int64 // synthetic commands awaiting a reply right now

@@ -253,10 +253,11 @@ func (l *slowLink) stop() {
 }
 
 // slowEventThreadStop is eventThreadStop next to a VM known to be slow (a
-// 0.5 ms service) behind a 10 ms round trip.
-func slowEventThreadStop(t *testing.T) *slowLink {
+// 0.5 ms service) behind a 10 ms round trip, made with opts too.
+func slowEventThreadStop(t *testing.T, opts ...scache.Option) *slowLink {
 	l := &slowLink{now: time.Unix(1000, 0), link: 10 * time.Millisecond, service: 500 * time.Microsecond}
-	l.h = threadsWorld(t, 3, false, scache.WithFamilies(scache.FamilyThreads|scache.FamilyStop), scache.WithClock(l.clock))
+	opts = append([]scache.Option{scache.WithFamilies(scache.FamilyThreads | scache.FamilyStop), scache.WithClock(l.clock)}, opts...)
+	l.h = threadsWorld(t, 3, false, opts...)
 	l.ask(&jdwp.VMIDSizesCommand{})
 	l.ask(&jdwp.VMResumeCommand{})
 	for range 2 {
@@ -316,4 +317,35 @@ func TestOnASlowVMTheViewGoesAgainForAReaderOfOneAtATime(t *testing.T) {
 	l.ask(&jdwp.ThreadResumeCommand{Thread: 1})
 	l.stop()
 	require.Positive(t, missTheView(t, l), "reads that overlapped: nothing asked again on a slow VM")
+}
+
+// TestTheDebuggersAskTakesTheQueuedTwinsPlace: a parallel debugger next
+// to a slow VM asks a running thread's name before the name speculated at
+// the stop went out (the in-flight bound held it in the queue). Its own
+// command goes to the VM in the speculation's place: the VM is asked the
+// name once, and the reply is the VM's.
+func TestTheDebuggersAskTakesTheQueuedTwinsPlace(t *testing.T) {
+	l := slowEventThreadStop(t, scache.WithMaxInFlight(3))
+	deliverALaterState(l)
+	l.h.send(&jdwp.ThreadStatusCommand{Thread: 2}) // a miss, unanswered while
+	l.h.send(&jdwp.ThreadNameCommand{Thread: 3})   // the next read is sent: a parallel client
+	l.drain()
+	l.ask(&jdwp.ThreadResumeCommand{Thread: 1})
+	l.h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+	sent, replaced := len(l.h.toVM), l.h.s.Stats().Replaced
+	l.h.send(&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
+	id := l.h.nextID
+	want := l.h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, id, &jdwp.ThreadNameCommand{Thread: 3}, sizes8))
+	l.h.send(&jdwp.ThreadNameCommand{Thread: 3})
+	require.Equal(t, 1, l.h.reachedVM(id), "asked of the VM at once")
+	l.drain()
+	require.Equal(t, want, l.h.replyTo(id))
+	names := 0
+	for _, p := range l.h.toVM[sent:] {
+		if ph, _ := jdwp.ParseHeader(p); ph.Cmd() == jdwp.CmdThreadReferenceName && jdwp.Data(p)[7] == 3 {
+			names++
+		}
+	}
+	require.Equal(t, 1, names, "thread 3's name asked once, the debugger's")
+	require.Equal(t, replaced+1, l.h.s.Stats().Replaced)
 }

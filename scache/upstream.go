@@ -252,6 +252,9 @@ func (s *Speculator) miss(r *Response, c *upCommand) {
 	case lifetimeClass:
 		s.learn.classUsed(c.cmd)
 	}
+	if s.queue.dropFirst(c.key) {
+		s.stats.Replaced++ // the debugger asked it before it went out: its command goes in its place
+	}
 	s.table.missed(s, c.params, c.spec.life)
 	if s.cfg.cacheOrganic || s.cfg.belay || c.track || s.triggers[c.cmd] {
 		sub := subjectOf(c.spec, c.params)
