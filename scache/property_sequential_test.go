@@ -85,13 +85,32 @@ func (c *sequentialCheck) sawEvent() {
 	c.events++
 }
 
+// earliest returns the first state, from the floor to the one the
+// debugger's command packet was answered in, in which the shadow answers
+// it p: the state the reply p places the debugger in. A reply true in
+// several states (the stopped thread's frames or this, a Clear's, asked
+// after a running thread moved on) places it in the first: the sequential
+// promise holds if some order of states fits every reply, and placing
+// each as early as it can be leaves the most room for the ones after it.
+// (The debugger's writes bound what follows them on their own:
+// afterWrite.)
+func (c *sequentialCheck) earliest(packet, p []byte) int {
+	sent := c.h.sent[jdwp.PacketID(p)]
+	for i := c.floor; i < sent; i++ {
+		if string(c.h.states[i].Clone().Handle(packet)) == string(p) {
+			return i
+		}
+	}
+	return max(c.floor, sent)
+}
+
 // sawReply checks the reply p to the debugger's command cmd, which the
 // shadow answered want, and reports whether it is the one to expect.
 func (c *sequentialCheck) sawReply(cmd jdwp.Command, packet, p, want []byte) bool {
 	id := jdwp.PacketID(p)
 	if string(p) == string(want) {
 		if scache.PinsState(cmd) {
-			c.floor = max(c.floor, c.h.sent[id])
+			c.floor = c.earliest(packet, p)
 		}
 		return true
 	}
