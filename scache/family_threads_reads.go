@@ -18,35 +18,70 @@ import (
 // next, in their order and as often as they were asked, right behind the
 // view: each read then finds a reply no older than the ones before it.
 
-// maxViewReads bounds the reads kept of one stop.
-const maxViewReads = 64
+// maxViewReads bounds the reads kept of one stop, maxViewWrites the
+// debugger's writes whose place among them is kept.
+const (
+	maxViewReads  = 64
+	maxViewWrites = 4
+)
 
 // viewReads is what the debugger read of moving state: in the epoch epoch
 // (a stop of kind step; missed: a read found no reply it could be served,
 // askViewAgain), and, by kind of stop, at the last stop of that kind that
-// read any, if a read missed there. A debugger that reads in the order the
-// view is speculated (one command at a time) misses none, and its reads
-// are not asked again.
+// read any, if a read missed there or came after a write. A debugger that
+// reads in the order the view is speculated (one command at a time) misses
+// none, and its reads are not asked again.
 type viewReads struct {
 	epoch   uint64
 	kind    stopKind
 	missed  bool
-	reading []Key
-	last    [numStopKinds][]Key
+	reading viewReadLog
+	last    [numStopKinds]viewReadLog
 }
 
-// roll keeps the reads of the epoch that ended, if any missed.
+// viewReadLog is a stop's reads of moving state, in order, and where the
+// debugger's writes (SetValues and the like) came among them: writes[k] reads
+// came before the k+1st. Rule (b) serves no reply from before a write
+// after it, so what the debugger reads after a write goes out behind it.
+type viewReadLog struct {
+	reads  []Key
+	writes []int
+}
+
+// segment returns the reads between the k-th write (-1: the stop) and the
+// next one, or the end.
+func (l *viewReadLog) segment(k int) []Key {
+	from, to := 0, len(l.reads)
+	if k >= 0 {
+		if k >= len(l.writes) {
+			return nil
+		}
+		from = l.writes[k]
+	}
+	if k+1 < len(l.writes) {
+		to = l.writes[k+1]
+	}
+	return l.reads[from:to]
+}
+
+// readAfterWrite reports whether the debugger read anything after a write.
+func (l *viewReadLog) readAfterWrite() bool {
+	return len(l.writes) > 0 && len(l.reads) > l.writes[0]
+}
+
+// roll keeps the reads of the epoch that ended, if any missed or came
+// after a write.
 func (r *viewReads) roll(s *Speculator) {
 	if r.epoch == s.susp.epoch {
 		return
 	}
-	if len(r.reading) > 0 {
-		r.last[r.kind] = nil
-		if r.missed {
+	if len(r.reading.reads) > 0 {
+		r.last[r.kind] = viewReadLog{}
+		if r.missed || r.reading.readAfterWrite() {
 			r.last[r.kind] = r.reading
 		}
 	}
-	r.epoch, r.kind, r.missed, r.reading = s.susp.epoch, s.stop.event.kind, false, nil
+	r.epoch, r.kind, r.missed, r.reading = s.susp.epoch, s.stop.event.kind, false, viewReadLog{}
 }
 
 // miss notes that a read of the epoch found no reply it could be served.
@@ -66,23 +101,55 @@ func noteViewAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 	}
 	r := &s.view.reads
 	r.roll(s)
-	if len(r.reading) < maxViewReads {
-		r.reading = append(r.reading, key)
+	if len(r.reading.reads) < maxViewReads {
+		r.reading.reads = append(r.reading.reads, key)
 	}
 }
 
 // askReadsAgain asks, at a stop with the stopped thread alone suspended,
-// the reads of moving state of the last stop of the same kind, in their
-// order, each as often as the debugger read it; only on a VM known to be
-// fast: on a slow one their service would cost more than the round trips
-// they save, and the debugger's commands would wait behind them.
+// the reads of moving state of the last stop of the same kind before its
+// first write, in their order, each as often as the debugger read it; only
+// on a VM known to be fast: on a slow one their service would cost more
+// than the round trips they save, and the debugger's commands would wait
+// behind them.
 func askReadsAgain(s *Speculator, stop stopEvent) {
-	if s.susp.kind != threadSuspended || s.cfg.consistency != Sequential || !s.cost.fast() {
+	if !readsAskedAgain(s) {
 		return
 	}
 	r := &s.view.reads
 	r.roll(s)
-	for _, key := range r.last[stop.kind] {
+	enqueueReads(s, r.last[stop.kind].segment(-1))
+}
+
+// askReadsAfterWrite is FamilyThreads' onValuesChanged: the debugger wrote,
+// and what it read after the same write at the last stop of the kind goes
+// out again right behind it, in its order (askReadsAgain's rules).
+func askReadsAfterWrite(s *Speculator, _ []Key) {
+	if s.susp.kind != threadSuspended || s.cfg.consistency != Sequential {
+		return
+	}
+	r := &s.view.reads
+	r.roll(s)
+	k := len(r.reading.writes)
+	if k >= maxViewWrites {
+		return
+	}
+	r.reading.writes = append(r.reading.writes, len(r.reading.reads))
+	if s.table.on(FamilyThreads) && readsAskedAgain(s) && s.susp.settled() {
+		enqueueReads(s, r.last[r.kind].segment(k))
+	}
+}
+
+// readsAskedAgain reports whether the reads of the last stop go out again:
+// under Sequential, the stopped thread alone suspended, on a VM known to
+// be fast.
+func readsAskedAgain(s *Speculator) bool {
+	return s.susp.kind == threadSuspended && s.cfg.consistency == Sequential && s.cost.fast()
+}
+
+// enqueueReads queues reads in their order, each where it stands.
+func enqueueReads(s *Speculator, reads []Key) {
+	for _, key := range reads {
 		if m, err := key.Message(s.sizes); err == nil {
 			s.enqueueInOrder(m)
 		}

@@ -69,3 +69,56 @@ func statusesAtTheNextStop(h *harness, reads []jdwp.CommandMessage) int {
 	}
 	return statuses
 }
+
+// writeLocal has the debugger set thread 1's top local (slot 0) to value,
+// and waits for the reply.
+func writeLocal(h *harness, value int32) {
+	th := h.vm.Thread(1)
+	frame := h.vm.FrameID(th, th.Generation, 0)
+	id := h.nextID
+	h.nextID++
+	h.sendRaw(jdwp.AppendCommand(nil, id, jdwp.CmdStackFrameSetValues, jdwp.Marshal(&setValues{1, frame, 0, value}, sizes8)))
+	h.drain()
+	h.replyTo(id)
+}
+
+// TestTheViewReadAfterAWriteGoesOutBehindTheWrite: a debugger that edits a
+// value at its stop and then shows its threads view (as an IDE refreshes
+// after an edit) finds every reply speculated at the stop older than the
+// write's, which rule (b) keeps from answering after it: at the first such
+// stop the view misses. At the next stop of the kind, the view read after
+// the write goes out again right behind the debugger's write, and answers
+// every read, each the VM's answer; a debugger that reads nothing after
+// its write gets nothing behind it.
+func TestTheViewReadAfterAWriteGoesOutBehindTheWrite(t *testing.T) {
+	h := eventThreadStop(t)
+	writeLocal(h, 41)
+	sent := len(h.toVM)
+	for _, m := range threadsView(false) {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+	}
+	require.NotZero(t, organic(h.organicSince(sent)), "after the write, the view speculated at the stop does not answer")
+
+	ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
+	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+	h.drain()
+	writeLocal(h, 42)
+	sent = len(h.toVM)
+	for _, m := range threadsView(false) {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+	}
+	require.Zero(t, organic(h.organicSince(sent)), "the view read after the write, asked again behind it, answers")
+
+	// A debugger that read the view before its write, and nothing after
+	// it: nothing goes out behind its next write.
+	h = eventThreadStop(t)
+	writeLocal(h, 41)
+	ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
+	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+	h.drain()
+	sent = len(h.toVM)
+	writeLocal(h, 42)
+	require.Equal(t, map[jdwp.Command]int{jdwp.CmdStackFrameSetValues: 1}, h.sentSince(sent), "only the write")
+}
