@@ -381,3 +381,28 @@ func TestValuesReadAgainOfTheNewThis(t *testing.T) {
 	require.Equal(t, want, got, "what the VM holds")
 	require.Equal(t, before, organic(), "answered from the read of the last pass's this, asked again of the new one")
 }
+
+// A variables view that reads this's fields and the statics twice at a
+// suspend-thread stop, then a stop in the same method where the debugger
+// reads nothing (the speculated statics go unused: the learner pauses
+// them at such stops), then one where it reads them again: the values of
+// its last reads go out again in its order, the statics too, since the
+// debugger asked them itself, and every read is answered from speculation.
+func TestValuesReadInOrderAfterAStopThatReadNone(t *testing.T) {
+	h, top := stopped(t, jdwp.SuspendPolicyEventThread)
+	reads := func() {
+		fields, statics, _ := readThisAndStatics(t, h, top)
+		for _, m := range []jdwp.CommandMessage{fields, statics} {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "%s", m.Command())
+		}
+	}
+	reads()
+	for range 2 { // a stop that reads none, then one that reads
+		resume(h)
+		stopThread1(t, h, jdwp.SuspendPolicyEventThread)
+	}
+	sent := len(h.toVM)
+	reads()
+	require.Equal(t, sent, len(h.toVM), "every read answered from speculation")
+}

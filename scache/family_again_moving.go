@@ -198,7 +198,7 @@ func askValuesReadAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 	}
 	r.again++
 	for _, m := range r.toAskAgain(s) {
-		s.enqueueInOrder(m)
+		enqueueReadInOrder(s, m)
 	}
 }
 
@@ -233,7 +233,7 @@ func askValuesReadInOrder(s *Speculator) {
 	r := &s.valuesRead
 	r.roll(s)
 	for _, m := range r.toAskAgain(s) {
-		s.enqueueInOrder(m)
+		enqueueReadInOrder(s, m)
 	}
 }
 

@@ -83,5 +83,9 @@ func (s *Speculator) Consistency() Consistency { return s.cfg.consistency }
 // served after them (rule a).
 func (s *Speculator) enqueueInOrder(m jdwp.CommandMessage) { enqueueAs(s, m, false, false, true) }
 
+// enqueueReadInOrder is enqueueInOrder for a read the debugger made itself
+// at a recent stop: the learner does not pause it (admit's asked).
+func enqueueReadInOrder(s *Speculator, m jdwp.CommandMessage) { enqueueAs(s, m, true, false, true) }
+
 // maxRepeats bounds the older replies kept of a moving command.
 const maxRepeats = 2
