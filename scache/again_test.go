@@ -382,6 +382,36 @@ func TestValuesReadAgainOfTheNewThis(t *testing.T) {
 	require.Equal(t, before, organic(), "answered from the read of the last pass's this, asked again of the new one")
 }
 
+// The same, but the next pass's this is of another type: the fields read
+// of the last pass's this are not the new one's (a VM reads fields by
+// their offsets), and none is asked of it.
+func TestValuesNotReadAgainOfANewThisOfAnotherType(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	stopWith := func(this jdwp.ObjectID) {
+		h.vm.Thread(1).Frames[0].This = this
+		ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyEventThread)
+		require.True(t, ok)
+		h.event(ev)
+		h.drain()
+		askThis(t, h)
+	}
+	var another *scachetest.ModelClass
+	for _, c := range h.vm.Classes() {
+		if c.ID != class.ID && !c.Interface {
+			another = c
+		}
+	}
+	require.NotNil(t, another)
+	first, second, other := h.vm.NewObject(class.ID), h.vm.NewObject(another.ID), h.vm.NewObject(class.ID)
+	stopWith(first)
+	ask(h, &jdwp.ObjectRefGetValuesCommand{Object: first, Fields: []jdwp.FieldID{1, 2}})
+	resume(h)
+	stopWith(second)
+	got, want := ask(h, &jdwp.ObjectRefGetValuesCommand{Object: other, Fields: []jdwp.FieldID{1, 2}}) // a miss
+	require.Equal(t, want, got)
+	require.Zero(t, queuedFor(h, jdwp.CmdObjectReferenceGetValues, second), "no fields of the last this's type asked of an object of another")
+}
+
 // A variables view that reads this's fields and the statics twice at a
 // suspend-thread stop, then a stop in the same method where the debugger
 // reads nothing (the speculated statics go unused: the learner pauses

@@ -34,11 +34,13 @@ type valuesReads struct {
 }
 
 // valueRead is a read of moving values, and, if it reads an object the
-// stop's this leads to, the path of fields from this (pathOf) to it.
+// stop's this leads to, the path of fields from this (pathOf) to it and
+// the object's type, if known (0: not).
 type valueRead struct {
 	key    Key
 	path   string
 	onPath bool
+	typ    jdwp.ReferenceTypeID
 }
 
 // valuesSite is where a stop is, as far as what a variables view reads
@@ -123,7 +125,8 @@ func (r *valuesReads) toAskAgain(s *Speculator) []jdwp.CommandMessage {
 
 // now returns the key of the read v of an earlier stop as it reads the
 // object on the same path from this at the current stop, if the log knows
-// that object; else v's own key.
+// that object (and, for its fields, that it is of the type v read them
+// of); else v's own key.
 func (l *againLog) now(s *Speculator, v valueRead) Key {
 	if !v.onPath {
 		return v.key
@@ -135,6 +138,12 @@ func (l *againLog) now(s *Speculator, v valueRead) Key {
 	}
 	switch m := m.(type) {
 	case *jdwp.ObjectRefGetValuesCommand:
+		// Field ids read of an object of another type are outside the
+		// protocol (a VM reads fields by their offsets): the object now
+		// must be known to be of the type the fields were read of.
+		if typ, ok := s.lookup.objectType(obj); !ok || typ != v.typ || v.typ == 0 {
+			return v.key
+		}
 		m.Object = obj
 	case *jdwp.ArrayRefGetValuesCommand:
 		m.Array = obj
@@ -181,8 +190,10 @@ func noteValuesRead(s *Speculator, key Key, m jdwp.CommandMessage) {
 	if m == nil {
 		m, _ = key.Message(s.sizes)
 	}
-	path, onPath := s.again.pathOf(objectOf(m))
-	r.reads = append(r.reads, valueRead{key: key, path: path, onPath: onPath})
+	obj := objectOf(m)
+	path, onPath := s.again.pathOf(obj)
+	typ, _ := s.lookup.objectType(obj)
+	r.reads = append(r.reads, valueRead{key: key, path: path, onPath: onPath, typ: typ})
 }
 
 // askValuesReadAgain follows a read of moving values that nothing
