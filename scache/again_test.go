@@ -348,20 +348,25 @@ func TestValuesAskedAgainAfterAnEditInTheOrderRead(t *testing.T) {
 	require.Equal(t, sent, len(h.toVM), "both answered from what went out behind the edit")
 }
 
+// stopWithThis stops thread 1 under EVENT_THREAD with this as its top
+// frame's this, lets the stop's speculation come back and has the debugger
+// ask this and its type.
+func stopWithThis(t *testing.T, h *harness, this jdwp.ObjectID) {
+	h.vm.Thread(1).Frames[0].This = this
+	ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyEventThread)
+	require.True(t, ok)
+	h.event(ev)
+	h.drain()
+	askThis(t, h)
+}
+
 // A loop's next pass stops in the same method with another this. Behind a
 // read that missed there, the reads of the last pass's this go out again
 // as reads of the new one (the object at the same path from this), so the
 // view's read of the new this's fields is answered from speculation.
 func TestValuesReadAgainOfTheNewThis(t *testing.T) {
 	h, class := inInstanceMethod(t)
-	stopWith := func(this jdwp.ObjectID) {
-		h.vm.Thread(1).Frames[0].This = this
-		ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyEventThread)
-		require.True(t, ok)
-		h.event(ev)
-		h.drain()
-		askThis(t, h)
-	}
+	stopWith := func(this jdwp.ObjectID) { stopWithThis(t, h, this) }
 	fieldsOf := func(o jdwp.ObjectID) jdwp.CommandMessage {
 		return &jdwp.ObjectRefGetValuesCommand{Object: o, Fields: []jdwp.FieldID{1, 2}}
 	}
@@ -387,14 +392,7 @@ func TestValuesReadAgainOfTheNewThis(t *testing.T) {
 // their offsets), and none is asked of it.
 func TestValuesNotReadAgainOfANewThisOfAnotherType(t *testing.T) {
 	h, class := inInstanceMethod(t)
-	stopWith := func(this jdwp.ObjectID) {
-		h.vm.Thread(1).Frames[0].This = this
-		ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyEventThread)
-		require.True(t, ok)
-		h.event(ev)
-		h.drain()
-		askThis(t, h)
-	}
+	stopWith := func(this jdwp.ObjectID) { stopWithThis(t, h, this) }
 	var another *scachetest.ModelClass
 	for _, c := range h.vm.Classes() {
 		if c.ID != class.ID && !c.Interface {

@@ -28,26 +28,33 @@ func readsOutOfOrder() []jdwp.CommandMessage {
 // known to be fast gets none either: TestAFastVMIsKnownFromItsService).
 func TestReadsOutOfOrderAreAskedInTheirOrderAtTheNextStop(t *testing.T) {
 	h := eventThreadStop(t)
-	sent := len(h.toVM)
-	for _, m := range readsOutOfOrder() {
-		got, want := ask(h, m)
-		require.Equal(t, want, got, "%s", m.Command())
-	}
-	require.NotZero(t, organic(h.organicSince(sent)), "read out of order, the view misses at the first stop")
-
-	ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
-	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
-	h.drain()
-	sent = len(h.toVM)
-	for _, m := range readsOutOfOrder() {
-		got, want := ask(h, m)
-		require.Equal(t, want, got, "%s", m.Command())
-	}
-	require.Zero(t, organic(h.organicSince(sent)), "the reads, asked again in their order, answer at the next stop")
+	require.NotZero(t, readView(t, h, readsOutOfOrder()), "read out of order, the view misses at the first stop")
+	stopAgain(h)
+	require.Zero(t, readView(t, h, readsOutOfOrder()), "the reads, asked again in their order, answer at the next stop")
 
 	// In the view's order: nothing missed, nothing asked again.
 	h = eventThreadStop(t)
 	require.LessOrEqual(t, statusesAtTheNextStop(h, threadsView(false)), 3, "one view's statuses at the stop")
+}
+
+// readView has the debugger read reads in order, each answered as the VM
+// would, and returns how many of them went to the VM.
+func readView(t *testing.T, h *harness, reads []jdwp.CommandMessage) int {
+	t.Helper()
+	sent := len(h.toVM)
+	for _, m := range reads {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "%s", m.Command())
+	}
+	return organic(h.organicSince(sent))
+}
+
+// stopAgain resumes the stopped thread 1 and stops it again under
+// EVENT_THREAD, letting the speculation of the stop come back.
+func stopAgain(h *harness) {
+	ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
+	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+	h.drain()
 }
 
 // statusesAtTheNextStop has the debugger read the view with reads, resume
@@ -93,32 +100,17 @@ func writeLocal(h *harness, value int32) {
 func TestTheViewReadAfterAWriteGoesOutBehindTheWrite(t *testing.T) {
 	h := eventThreadStop(t)
 	writeLocal(h, 41)
-	sent := len(h.toVM)
-	for _, m := range threadsView(false) {
-		got, want := ask(h, m)
-		require.Equal(t, want, got, "%s", m.Command())
-	}
-	require.NotZero(t, organic(h.organicSince(sent)), "after the write, the view speculated at the stop does not answer")
-
-	ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
-	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
-	h.drain()
+	require.NotZero(t, readView(t, h, threadsView(false)), "after the write, the view speculated at the stop does not answer")
+	stopAgain(h)
 	writeLocal(h, 42)
-	sent = len(h.toVM)
-	for _, m := range threadsView(false) {
-		got, want := ask(h, m)
-		require.Equal(t, want, got, "%s", m.Command())
-	}
-	require.Zero(t, organic(h.organicSince(sent)), "the view read after the write, asked again behind it, answers")
+	require.Zero(t, readView(t, h, threadsView(false)), "the view read after the write, asked again behind it, answers")
 
 	// A debugger that read the view before its write, and nothing after
 	// it: nothing goes out behind its next write.
 	h = eventThreadStop(t)
 	writeLocal(h, 41)
-	ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
-	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
-	h.drain()
-	sent = len(h.toVM)
+	stopAgain(h)
+	sent := len(h.toVM)
 	writeLocal(h, 42)
 	require.Equal(t, map[jdwp.Command]int{jdwp.CmdStackFrameSetValues: 1}, h.sentSince(sent), "only the write")
 }
