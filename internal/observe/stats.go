@@ -18,7 +18,10 @@ type SessionStats struct {
 	Hits        int64 `json:"hits"`
 	Belayed     int64 `json:"belayed"`
 	Misses      int64 `json:"misses"`
-	Wasted      int64 `json:"wasted"`
+	// Replaced counts the misses whose speculated twin was still queued,
+	// and dropped for them.
+	Replaced int64 `json:"replaced"`
+	Wasted   int64 `json:"wasted"`
 	// CacheBytesAtEnd is what the cache held when the session ended (its
 	// replies about suspended threads are gone by then); CachePeakBytes the
 	// most it held at once.
@@ -84,7 +87,7 @@ type StopStats struct {
 // WriteStats writes a session's stats and stops to path as JSON.
 func WriteStats(path string, st scache.Stats, stops []stoplog.Record) error {
 	out := SessionStats{PacketsUp: st.PacketsUp, PacketsDown: st.PacketsDown,
-		Synthetic: st.Synthetic, Hits: st.Hits, Belayed: st.Belayed, Misses: st.Misses, Wasted: st.Wasted,
+		Synthetic: st.Synthetic, Hits: st.Hits, Belayed: st.Belayed, Misses: st.Misses, Replaced: st.Replaced, Wasted: st.Wasted,
 		CacheBytesAtEnd: st.CacheBytes, CachePeakBytes: st.CachePeakBytes, Used: st.SyntheticUsed, Stops: []StopStats{},
 		TunnelBytes: st.TunnelBytes, TunnelWireBytes: st.TunnelWireBytes,
 		TunnelResumes: st.TunnelResumes, TunnelSentAgainBytes: st.TunnelSentAgainBytes, PushedBytes: st.PushedBytes, PushedUsed: st.PushedUsed, PushedUsedBytes: st.PushedUsedBytes,

@@ -62,7 +62,7 @@ func TestProxyWithARealDebugger(t *testing.T) {
 	require.Contains(t, string(b), `"inspection_round_trips"`)
 	stopless := string(b[:strings.Index(string(b), `"stops"`)]) + "\"end\": 0}"
 	require.NoError(t, json.Unmarshal([]byte(stopless), &stats))
-	for _, k := range []string{"packets_up", "packets_down", "synthetic", "hits", "belayed", "misses", "wasted", "cache_bytes_at_end", "cache_peak_bytes",
+	for _, k := range []string{"packets_up", "packets_down", "synthetic", "hits", "belayed", "misses", "replaced", "wasted", "cache_bytes_at_end", "cache_peak_bytes",
 		"round_trip_ms", "vm_service_ms", "bandwidth_bytes_per_s", "wait_behind_speculation_ms"} {
 		require.Contains(t, stats, k)
 	}
