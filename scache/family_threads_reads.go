@@ -40,9 +40,10 @@ type viewReads struct {
 }
 
 // viewReadLog is a stop's reads of moving state, in order, and where the
-// debugger's writes (SetValues and the like) came among them: writes[k] reads
-// came before the k+1st. Rule (b) serves no reply from before a write
-// after it, so what the debugger reads after a write goes out behind it.
+// debugger's writes (SetValues and the like) came among them: writes[k] is
+// how many reads came before its write k (counted from 0). Rule (b) serves
+// no reply from before a write after it, so what the debugger reads after
+// a write goes out behind it.
 type viewReadLog struct {
 	reads  []Key
 	writes []int

@@ -14,22 +14,22 @@ import "github.com/jdwpscache/scache/jdwp"
 // half).
 //
 // queueState owns the speculation waiting to go out: the queued commands,
-// urgent first, the set of their keys, and the next synthetic id. Only its
+// urgent first, how many copies of each key, and the next synthetic id. Only its
 // methods below change them; the gate that fills it (admit, enqueue) and
 // the pump that empties it are the Speculator's, further down.
 type queueState struct {
-	urgent  []queued // state commands of the stop, sent first
-	waiting []queued // the others, sent as in-flight slots free up
-	keys    map[Key]struct{}
-	nextID  uint32 // the next synthetic id to try
-	max     int    // the most commands queued at once
+	urgent  []queued    // state commands of the stop, sent first
+	waiting []queued    // the others, sent as in-flight slots free up
+	keys    map[Key]int // how many copies of each key are queued
+	nextID  uint32      // the next synthetic id to try
+	max     int         // the most commands queued at once
 	// shut: nothing is queued any more (the session ends) or ever (a
 	// follower: a far half speculates only what its near half sends).
 	shut bool
 }
 
 func newQueue(max int, shut bool) queueState {
-	return queueState{keys: make(map[Key]struct{}), nextID: FirstSyntheticID, max: max, shut: shut}
+	return queueState{keys: make(map[Key]int), nextID: FirstSyntheticID, max: max, shut: shut}
 }
 
 // closed reports whether nothing may be queued now: the queue is shut or full.
@@ -42,13 +42,12 @@ func (q *queueState) pending() bool { return len(q.urgent)+len(q.waiting) > 0 }
 
 // has reports whether a command with key is queued.
 func (q *queueState) has(key Key) bool {
-	_, ok := q.keys[key]
-	return ok
+	return q.keys[key] > 0
 }
 
 // push queues c, urgent or not.
 func (q *queueState) push(c queued, urgent bool) {
-	q.keys[c.key] = struct{}{}
+	q.keys[c.key]++
 	if urgent {
 		q.urgent = append(q.urgent, c)
 	} else {
@@ -68,7 +67,7 @@ func (q *queueState) drainList(list []queued, room func() bool, send func(queued
 	for len(list) > sent && room() {
 		c := list[sent]
 		sent++
-		delete(q.keys, c.key)
+		q.forget(c.key)
 		send(c)
 	}
 	n := copy(list, list[sent:])
@@ -95,7 +94,7 @@ func (q *queueState) dropFrom(list []queued, drop func(queued) bool) []queued {
 	kept := list[:0]
 	for _, c := range list {
 		if drop(c) {
-			delete(q.keys, c.key)
+			q.forget(c.key)
 			continue
 		}
 		kept = append(kept, c)
@@ -105,16 +104,14 @@ func (q *queueState) dropFrom(list []queued, drop func(queued) bool) []queued {
 }
 
 // dropFirst removes the first queued command with key, if any, and reports
-// whether it did. The key stays in the set while another copy is queued (a
-// moving command read again: sequential.go, enqueueInOrder).
+// whether it did.
 func (q *queueState) dropFirst(key Key) bool {
-	dropped, copies := false, 0
+	if !q.has(key) {
+		return false // the common case, without a walk of the queue
+	}
+	dropped := false
 	drop := func(c queued) bool {
-		if c.key != key {
-			return false
-		}
-		copies++
-		if dropped {
+		if dropped || c.key != key {
 			return false
 		}
 		dropped = true
@@ -122,10 +119,14 @@ func (q *queueState) dropFirst(key Key) bool {
 	}
 	q.urgent = q.dropFrom(q.urgent, drop)
 	q.waiting = q.dropFrom(q.waiting, drop)
-	if copies > 1 {
-		q.keys[key] = struct{}{}
-	}
 	return dropped
+}
+
+// forget counts one queued copy of key less.
+func (q *queueState) forget(key Key) {
+	if q.keys[key]--; q.keys[key] <= 0 {
+		delete(q.keys, key)
+	}
 }
 
 // empty drops every queued command.
