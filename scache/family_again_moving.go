@@ -65,13 +65,7 @@ const (
 // serves as moving entries now.
 func movingValues(s *Speculator, cmd jdwp.Command) bool {
 	spec := keyable[cmd]
-	return spec.values && spec.moving && valuesMove(s) && s.susp.settled()
-}
-
-// valuesMove reports whether values read now move: under Sequential, with
-// the stopped thread alone suspended.
-func valuesMove(s *Speculator) bool {
-	return s.cfg.consistency == Sequential && s.susp.kind == threadSuspended
+	return spec.values && spec.moving && stateMoves(s) && s.susp.settled()
 }
 
 // roll keeps the reads of the epoch that ended, if any, and starts the
@@ -238,7 +232,7 @@ func askValuesAgainInOrder(s *Speculator, dropped []Key) {
 // fast, the reads of the epoch and those made next at the last stop in
 // its method, in the order the debugger makes them (toAskAgain).
 func askValuesReadInOrder(s *Speculator) {
-	if !valuesMove(s) || !s.cost.fast() {
+	if !stateMoves(s) || !s.cost.fast() {
 		return
 	}
 	r := &s.valuesRead

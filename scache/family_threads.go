@@ -59,8 +59,7 @@ const maxViewAgain = 2
 // the miss tells; at most maxViewAgain times an epoch, and on a slow VM
 // only for a debugger whose reads never overlapped (one at a time).
 func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
-	if life != lifetimeSuspension || !viewMoving(m.Command()) || s.cfg.consistency != Sequential ||
-		s.susp.kind != threadSuspended || !s.susp.settled() {
+	if life != lifetimeSuspension || !viewMoving(m.Command()) || !stateMoves(s) || !s.susp.settled() {
 		return
 	}
 	v := &s.view
@@ -149,7 +148,7 @@ func speculateThreadList(s *Speculator, start bool) {
 // threadsViewSpeculable reports whether the threads view may be asked now:
 // every thread is suspended, or moving entries are served.
 func threadsViewSpeculable(s *Speculator) bool {
-	return s.susp.kind == allSuspended || s.susp.kind == threadSuspended && s.cfg.consistency == Sequential
+	return s.susp.kind == allSuspended || stateMoves(s)
 }
 
 // onAllThreads asks, while every thread is suspended (or, under

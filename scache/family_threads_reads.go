@@ -97,7 +97,7 @@ func noteViewAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 	askListAgain(s, key, m)
 	noteWalk(s, key, m)
 	notePausedAsk(s, key)
-	if !viewMoving(key.Command()) || s.susp.kind != threadSuspended || s.cfg.consistency != Sequential {
+	if !viewMoving(key.Command()) || !stateMoves(s) {
 		return
 	}
 	r := &s.view.reads
@@ -114,7 +114,7 @@ func noteViewAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 // than the round trips they save, and the debugger's commands would wait
 // behind them.
 func askReadsAgain(s *Speculator, stop stopEvent) {
-	if !readsAskedAgain(s) {
+	if !stateMoves(s) || !s.cost.fast() {
 		return
 	}
 	r := &s.view.reads
@@ -126,7 +126,7 @@ func askReadsAgain(s *Speculator, stop stopEvent) {
 // and what it read after the same write at the last stop of the kind goes
 // out again right behind it, in its order (askReadsAgain's rules).
 func askReadsAfterWrite(s *Speculator, _ []Key) {
-	if s.susp.kind != threadSuspended || s.cfg.consistency != Sequential {
+	if !stateMoves(s) {
 		return
 	}
 	r := &s.view.reads
@@ -136,16 +136,9 @@ func askReadsAfterWrite(s *Speculator, _ []Key) {
 		return
 	}
 	r.reading.writes = append(r.reading.writes, len(r.reading.reads))
-	if s.table.on(FamilyThreads) && readsAskedAgain(s) && s.susp.settled() {
+	if s.table.on(FamilyThreads) && s.cost.fast() && s.susp.settled() {
 		enqueueReads(s, r.last[r.kind].segment(k))
 	}
-}
-
-// readsAskedAgain reports whether the reads of the last stop go out again:
-// under Sequential, the stopped thread alone suspended, on a VM known to
-// be fast.
-func readsAskedAgain(s *Speculator) bool {
-	return s.susp.kind == threadSuspended && s.cfg.consistency == Sequential && s.cost.fast()
 }
 
 // enqueueReads queues reads in their order, each where it stands.

@@ -76,6 +76,13 @@ func (s *Speculator) pins(p *inFlight) bool {
 // Consistency returns the promise the Speculator keeps (WithConsistency).
 func (s *Speculator) Consistency() Consistency { return s.cfg.consistency }
 
+// stateMoves reports whether state that running threads may change is
+// served as moving entries now: under Sequential, with the stopped thread
+// alone suspended.
+func stateMoves(s *Speculator) bool {
+	return s.cfg.consistency == Sequential && s.susp.kind == threadSuspended
+}
+
 // enqueueInOrder queues a command of a threads view where it stands in the
 // view. A moving command already queued or in flight (the stopped thread's
 // name, asked with the stop) goes out again: the debugger asks it again in
