@@ -284,6 +284,16 @@ func deliverALaterState(l *slowLink) {
 	l.ask(&jdwp.ThreadFrameCountCommand{Thread: 3})
 }
 
+// readsOverlap has the debugger read as a parallel client does: after a
+// later state was delivered, thread 2's status misses, and thread 3's
+// name is sent while it is unanswered.
+func readsOverlap(l *slowLink) {
+	deliverALaterState(l)
+	l.h.send(&jdwp.ThreadStatusCommand{Thread: 2})
+	l.h.send(&jdwp.ThreadNameCommand{Thread: 3})
+	l.drain()
+}
+
 // missTheView has the debugger miss the view (deliverALaterState, then
 // thread 2's status), and returns how many of the rest of the view's
 // reads then went to the VM, each answer the VM's.
@@ -310,10 +320,7 @@ func TestOnASlowVMTheViewGoesAgainForAReaderOfOneAtATime(t *testing.T) {
 	require.Zero(t, missTheView(t, l), "one at a time: the rest of the view, asked again behind the miss, answers")
 
 	l = slowEventThreadStop(t)
-	deliverALaterState(l)
-	l.h.send(&jdwp.ThreadStatusCommand{Thread: 2}) // a miss, unanswered while
-	l.h.send(&jdwp.ThreadNameCommand{Thread: 3})   // the next read is sent
-	l.drain()
+	readsOverlap(l)
 	l.ask(&jdwp.ThreadResumeCommand{Thread: 1})
 	l.stop()
 	require.Positive(t, missTheView(t, l), "reads that overlapped: nothing asked again on a slow VM")
@@ -326,10 +333,7 @@ func TestOnASlowVMTheViewGoesAgainForAReaderOfOneAtATime(t *testing.T) {
 // name once, and the reply is the VM's.
 func TestTheDebuggersAskTakesTheQueuedTwinsPlace(t *testing.T) {
 	l := slowEventThreadStop(t, scache.WithMaxInFlight(3))
-	deliverALaterState(l)
-	l.h.send(&jdwp.ThreadStatusCommand{Thread: 2}) // a miss, unanswered while
-	l.h.send(&jdwp.ThreadNameCommand{Thread: 3})   // the next read is sent: a parallel client
-	l.drain()
+	readsOverlap(l)
 	l.ask(&jdwp.ThreadResumeCommand{Thread: 1})
 	l.h.stopEvent(1, jdwp.SuspendPolicyEventThread)
 	sent, replaced := len(l.h.toVM), l.h.s.Stats().Replaced
