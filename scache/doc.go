@@ -52,6 +52,13 @@
 // THREAD_NOT_SUSPENDED reply about a thread taken for suspended does, and
 // ends the epoch with nothing trusted.
 //
+// The order the VM processes commands in is also what lets the Speculator
+// read behind a debugger's VirtualMachine.Suspend: what it sends right
+// behind it is read with every thread suspended. Such replies are kept out
+// of the cache until the Suspend's reply proves the suspension, and given
+// up if the debugger sends anything meanwhile that may let a thread run or
+// ends the epoch.
+//
 // A debugger command is answered from a reply in flight (belayed) only if no
 // event arrived and no command that changes state was forwarded since that
 // reply's command was sent: the VM produced the reply in the state the

@@ -166,7 +166,7 @@ func (s *Speculator) keepReply(d *downPacket) bool {
 		p.poison()
 	}
 	cached := false
-	if p.key != "" && !p.poisoned && (p.synthetic || s.cfg.cacheOrganic) {
+	if p.key != "" && !p.poisoned && !p.behind && (p.synthetic || s.cfg.cacheOrganic) {
 		var older *entry
 		if p.moving {
 			older = s.cache.olderReplies(p.key)
@@ -190,7 +190,7 @@ func (s *Speculator) keepReply(d *downPacket) bool {
 func (s *Speculator) react(r *Response, d *downPacket) bool {
 	p := d.p
 	if !p.synthetic {
-		s.onStateReply(p.cmd, d.h.ErrorCode)
+		s.onStateReply(p, d.h.ErrorCode)
 	}
 	if d.h.ErrorCode == jdwp.ErrNone && (!p.synthetic || !s.cfg.classic) {
 		if err := s.onReply(r, p, jdwp.Data(d.packet)); err != nil {

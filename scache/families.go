@@ -144,6 +144,10 @@ type family struct {
 	// once it proved every thread suspended: a user pressed an IDE's
 	// Pause, and the IDE refreshes its threads view.
 	onPaused func(s *Speculator)
+	// onPausing runs as the debugger's VirtualMachine.Suspend goes out,
+	// with nothing unanswered that may let threads run: what the family
+	// reads at its reply (onPaused) may go out behind it (enqueueBehind).
+	onPausing func(s *Speculator)
 	// onReply runs on the successful reply to any of its commands, the
 	// debugger's or (except in Classic) a synthetic one. A trigger command
 	// whose reply is state of a suspension fires only for a reply that is
@@ -282,9 +286,10 @@ var families = []*family{
 	},
 	{
 		flag: FamilyThreads, life: lifetimeSuspension,
-		onStop:   speculateThreads,
-		onQuiet:  speculateThreadList,
-		onPaused: speculatePausedView,
+		onStop:    speculateThreads,
+		onQuiet:   speculateThreadList,
+		onPaused:  speculatePausedView,
+		onPausing: speculatePausingView,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdVirtualMachineAllThreads:           onAllThreads,
 			jdwp.CmdVirtualMachineTopLevelThreadGroups: onThreadGroups,
@@ -411,6 +416,15 @@ func (t familyTable) paused(s *Speculator) {
 	for _, f := range t {
 		if f.onPaused != nil && f.on {
 			f.onPaused(s)
+		}
+	}
+}
+
+// pausing runs the onPausing handlers of the families that are on.
+func (t familyTable) pausing(s *Speculator) {
+	for _, f := range t {
+		if f.onPausing != nil && f.on {
+			f.onPausing(s)
 		}
 	}
 }

@@ -192,15 +192,24 @@ func enqueueThreadsView(s *Speculator, threads []jdwp.ThreadID) { enqueueView(s,
 // enqueueView is enqueueThreadsView; with walking, past the learner: the
 // debugger walks its view now (family_threads_walk.go).
 func enqueueView(s *Speculator, threads []jdwp.ThreadID, walking bool) {
+	eachViewRead(s, threads, func(m jdwp.CommandMessage, inOrder bool) {
+		// Status and name where they stand in the view (enqueueInOrder).
+		enqueueAs(s, m, walking, false, inOrder)
+	})
+}
+
+// eachViewRead calls read with each read of the threads view of threads,
+// in the view's order (inOrder: a thread's status or name, which stand
+// where the view reads them).
+func eachViewRead(s *Speculator, threads []jdwp.ThreadID, read func(m jdwp.CommandMessage, inOrder bool)) {
 	topFrames := s.learn.wantedOfOthers(jdwp.CmdThreadReferenceFrames)
 	for _, t := range threads {
-		// Status and name where they stand in the view (enqueueInOrder).
-		enqueueAs(s, &jdwp.ThreadStatusCommand{Thread: t}, walking, false, true)
-		enqueueAs(s, &jdwp.ThreadFrameCountCommand{Thread: t}, walking, false, false)
+		read(&jdwp.ThreadStatusCommand{Thread: t}, true)
+		read(&jdwp.ThreadFrameCountCommand{Thread: t}, false)
 		if topFrames && t != s.susp.stopped {
-			enqueueAs(s, &jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, walking, false, false)
+			read(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}, false)
 		}
-		enqueueAs(s, &jdwp.ThreadNameCommand{Thread: t}, walking, false, true)
+		read(&jdwp.ThreadNameCommand{Thread: t}, true)
 	}
 }
 

@@ -38,6 +38,21 @@ func speculatePausedView(s *Speculator) {
 	}
 }
 
+// speculatePausingView asks, right behind the debugger's
+// VirtualMachine.Suspend, what speculatePausedView asks at its reply: the
+// thread list, each listed thread's view and the stacks read at the last
+// pause. The VM reads them once every thread is suspended, so they are
+// back in the Suspend's own round trip (behind_suspend.go).
+func speculatePausingView(s *Speculator) {
+	enqueueBehind(s, &jdwp.VMAllThreadsCommand{})
+	eachViewRead(s, s.stop.threads, func(m jdwp.CommandMessage, _ bool) { enqueueBehind(s, m) })
+	for _, key := range s.view.paused.asked {
+		if m, err := key.Message(s.sizes); err == nil {
+			enqueueBehind(s, m)
+		}
+	}
+}
+
 // notePausedAsk records a stack the debugger reads in the epoch of a pause.
 func notePausedAsk(s *Speculator, key Key) {
 	p := &s.view.paused

@@ -59,7 +59,9 @@ func (s *Speculator) register(packet []byte, poisoned bool) error {
 			return fmt.Errorf("announced %s: %w", cmd, err)
 		}
 		p.key, p.subject = keyOf(h, packet), subjectOf(spec, m)
-		if spec.life == lifetimeSuspension {
+		// Sent after the near half saw a Suspend in flight: read behind it.
+		held := !p.poisoned && holdBehind(s, p)
+		if spec.life == lifetimeSuspension && !held {
 			var cacheable bool
 			cacheable, p.moving, p.thread = s.susp.cacheable(spec, m, s.cfg.consistency)
 			if !cacheable {
@@ -70,7 +72,7 @@ func (s *Speculator) register(packet []byte, poisoned bool) error {
 	}
 	s.inflight.addSynthetic(p)
 	s.stats.Synthetic++
-	if p.key != "" && !p.poisoned && s.cfg.belay {
+	if p.key != "" && !p.poisoned && !p.behind && s.cfg.belay {
 		s.inflight.belayOn(p)
 	}
 	return nil

@@ -44,9 +44,12 @@ type inFlight struct {
 	poisoned  bool      // invalidated while in flight: the reply answers waiters but is not cached
 	writes    uint64    // the state-changing commands the debugger had sent when it was sent (sequential.go)
 	repeat    *inFlight // the next repeat of the same moving command, sent while this one was in flight (sequential.go)
-	sentAt    time.Time // when it went to the VM, with a clock (cost.go)
-	alone     bool      // nothing else was outstanding at the VM then
-	seq       uint64    // a synthetic command's place among those sent (cost_behind.go)
+	// behind: a state command sent behind the debugger's Suspend in flight,
+	// kept out of the cache until its reply (behind_suspend.go).
+	behind bool
+	sentAt time.Time // when it went to the VM, with a clock (cost.go)
+	alone  bool      // nothing else was outstanding at the VM then
+	seq    uint64    // a synthetic command's place among those sent (cost_behind.go)
 	// expectBytes: a synthetic command's expected reply size when it was
 	// sent, counted in the bytes in flight until its reply (cost_bytes.go).
 	expectBytes int64

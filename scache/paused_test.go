@@ -35,3 +35,36 @@ func TestAPauseAsksTheViewAndTheStacksOfTheLastPause(t *testing.T) {
 		ask(h, &jdwp.VMResumeCommand{})
 	}
 }
+
+// TestAPausesViewGoesOutBehindTheSuspend: from the second pause on, the
+// thread list, each thread's view and the stack read at the last pause go
+// out right behind the debugger's VirtualMachine.Suspend, before the VM
+// answered it, and once each: the VM reads them with every thread
+// suspended, and they answer the view after the Suspend's reply.
+func TestAPausesViewGoesOutBehindTheSuspend(t *testing.T) {
+	h := threadsWorld(t, 3, true, scache.WithFamilies(scache.FamilyStop|scache.FamilyThreads))
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	view := append(threadsView(false), &jdwp.ThreadFramesCommand{Thread: 2, StartFrame: 0, Length: -1})
+	for pause := 1; pause <= 3; pause++ {
+		h.vm.Tick(3)
+		before := len(h.toVM)
+		h.send(&jdwp.VMSuspendCommand{})
+		behind := h.sentSince(before)
+		h.drain()
+		for _, m := range view {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "pause %d: %s", pause, m.Command())
+		}
+		if pause > 1 {
+			require.Equal(t, 1, behind[jdwp.CmdVirtualMachineAllThreads], "pause %d: the list went out with the Suspend", pause)
+			require.Equal(t, 3, behind[jdwp.CmdThreadReferenceName], "pause %d: each thread's name went out with the Suspend", pause)
+			require.Equal(t, 1, behind[jdwp.CmdThreadReferenceFrames], "pause %d: the last pause's stack went out with the Suspend", pause)
+			require.Zero(t, organic(h.organicSince(before+1)), "pause %d: the view was answered from what went out behind the Suspend", pause)
+			sent := h.sentSince(before)
+			require.Equal(t, 1, sent[jdwp.CmdVirtualMachineAllThreads], "pause %d: the list went out once", pause)
+			require.Equal(t, 3, sent[jdwp.CmdThreadReferenceName], "pause %d: each name went out once", pause)
+		}
+		ask(h, &jdwp.VMResumeCommand{})
+	}
+}

@@ -256,7 +256,7 @@ func (s *Speculator) pump(r *Response, sc *responseBuffers) {
 // is cached or in flight since it was queued.
 func (s *Speculator) send(r *Response, sc *responseBuffers, q queued) {
 	held := s.cache.holds(q.key, &s.pos) // drops a moving entry past the rules, moving or not
-	if !q.subject.moving && (held || s.inflight.hasKey(q.key)) {
+	if !q.behind && !q.subject.moving && (held || s.inflight.hasKey(q.key)) {
 		return
 	}
 	id := s.queue.syntheticID(s.idBusy)
@@ -264,7 +264,9 @@ func (s *Speculator) send(r *Response, sc *responseBuffers, q queued) {
 		writes: s.pos.writesSent}
 	s.cost.sending(p)
 	s.inflight.addSynthetic(p)
-	s.inflight.belayOn(p)
+	if !holdBehind(s, p) {
+		s.inflight.belayOn(p)
+	}
 	s.stats.Synthetic++
 	s.learnSent(q)
 	packet := q.key.AppendCommand(sc.buf(jdwp.HeaderSize+len(q.key)), id)
@@ -280,6 +282,9 @@ type queued struct {
 	key Key
 	msg jdwp.CommandMessage // the command as a typed message; nil: decode the key
 	subject
+	// behind: queued to be read behind the debugger's Suspend in flight
+	// (behind_suspend.go), whatever the epoch that ends holds of it.
+	behind bool
 }
 
 // subject is what a keyed command is about: its lifetime, and the class or

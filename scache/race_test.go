@@ -67,6 +67,10 @@ type sequential struct {
 	// renamesOnly: at each stop the debugger renames a thread whose name
 	// it has just asked, and looks again (TestRenamesUnderRaces).
 	renamesOnly bool
+	// pauses: the debugger presses Pause now and then (pause); the reads
+	// sent behind its Suspend must give way to what it sends meanwhile
+	// (TestPausesUnderRaces).
+	pauses bool
 	// workers: the debugger reads the stops in the order their events
 	// came, each in its turn, and resumes each stop's thread alone; the
 	// threads stop while it reads (TestParkedWorkersUnderRaces). waiting
@@ -453,6 +457,10 @@ func (s *raceSession) run() {
 // debuggerActs sends the next command of the debugger's reaction to the
 // last stop, or another command.
 func (s *raceSession) debuggerActs() {
+	if s.pauses && rapid.IntRange(0, 5).Draw(s.t, "pause") == 0 {
+		s.pause()
+		return
+	}
 	if len(s.reactions) > 0 && rapid.IntRange(0, 3).Draw(s.t, "react") > 0 {
 		next := s.reactions[0]
 		s.reactions = s.reactions[1:]
@@ -482,6 +490,36 @@ func (s *raceSession) debuggerActs() {
 	default:
 		s.metadataCommand()
 	}
+}
+
+// pause is an IDE's Pause: VirtualMachine.Suspend and, now and then,
+// right behind it before the VM answered, a command that lets threads run,
+// suspends one, changes a value, or reads; then, as the debugger gets
+// around to it, the threads view with each thread's depth, top frame and
+// stack, and a resume of every thread.
+func (s *raceSession) pause() {
+	s.send(&jdwp.VMSuspendCommand{})
+	switch rapid.IntRange(0, 4).Draw(s.t, "behindPause") {
+	case 0:
+		if !s.controlCommand() {
+			s.stateCommand()
+		}
+	case 1:
+		s.stateCommand()
+	case 2:
+		s.renameAndLook()
+	}
+	view := []func(){func() { s.send(&jdwp.VMAllThreadsCommand{}) }}
+	for _, t := range s.threads {
+		view = append(view,
+			func() { s.send(&jdwp.ThreadStatusCommand{Thread: t}) },
+			func() { s.send(&jdwp.ThreadFrameCountCommand{Thread: t}) },
+			func() { s.send(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1}) },
+			func() { s.send(&jdwp.ThreadNameCommand{Thread: t}) },
+			func() { s.send(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1}) })
+	}
+	view = append(view, func() { s.send(&jdwp.VMResumeCommand{}) })
+	s.reactions = append(view, s.reactions...)
 }
 
 // suspendAndLook is an IDE's "suspend" on another thread in its threads
@@ -755,6 +793,26 @@ func TestTheSequentialRulesUnderRaces(t *testing.T) {
 func sequentialMode(opts []scache.Option) bool {
 	s, err := scache.New(opts...)
 	return err == nil && s.Consistency() == scache.Sequential
+}
+
+// TestPausesUnderRaces is TestRunningThreadsUnderRaces with a debugger
+// that presses Pause often (pause), now and then with another command
+// right behind its Suspend: the reads the Speculator sends behind a
+// Suspend (behind_suspend.go) answer the view only if the Suspend's reply
+// proved every thread suspended since they were read.
+func TestPausesUnderRaces(t *testing.T) {
+	for _, name := range []string{"default", "no belay", "one at once", "unbounded", "linearizable", "slow VM"} {
+		opts := propertyModes[name]
+		t.Run(name, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				s := newRunningThreadsSession(t, opts)
+				s.pauses = true
+				s.eventThread = rapid.Bool().Draw(t, "eventThread")
+				s.run()
+				s.check()
+			})
+		})
+	}
 }
 
 // TestRenamesUnderRaces is TestNeverStaleUnderRaces with a debugger that,

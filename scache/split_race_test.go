@@ -118,3 +118,22 @@ func TestRunningThreadsThroughSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestPausesThroughSplit is TestPausesUnderRaces through a split proxy:
+// the far half adopts what the near half read behind the debugger's
+// Suspend only as the near half does, and only what it sent after it saw
+// the Suspend.
+func TestPausesThroughSplit(t *testing.T) {
+	for _, name := range []string{"default", "no belay", "linearizable"} {
+		opts := propertyModes[name]
+		t.Run(name, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				s := runningThreadsIn(t, newRaceSessionThrough(t, newThroughSplit(t, opts)), opts)
+				s.pauses = true
+				s.eventThread = rapid.Bool().Draw(t, "eventThread")
+				s.run()
+				s.check()
+			})
+		})
+	}
+}

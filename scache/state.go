@@ -78,6 +78,7 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 	if !tr.endsEpoch {
 		return false, nil
 	}
+	giveUpBehind(s) // what it lets run or changes is read after it
 	known := s.susp.kind
 	if !s.susp.settled() {
 		known = running
@@ -152,6 +153,7 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		}
 	case jdwp.CmdVirtualMachineSuspend:
 		s.table.suspended(s, 0, true)
+		suspendSent(s, id)
 		return true, nil // all threads are suspended once it is answered
 	}
 	return false, nil
@@ -242,10 +244,13 @@ func suspendsAgain(cmd jdwp.Command) bool {
 // resumes of other threads than a stop's (elsewhere) too: they leave the
 // stopped thread suspended, but the thread each resumes runs once the VM
 // processes it, Suspend or not.
-func (s *Speculator) onStateReply(cmd jdwp.Command, code jdwp.ErrorCode) {
-	if cmd == jdwp.CmdVirtualMachineSuspend && code == jdwp.ErrNone {
-		s.endEpoch()
-		s.susp.suspendAnswered()
+func (s *Speculator) onStateReply(p *inFlight, code jdwp.ErrorCode) {
+	switch {
+	case p.cmd != jdwp.CmdVirtualMachineSuspend:
+	case code != jdwp.ErrNone:
+		giveUpBehind(s)
+	default:
+		suspendAnswered(s, p) // adopts what was read behind it (behind_suspend.go)
 		if s.susp.kind == allSuspended {
 			s.table.paused(s)
 		}
