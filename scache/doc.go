@@ -53,11 +53,13 @@
 // ends the epoch with nothing trusted.
 //
 // The order the VM processes commands in is also what lets the Speculator
-// read behind a debugger's VirtualMachine.Suspend: what it sends right
-// behind it is read with every thread suspended. Such replies are kept out
-// of the cache until the Suspend's reply proves the suspension, and given
-// up if the debugger sends anything meanwhile that may let a thread run or
-// ends the epoch.
+// read behind a debugger's VirtualMachine.Suspend or StackFrame.PopFrames,
+// which the agent finishes before it reads on: what it sends right behind
+// either is read in the state it leaves. Such replies are kept out of the
+// cache until the command's reply proves that state, and given up if the
+// debugger sends anything meanwhile that may let a thread run or ends the
+// epoch. Invocations are not such commands: the agent reads on while the
+// method runs.
 //
 // A debugger command is answered from a reply in flight (belayed) only if no
 // event arrived and no command that changes state was forwarded since that

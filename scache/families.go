@@ -144,10 +144,12 @@ type family struct {
 	// once it proved every thread suspended: a user pressed an IDE's
 	// Pause, and the IDE refreshes its threads view.
 	onPaused func(s *Speculator)
-	// onPausing runs as the debugger's VirtualMachine.Suspend goes out,
-	// with nothing unanswered that may let threads run: what the family
-	// reads at its reply (onPaused) may go out behind it (enqueueBehind).
-	onPausing func(s *Speculator)
+	// onBehind runs as the debugger's VirtualMachine.Suspend or
+	// StackFrame.PopFrames (cmd; back: the thread whose frames it pops and
+	// where it will stand) goes out, with nothing unanswered that may let
+	// threads run: what the family reads at its reply may go out right
+	// behind it (behind.go: enqueueBehind).
+	onBehind func(s *Speculator, cmd jdwp.Command, back stopEvent)
 	// onReply runs on the successful reply to any of its commands, the
 	// debugger's or (except in Classic) a synthetic one. A trigger command
 	// whose reply is state of a suspension fires only for a reply that is
@@ -286,10 +288,10 @@ var families = []*family{
 	},
 	{
 		flag: FamilyThreads, life: lifetimeSuspension,
-		onStop:    speculateThreads,
-		onQuiet:   speculateThreadList,
-		onPaused:  speculatePausedView,
-		onPausing: speculatePausingView,
+		onStop:   speculateThreads,
+		onQuiet:  speculateThreadList,
+		onPaused: speculatePausedView,
+		onBehind: speculatePausingView,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdVirtualMachineAllThreads:           onAllThreads,
 			jdwp.CmdVirtualMachineTopLevelThreadGroups: onThreadGroups,
@@ -323,6 +325,7 @@ var families = []*family{
 	},
 	{
 		flag: FamilyInvoke, life: lifetimeSuspension,
+		onBehind: askPoppedFrames,
 		onReply: map[jdwp.Command]func(*Speculator, *inFlight, *replyData) error{
 			jdwp.CmdObjectReferenceInvokeMethod: onInvoked,
 			jdwp.CmdClassTypeInvokeMethod:       onInvoked,
@@ -420,11 +423,11 @@ func (t familyTable) paused(s *Speculator) {
 	}
 }
 
-// pausing runs the onPausing handlers of the families that are on.
-func (t familyTable) pausing(s *Speculator) {
+// behind runs the onBehind handlers of the families that are on.
+func (t familyTable) behind(s *Speculator, cmd jdwp.Command, back stopEvent) {
 	for _, f := range t {
-		if f.onPausing != nil && f.on {
-			f.onPausing(s)
+		if f.onBehind != nil && f.on {
+			f.onBehind(s, cmd, back)
 		}
 	}
 }

@@ -23,6 +23,33 @@ import "github.com/jdwpscache/scache/jdwp"
 // (family_topframe_predict.go: lose, predictPop). A pop the agent refuses
 // (a native or opaque frame) asks nothing.
 
+// askPoppedFrames asks, right behind the debugger's PopFrames, what
+// onPopped asks at its reply: the thread's frames and, once the predictor
+// knows how far a pop moves the top frame's id, the new top frame's this
+// and visible values, where the method's modifiers and variable table are
+// known. The agent reads them once the frames are popped, so they are back
+// in the pop's own round trip (behind.go).
+func askPoppedFrames(s *Speculator, cmd jdwp.Command, back stopEvent) {
+	t := back.thread
+	if cmd != jdwp.CmdStackFramePopFrames || t == 0 {
+		return
+	}
+	enqueueBehind(s, &jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: 1})
+	enqueueBehind(s, &jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1})
+	frame, ok := s.predictor.predictPop(t, frameIDMask(s.sizes))
+	if !ok || back.loc.Class == 0 {
+		return
+	}
+	if static, known := s.lookup.methodIsStatic(back.loc.Class, back.loc.Method); known && !static {
+		enqueueBehind(s, &jdwp.FrameThisObjectCommand{Thread: t, Frame: frame})
+	}
+	if vt, found, known := s.lookup.variableTable(back.loc.Class, back.loc.Method); known && found {
+		if slots := VisibleSlots(vt, back.loc.Index); len(slots) > 0 {
+			enqueueBehind(s, &jdwp.FrameGetValuesCommand{Thread: t, Frame: frame, Slots: slots})
+		}
+	}
+}
+
 // onPopped speculates at the successful reply to a PopFrames: the
 // thread's frames, as a debugger reads them after a step, and the new top
 // frame's this and values once the predictor knows how far a pop moves

@@ -42,8 +42,11 @@ func speculatePausedView(s *Speculator) {
 // VirtualMachine.Suspend, what speculatePausedView asks at its reply: the
 // thread list, each listed thread's view and the stacks read at the last
 // pause. The VM reads them once every thread is suspended, so they are
-// back in the Suspend's own round trip (behind_suspend.go).
-func speculatePausingView(s *Speculator) {
+// back in the Suspend's own round trip (behind.go).
+func speculatePausingView(s *Speculator, cmd jdwp.Command, _ stopEvent) {
+	if cmd != jdwp.CmdVirtualMachineSuspend {
+		return
+	}
 	enqueueBehind(s, &jdwp.VMAllThreadsCommand{})
 	eachViewRead(s, s.stop.threads, func(m jdwp.CommandMessage, _ bool) { enqueueBehind(s, m) })
 	for _, key := range s.view.paused.asked {

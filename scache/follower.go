@@ -59,7 +59,7 @@ func (s *Speculator) register(packet []byte, poisoned bool) error {
 			return fmt.Errorf("announced %s: %w", cmd, err)
 		}
 		p.key, p.subject = keyOf(h, packet), subjectOf(spec, m)
-		// Sent after the near half saw a Suspend in flight: read behind it.
+		// Sent after the near half saw a Suspend or PopFrames in flight: read behind it.
 		held := !p.poisoned && holdBehind(s, p)
 		if spec.life == lifetimeSuspension && !held {
 			var cacheable bool

@@ -44,8 +44,8 @@ type inFlight struct {
 	poisoned  bool      // invalidated while in flight: the reply answers waiters but is not cached
 	writes    uint64    // the state-changing commands the debugger had sent when it was sent (sequential.go)
 	repeat    *inFlight // the next repeat of the same moving command, sent while this one was in flight (sequential.go)
-	// behind: a state command sent behind the debugger's Suspend in flight,
-	// kept out of the cache until its reply (behind_suspend.go).
+	// behind: a state command sent behind the debugger's Suspend or PopFrames in flight,
+	// kept out of the cache until its reply (behind.go).
 	behind bool
 	sentAt time.Time // when it went to the VM, with a clock (cost.go)
 	alone  bool      // nothing else was outstanding at the VM then

@@ -151,3 +151,32 @@ func TestAPopsTopFrameIsPredictedOnceTwoPopsAgreed(t *testing.T) {
 	}
 	require.Zero(t, h.s.Stats().FramesMispredicted)
 }
+
+// TestAPoppedThreadsFramesGoOutBehindThePop: the thread's frames go out
+// right behind the debugger's PopFrames, before the VM answered it, and
+// once each: the agent reads them once the frame is popped, and they
+// answer the debugger's reads after the pop's reply, each the VM's answer.
+func TestAPoppedThreadsFramesGoOutBehindThePop(t *testing.T) {
+	h, call, class := inACall(t)
+	for stop := 0; stop < 3; stop++ {
+		th := h.vm.Thread(1)
+		th.Frames = append([]scachetest.ModelFrame{call}, th.Frames[len(th.Frames)-1])
+		stopOn(t, h, h.vm.NewObject(class))
+		h.drain()
+		askThis(t, h)
+		before := len(h.toVM)
+		h.send(&jdwp.FramePopFramesCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)})
+		require.Equal(t, 2, h.sentSince(before)[jdwp.CmdThreadReferenceFrames], "stop %d: the frames went out with the pop", stop)
+		h.drain()
+		for _, m := range []jdwp.CommandMessage{
+			&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1},
+			&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1},
+		} {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "stop %d: %s after the pop", stop, m.Command())
+		}
+		require.Zero(t, organic(h.organicSince(before+1)), "stop %d: the frames were answered from what went out behind the pop", stop)
+		require.Equal(t, 2, h.sentSince(before)[jdwp.CmdThreadReferenceFrames], "stop %d: the frames went out once", stop)
+		resume(h)
+	}
+}

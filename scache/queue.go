@@ -282,8 +282,8 @@ type queued struct {
 	key Key
 	msg jdwp.CommandMessage // the command as a typed message; nil: decode the key
 	subject
-	// behind: queued to be read behind the debugger's Suspend in flight
-	// (behind_suspend.go), whatever the epoch that ends holds of it.
+	// behind: queued to be read behind the debugger's Suspend or PopFrames in flight
+	// (behind.go), whatever the epoch that ends holds of it.
 	behind bool
 }
 

@@ -492,13 +492,36 @@ func (s *raceSession) debuggerActs() {
 	}
 }
 
-// pause is an IDE's Pause: VirtualMachine.Suspend and, now and then,
-// right behind it before the VM answered, a command that lets threads run,
+// pause is an IDE's Pause: VirtualMachine.Suspend, or, at a stop, a Drop
+// Frame of the stopped thread's top frame (its frames read, then
+// StackFrame.PopFrames as the debugger next acts); now and then, right
+// behind it before the VM answered, a command that lets threads run,
 // suspends one, changes a value, or reads; then, as the debugger gets
 // around to it, the threads view with each thread's depth, top frame and
 // stack, and a resume of every thread.
 func (s *raceSession) pause() {
-	s.send(&jdwp.VMSuspendCommand{})
+	t := s.stopped
+	if th := s.vm.Thread(t); th != nil && th.Suspends > 0 && len(th.Frames) > 1 && rapid.Bool().Draw(s.t, "dropFrame") {
+		frames := s.nextID
+		s.send(&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1})
+		var drop func()
+		drop = func() { // once the frames are shown
+			if s.asked[frames].replies == 0 {
+				s.reactions = append([]func(){drop}, s.reactions...)
+				return
+			}
+			s.readBehind(&jdwp.FramePopFramesCommand{Thread: t, Frame: s.vm.FrameID(th, th.Generation, 0)})
+		}
+		s.reactions = append([]func(){drop}, s.reactions...)
+		return
+	}
+	s.readBehind(&jdwp.VMSuspendCommand{})
+}
+
+// readBehind sends m, a Suspend or a PopFrames, and what pause does behind
+// it.
+func (s *raceSession) readBehind(m jdwp.CommandMessage) {
+	s.send(m)
 	switch rapid.IntRange(0, 4).Draw(s.t, "behindPause") {
 	case 0:
 		if !s.controlCommand() {
@@ -796,10 +819,11 @@ func sequentialMode(opts []scache.Option) bool {
 }
 
 // TestPausesUnderRaces is TestRunningThreadsUnderRaces with a debugger
-// that presses Pause often (pause), now and then with another command
-// right behind its Suspend: the reads the Speculator sends behind a
-// Suspend (behind_suspend.go) answer the view only if the Suspend's reply
-// proved every thread suspended since they were read.
+// that presses Pause and drops frames often (pause), now and then with
+// another command right behind its Suspend or PopFrames: the reads the
+// Speculator sends behind those (behind.go) answer the debugger only as
+// the reply's suspension lets them, and only if nothing ended the epoch
+// since they were read.
 func TestPausesUnderRaces(t *testing.T) {
 	for _, name := range []string{"default", "no belay", "one at once", "unbounded", "linearizable", "slow VM"} {
 		opts := propertyModes[name]

@@ -58,9 +58,9 @@ type Speculator struct {
 	learn    learner   // which speculation this debugger uses (learn.go)
 	audits   audits    // with WithAudit: the answers being checked (audit.go)
 	pos      positions // the VM's stream, for moving entries (positions.go)
-	// behind is the debugger's Suspend in flight that state commands are
-	// read behind (behind_suspend.go).
-	behind behindSuspend
+	// behind is the debugger's command in flight that state commands are
+	// read behind (behind.go).
+	behind behindCommand
 	// familyState is what the families keep (families.go): the mechanism
 	// holds it and never looks inside; the table's hooks keep it true.
 	familyState

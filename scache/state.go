@@ -80,7 +80,8 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 	}
 	giveUpBehind(s) // what it lets run or changes is read after it
 	known := s.susp.kind
-	if !s.susp.settled() {
+	settled := s.susp.settled()
+	if !settled {
 		known = running
 	}
 	u := unsettled{kind: known, thread: s.susp.thread,
@@ -151,9 +152,17 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		if m, err := s.decodeParams(cmd, data); err == nil {
 			s.table.suspended(s, m.(*jdwp.ThreadSuspendCommand).Thread, false)
 		}
+	case jdwp.CmdStackFramePopFrames:
+		// Only where a frame is known below the popped one: the agent
+		// refuses to pop a thread's last frame.
+		if settled && u.call.back.thread != 0 && u.call.back.loc.Class != 0 {
+			readBehind(s, id, cmd, u.call.back) // the thread's frames after the pop (behind.go)
+		}
 	case jdwp.CmdVirtualMachineSuspend:
 		s.table.suspended(s, 0, true)
-		suspendSent(s, id)
+		if settled {
+			readBehind(s, id, cmd, stopEvent{}) // the threads view after the pause (behind.go)
+		}
 		return true, nil // all threads are suspended once it is answered
 	}
 	return false, nil
@@ -176,10 +185,12 @@ func (s *Speculator) onSettle(id uint32) {
 	if !ok || u.elsewhere {
 		return
 	}
+	held := heldBehind(s, id)
 	s.endEpoch()
 	s.stop.invokedAt(invocation{})
 	if s.susp.invoked(u) {
 		s.stop.invokedAt(u.call)
+		adoptBehind(s, held) // read behind a PopFrames (behind.go)
 	}
 }
 
@@ -250,8 +261,11 @@ func (s *Speculator) onStateReply(p *inFlight, code jdwp.ErrorCode) {
 	case code != jdwp.ErrNone:
 		giveUpBehind(s)
 	default:
-		suspendAnswered(s, p) // adopts what was read behind it (behind_suspend.go)
+		held := heldBehind(s, p.id)
+		s.endEpoch()
+		s.susp.suspendAnswered()
 		if s.susp.kind == allSuspended {
+			adoptBehind(s, held) // read behind the Suspend (behind.go)
 			s.table.paused(s)
 		}
 	}
