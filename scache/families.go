@@ -278,6 +278,7 @@ var families = []*family{
 			jdwp.CmdArrayReferenceLength:         onHeldArrayLength,
 		},
 		onInvoked:       askAgainAfterInvocation,
+		onBehind:        askAgainBehindPop,
 		onAsked:         noteAgainAsked,
 		onMissed:        askValuesReadAgain,
 		onValuesChanged: askValuesAgainInOrder,

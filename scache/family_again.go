@@ -268,6 +268,26 @@ func askAgainAfterInvocation(s *Speculator, id uint32) {
 	askFieldsOf(s, l.this)
 }
 
+// askAgainBehindPop asks, right behind the debugger's PopFrames, what it
+// asked after its last pops at this kind of stop (an invocation of no
+// method: askAgainAfterInvocation asks them again at the reply, and
+// records them): the agent reads them once the frames are popped, so they
+// are back in the pop's own round trip (behind.go).
+func askAgainBehindPop(s *Speculator, cmd jdwp.Command, back stopEvent) {
+	if cmd != jdwp.CmdStackFramePopFrames || back.thread == 0 {
+		return
+	}
+	k := s.again.invoked[invokedSite{0, s.again.kind()}]
+	if k == nil {
+		return
+	}
+	for _, e := range k.keys {
+		if m, err := e.key.ofThread(back.thread, s.sizes).Message(s.sizes); err == nil {
+			enqueueBehind(s, m)
+		}
+	}
+}
+
 // sawFrames notes the classes of a Frames reply's frames as ids seen at
 // the stop (family_again_guess.go).
 func sawFrames(s *Speculator, _ *inFlight, reply *replyData) error {

@@ -180,3 +180,29 @@ func TestAPoppedThreadsFramesGoOutBehindThePop(t *testing.T) {
 		resume(h)
 	}
 }
+
+// TestWhatIsAskedAfterAPopGoesOutBehindTheNext: a debugger that reads the
+// thread list after each Drop Frame (Eclipse's JDI asks it before every
+// resume) finds it, from the second pop on, sent right behind the pop and
+// answered without a round trip of its own, the VM's answer then.
+func TestWhatIsAskedAfterAPopGoesOutBehindTheNext(t *testing.T) {
+	h, call, class := inACall(t)
+	for stop := 0; stop < 3; stop++ {
+		th := h.vm.Thread(1)
+		th.Frames = append([]scachetest.ModelFrame{call}, th.Frames[len(th.Frames)-1])
+		stopOn(t, h, h.vm.NewObject(class))
+		h.drain()
+		askThis(t, h)
+		before := len(h.toVM)
+		h.send(&jdwp.FramePopFramesCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)})
+		behind := h.sentSince(before)[jdwp.CmdVirtualMachineAllThreads]
+		h.drain()
+		got, want := ask(h, &jdwp.VMAllThreadsCommand{})
+		require.Equal(t, want, got, "stop %d: the thread list after the pop", stop)
+		if stop > 0 {
+			require.Equal(t, 1, behind, "stop %d: the list went out with the pop", stop)
+			require.Zero(t, organic(h.organicSince(before+1)), "stop %d: the list was answered from what went out behind the pop", stop)
+		}
+		resume(h)
+	}
+}
