@@ -152,6 +152,20 @@ func TestAPopsTopFrameIsPredictedOnceTwoPopsAgreed(t *testing.T) {
 	require.Zero(t, h.s.Stats().FramesMispredicted)
 }
 
+// stopAndPop stops thread 1 in call (inACall), has the debugger read the
+// stop and send a Drop Frame of the call's frame without waiting for the
+// VM, and returns how many packets the VM had received before the pop.
+func stopAndPop(t *testing.T, h *harness, call scachetest.ModelFrame, class jdwp.ReferenceTypeID) int {
+	th := h.vm.Thread(1)
+	th.Frames = append([]scachetest.ModelFrame{call}, th.Frames[len(th.Frames)-1])
+	stopOn(t, h, h.vm.NewObject(class))
+	h.drain()
+	askThis(t, h)
+	before := len(h.toVM)
+	h.send(&jdwp.FramePopFramesCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)})
+	return before
+}
+
 // TestAPoppedThreadsFramesGoOutBehindThePop: the thread's frames go out
 // right behind the debugger's PopFrames, before the VM answered it, and
 // once each: the agent reads them once the frame is popped, and they
@@ -159,13 +173,7 @@ func TestAPopsTopFrameIsPredictedOnceTwoPopsAgreed(t *testing.T) {
 func TestAPoppedThreadsFramesGoOutBehindThePop(t *testing.T) {
 	h, call, class := inACall(t)
 	for stop := 0; stop < 3; stop++ {
-		th := h.vm.Thread(1)
-		th.Frames = append([]scachetest.ModelFrame{call}, th.Frames[len(th.Frames)-1])
-		stopOn(t, h, h.vm.NewObject(class))
-		h.drain()
-		askThis(t, h)
-		before := len(h.toVM)
-		h.send(&jdwp.FramePopFramesCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)})
+		before := stopAndPop(t, h, call, class)
 		require.Equal(t, 2, h.sentSince(before)[jdwp.CmdThreadReferenceFrames], "stop %d: the frames went out with the pop", stop)
 		h.drain()
 		for _, m := range []jdwp.CommandMessage{
@@ -188,13 +196,7 @@ func TestAPoppedThreadsFramesGoOutBehindThePop(t *testing.T) {
 func TestWhatIsAskedAfterAPopGoesOutBehindTheNext(t *testing.T) {
 	h, call, class := inACall(t)
 	for stop := 0; stop < 3; stop++ {
-		th := h.vm.Thread(1)
-		th.Frames = append([]scachetest.ModelFrame{call}, th.Frames[len(th.Frames)-1])
-		stopOn(t, h, h.vm.NewObject(class))
-		h.drain()
-		askThis(t, h)
-		before := len(h.toVM)
-		h.send(&jdwp.FramePopFramesCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)})
+		before := stopAndPop(t, h, call, class)
 		behind := h.sentSince(before)[jdwp.CmdVirtualMachineAllThreads]
 		h.drain()
 		got, want := ask(h, &jdwp.VMAllThreadsCommand{})
