@@ -10,9 +10,11 @@ import "github.com/jdwpscache/scache/jdwp"
 // suspended. So, as at an invocation's reply (state.go: onSettle), the
 // suspension goes on in a new epoch with the thread stopped at the call
 // in the caller of the frame popped, and the debugger reads the thread's
-// frames again, as after a step. At the reply this family asks them
-// (their reply sets off the top frame's this and values: FamilyTopFrame),
-// and FamilyAgain what this debugger asked after its last pops.
+// frames again, as after a step. This family asks them right behind the
+// pop (behind.go: the agent pops before it reads its next command), and
+// at the reply what did not go out behind it (their reply sets off the top
+// frame's this and values: FamilyTopFrame); FamilyAgain asks what this
+// debugger asked after its last pops, behind the pop and at its reply.
 //
 // The agent resumes the thread on its own to pop (HotSpot 17's ids moved
 // two generations for one frame popped), which the frame predictor's

@@ -5,10 +5,12 @@ import "github.com/jdwpscache/scache/jdwp"
 // Pauses. A user who presses an IDE's Pause has it send
 // VirtualMachine.Suspend: no event comes, and once the reply proves every
 // thread suspended the IDE refreshes its threads view and shows the
-// stacks of the threads the user looks at. The view goes out at the
-// Suspend's reply, as at a stop, and so do the stacks the debugger read
-// at its last pause (the same threads, most often: the app's own, which
-// outlive a pause).
+// stacks of the threads the user looks at. The view goes out right
+// behind the Suspend (behind.go: the agent suspends every thread before it
+// reads on), and so do the stacks the debugger read at its last pause
+// (the same threads, most often: the app's own, which outlive a pause);
+// what did not fit the in-flight bound goes out at the Suspend's reply,
+// as at a stop.
 
 // maxPausedAsks bounds the stacks kept of one pause.
 const maxPausedAsks = 16
