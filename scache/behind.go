@@ -32,9 +32,8 @@ import "github.com/jdwpscache/scache/jdwp"
 // are read behind: a VirtualMachine.Suspend or a StackFrame.PopFrames.
 type behindCommand struct {
 	on    bool
-	id    uint32       // the command's id
-	cmd   jdwp.Command // which
-	epoch uint64       // the epoch it began as it went out (both end one)
+	id    uint32 // the command's id
+	epoch uint64 // the epoch it began as it went out (both end one)
 	// sent lists the state commands sent, or adopted from a near half, since
 	// it went out, in that order: the reply adopts them in it.
 	sent []*inFlight
@@ -48,7 +47,7 @@ type behindCommand struct {
 // queue behind it what they will read at its reply.
 func readBehind(s *Speculator, id uint32, cmd jdwp.Command, back stopEvent) {
 	giveUpBehind(s)
-	s.behind = behindCommand{on: true, id: id, cmd: cmd, epoch: s.susp.epoch}
+	s.behind = behindCommand{on: true, id: id, epoch: s.susp.epoch}
 	s.table.behind(s, cmd, back)
 }
 
@@ -65,7 +64,7 @@ func enqueueBehind(s *Speculator, m jdwp.CommandMessage) {
 	if !ok || spec.life != lifetimeSuspension {
 		return
 	}
-	if cost := s.cost.costOf(m.Command()); cost > 0 && !s.cost.pays(s.learn.oddsOf(m, spec, true), cost) {
+	if !pays(s, m, spec, true) {
 		return
 	}
 	key := s.newKey(m)

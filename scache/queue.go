@@ -205,10 +205,18 @@ func (s *Speculator) admit(m jdwp.CommandMessage, asked bool) (subject, bool) {
 			return subject{}, false
 		}
 	}
-	if cost := s.cost.costOf(m.Command()); cost > 0 && !s.cost.pays(s.learn.oddsOf(m, spec, asked), cost) {
+	if !pays(s, m, spec, asked) {
 		return subject{}, false
 	}
 	return sub, true
+}
+
+// pays is admit's question to the cost model: whether the command m (of
+// spec; asked: by the debugger at its recent stops) pays for its service
+// at the odds the learner gives it.
+func pays(s *Speculator, m jdwp.CommandMessage, spec keySpec, asked bool) bool {
+	cost := s.cost.costOf(m.Command())
+	return cost <= 0 || s.cost.pays(s.learn.oddsOf(m, spec, asked), cost)
 }
 
 // enqueueKey is enqueue for a command given by its key and its message m
