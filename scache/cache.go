@@ -3,6 +3,7 @@ package scache
 import (
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 	"github.com/jdwpscache/scache/jdwp"
@@ -218,6 +219,19 @@ func (c *replyCache) purgeValues(dropped []Key) []Key {
 		c.lru.Remove(key)
 	}
 	return dropped
+}
+
+// valueReadsOf returns, in key order, the keys of at most limit cached
+// reads of values whose keys begin with subject (derived_parts.go).
+func (c *replyCache) valueReadsOf(subject Key, limit int) []Key {
+	var keys []Key
+	for key := range c.values {
+		if strings.HasPrefix(string(key), string(subject)) {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
+	return keys[:min(len(keys), limit)]
 }
 
 // removeThread evicts every suspension entry about a parked thread.

@@ -25,6 +25,9 @@ import (
 //     without looking at the frame), when a Frames reply of the epoch
 //     showed the frame and the class's methods are cached. The JDK's JDI
 //     never asks it; Eclipse's asks it of every frame it shows.
+//   - A GetValues of some of a frame's locals, an object's fields, a type's
+//     statics or an array's elements from a cached GetValues that read
+//     them all (derived_parts.go).
 
 // derived answers a debugger command from a cached reply it is a function
 // of, and reports whether it did. (It does not wait for a reply in flight:

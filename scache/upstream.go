@@ -235,7 +235,13 @@ func (s *Speculator) belay(r *Response, c *upCommand) bool {
 
 // derive answers the command from a cached reply it is a function of.
 func (s *Speculator) derive(r *Response, c *upCommand) bool {
-	if !s.cfg.cacheState || !s.derived(r, c.h.ID, c.packet, c.params) {
+	if !s.cfg.cacheState {
+		return false
+	}
+	if answerPart(s, r, c) { // a part of a cached read of values (derived_parts.go)
+		return true
+	}
+	if !s.derived(r, c.h.ID, c.packet, c.params) {
 		return false
 	}
 	s.auditAnswer(r, c, r.Edict.Downstream[len(r.Edict.Downstream)-1])
