@@ -434,3 +434,53 @@ func TestValuesReadInOrderAfterAStopThatReadNone(t *testing.T) {
 	reads()
 	require.Equal(t, sent, len(h.toVM), "every read answered from speculation")
 }
+
+// A loop's next pass stops in the same method with another this, and the
+// variables view reads the statics, this's fields, then the statics again.
+// At the stop the last pass's reads go out in its order, but of the last
+// pass's this (the new one is not known yet); once the new this is known
+// they go out again, of it, behind its fields, where the debugger reads
+// them: from the third pass on every read is answered from speculation.
+func TestValuesReadInOrderOnceTheNewThisIsKnown(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	statics := &jdwp.RefTypeGetValuesCommand{RefType: class.ID, Fields: []jdwp.FieldID{1}}
+	for pass := range 4 {
+		this := h.vm.NewObject(class.ID)
+		stopWithThis(t, h, this)
+		sent := len(h.toVM)
+		for _, m := range []jdwp.CommandMessage{statics, &jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1, 2}}, statics} {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "pass %d: %s", pass, m.Command())
+		}
+		if pass >= 2 {
+			require.Equal(t, sent, len(h.toVM), "pass %d: every read answered from speculation", pass)
+		}
+		resume(h)
+	}
+}
+
+// The same a level deeper: this holds a new array at every pass, and the
+// view reads the statics, this's fields, the array's elements, then the
+// statics and the elements again. Once the fields' reply shows the new
+// array, the reads go out again of it, behind that reply: from the third
+// pass on every read is answered from speculation.
+func TestValuesReadInOrderOnceTheNewArrayIsKnown(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	statics := &jdwp.RefTypeGetValuesCommand{RefType: class.ID, Fields: []jdwp.FieldID{1}}
+	for pass := range 4 {
+		array := h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(int32(pass)), jdwp.IntValue(7))
+		this := h.vm.NewObject(class.ID)
+		holdArray(h, this, array)
+		stopWithThis(t, h, this)
+		sent := len(h.toVM)
+		elements := &jdwp.ArrayRefGetValuesCommand{Array: array, First: 0, Length: 2}
+		for _, m := range []jdwp.CommandMessage{statics, &jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1, holdsArray}}, elements, statics, elements} {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "pass %d: %s", pass, m.Command())
+		}
+		if pass >= 2 {
+			require.Equal(t, sent, len(h.toVM), "pass %d: every read answered from speculation", pass)
+		}
+		resume(h)
+	}
+}

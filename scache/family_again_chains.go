@@ -115,6 +115,7 @@ func followChain(s *Speculator, path string, fields []jdwp.FieldID, values []jdw
 		askHeld(s, kind, at, obj)
 		if v.Tag == jdwp.TagArray {
 			readArrayAt(s, kind, at, obj)
+			askValuesReadOnPath(s, at) // an array's reads need no type
 		}
 	}
 }

@@ -193,6 +193,9 @@ func askFieldsOf(s *Speculator, obj jdwp.ObjectID) {
 	for _, a := range e.asks {
 		s.enqueue(&jdwp.ObjectRefGetValuesCommand{Object: obj, Fields: a.fields}, true)
 	}
+	if obj == l.this {
+		askValuesReadOnPath(s, "") // behind this's fields (family_again_moving.go)
+	}
 	mask := idMask(s.sizes.ObjectID)
 	for _, a := range e.asks {
 		if a.valuesOf == 0 || obj == a.valuesOf {
@@ -226,6 +229,7 @@ func onThisType(s *Speculator, p *inFlight, reply *replyData) error {
 	}
 	if path, ok := l.held[p.object]; ok && l.recording && l.thisType != 0 {
 		askHeld(s, l.thisKindOf(l.thisType), path, p.object)
+		askValuesReadOnPath(s, path)
 	}
 	return nil
 }

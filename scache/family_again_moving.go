@@ -1,6 +1,8 @@
 package scache
 
 import (
+	"slices"
+
 	"github.com/jdwpscache/scache/jdwp"
 )
 
@@ -20,6 +22,9 @@ import (
 // overlapped (as the threads view, askViewAgain). A read of an object at
 // a path of fields from that stop's this (FamilyAgain's chains) names the
 // object at the same path now: a loop's next pass shows another this.
+// The stop sends them in that order too (askAgainInOrder), but before the
+// new this is known: once it is, and each new array it holds, they go out
+// again (askValuesReadOnPath).
 
 // valuesReads is what the debugger read of moving values in the epoch
 // epoch (a stop at site), in order, as often as it read each, and, by site, at the
@@ -31,6 +36,9 @@ type valuesReads struct {
 	reads []valueRead
 	last  map[valuesSite][]valueRead
 	again int
+	// onPaths counts the times the reads went out again in the epoch as
+	// objects on paths from this became known (askValuesReadOnPath).
+	onPaths int
 }
 
 // valueRead is a read of moving values, and, if it reads an object the
@@ -54,11 +62,13 @@ type valuesSite struct {
 
 // maxValuesReads bounds the reads kept of one epoch, maxValuesSites the
 // sites kept; maxValuesReadAgain, the times the reads go out again in an
-// epoch.
+// epoch behind a miss, and maxValuesOnPaths as objects they read become
+// known.
 const (
 	maxValuesReads     = 32
 	maxValuesSites     = 64
 	maxValuesReadAgain = 2
+	maxValuesOnPaths   = 4
 )
 
 // movingValues reports whether cmd reads values that the suspension
@@ -81,7 +91,7 @@ func (r *valuesReads) roll(s *Speculator) {
 		r.last[r.site] = r.reads
 	}
 	loc := s.stop.event.loc
-	r.epoch, r.reads, r.again = s.susp.epoch, nil, 0
+	r.epoch, r.reads, r.again, r.onPaths = s.susp.epoch, nil, 0, 0
 	r.site = valuesSite{class: loc.Class, method: loc.Method}
 }
 
@@ -240,6 +250,23 @@ func askValuesReadInOrder(s *Speculator) {
 	for _, m := range r.toAskAgain(s) {
 		enqueueReadInOrder(s, m)
 	}
+}
+
+// askValuesReadOnPath queues the reads of askValuesReadInOrder again once
+// the object at path from the stop's this is known ("": this, its type
+// known and its fields gone out), if the last stop in this method read
+// one there; at most maxValuesOnPaths times an epoch. At the stop those
+// reads went out as reads of the objects of the last stop; now they go out
+// of the object there now, behind the read that showed it, which the
+// debugger makes before them.
+func askValuesReadOnPath(s *Speculator, path string) {
+	r := &s.valuesRead
+	r.roll(s)
+	if r.onPaths >= maxValuesOnPaths || !slices.ContainsFunc(r.last[r.site], func(v valueRead) bool { return v.onPath && v.path == path }) {
+		return
+	}
+	r.onPaths++
+	askValuesReadInOrder(s)
 }
 
 // resetValuesReads forgets the reads (FamilyAgain's onReset).
