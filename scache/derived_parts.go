@@ -103,10 +103,13 @@ func partOf(part, whole jdwp.CommandMessage, wholeReply []byte, sizes jdwp.IDSiz
 	}
 	if p, ok := part.(*jdwp.ArrayRefGetValuesCommand); ok {
 		w, ok := whole.(*jdwp.ArrayRefGetValuesCommand)
+		if !ok {
+			return nil, false
+		}
 		// The VM refuses a first index past the array's last even for no
 		// element (INVALID_INDEX): the part's must be one the whole read.
 		end := int64(w.First) + int64(w.Length)
-		if !ok || p.First < w.First || int64(p.First) >= end || int64(p.First)+int64(p.Length) > end {
+		if p.First < w.First || int64(p.First) >= end || int64(p.First)+int64(p.Length) > end {
 			return nil, false
 		}
 		var region jdwp.ArrayRegionReply
@@ -117,19 +120,16 @@ func partOf(part, whole jdwp.CommandMessage, wholeReply []byte, sizes jdwp.IDSiz
 		region.Values = region.Values[from : from+p.Length]
 		return jdwp.AppendReplyPacket(nil, id, &region, sizes), true
 	}
-	at, ok := placesIn(part, whole)
+	at, asked, ok := placesIn(part, whole)
 	if !ok {
 		return nil, false
 	}
 	var all jdwp.ValuesReply
-	if jdwp.Unmarshal(data, sizes, &all) != nil {
+	if jdwp.Unmarshal(data, sizes, &all) != nil || len(all.Values) != asked {
 		return nil, false
 	}
 	values := make([]jdwp.Value, len(at))
 	for i, k := range at {
-		if k >= len(all.Values) {
-			return nil, false
-		}
 		values[i] = all.Values[k]
 	}
 	return jdwp.AppendReplyPacket(nil, id, &jdwp.ValuesReply{Values: values}, sizes), true
@@ -137,23 +137,26 @@ func partOf(part, whole jdwp.CommandMessage, wholeReply []byte, sizes jdwp.IDSiz
 
 // placesIn returns, for each value part asks, its place among those whole
 // asks (a frame's slot with the same type tag, an object's or type's
-// field), if whole asks every one.
-func placesIn(part, whole jdwp.CommandMessage) ([]int, bool) {
+// field), if whole asks every one, and how many whole asks.
+func placesIn(part, whole jdwp.CommandMessage) (at []int, asked int, ok bool) {
 	switch p := part.(type) {
 	case *jdwp.FrameGetValuesCommand:
 		if w, ok := whole.(*jdwp.FrameGetValuesCommand); ok {
-			return places(p.Slots, w.Slots)
+			at, ok := places(p.Slots, w.Slots)
+			return at, len(w.Slots), ok
 		}
 	case *jdwp.ObjectRefGetValuesCommand:
 		if w, ok := whole.(*jdwp.ObjectRefGetValuesCommand); ok {
-			return places(p.Fields, w.Fields)
+			at, ok := places(p.Fields, w.Fields)
+			return at, len(w.Fields), ok
 		}
 	case *jdwp.RefTypeGetValuesCommand:
 		if w, ok := whole.(*jdwp.RefTypeGetValuesCommand); ok {
-			return places(p.Fields, w.Fields)
+			at, ok := places(p.Fields, w.Fields)
+			return at, len(w.Fields), ok
 		}
 	}
-	return nil, false
+	return nil, 0, false
 }
 
 // places returns the index in whole of each of part's items, if whole

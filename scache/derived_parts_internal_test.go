@@ -146,3 +146,36 @@ func fieldsOf(t *testing.T, decode func(jdwp.CommandMessage, jdwp.Message), clas
 	require.NotEmpty(t, static)
 	return instance, static, named
 }
+
+// A part is never derived from a reply that does not hold the whole it
+// answers: another command's, an error, or fewer values than asked; and
+// nothing of that panics.
+func TestNoPartOfWhatIsNoWholeRead(t *testing.T) {
+	sizes := jdwp.DefaultIDSizes
+	fields := &jdwp.ObjectRefGetValuesCommand{Object: 5, Fields: []jdwp.FieldID{1, 2}}
+	field := &jdwp.ObjectRefGetValuesCommand{Object: 5, Fields: []jdwp.FieldID{2}}
+	elements := &jdwp.ArrayRefGetValuesCommand{Array: 5, First: 0, Length: 2}
+	element := &jdwp.ArrayRefGetValuesCommand{Array: 5, First: 1, Length: 1}
+	two := jdwp.AppendReplyPacket(nil, 1, &jdwp.ValuesReply{Values: []jdwp.Value{jdwp.IntValue(1), jdwp.IntValue(2)}}, sizes)
+	one := jdwp.AppendReplyPacket(nil, 1, &jdwp.ValuesReply{Values: []jdwp.Value{jdwp.IntValue(1)}}, sizes)
+	region := jdwp.AppendReplyPacket(nil, 1, &jdwp.ArrayRegionReply{Tag: jdwp.TagInt, Values: []jdwp.Value{jdwp.IntValue(1), jdwp.IntValue(2)}}, sizes)
+	failed := jdwp.AppendReply(nil, 1, jdwp.ErrInvalidObject, nil)
+	got, ok := partOf(field, fields, two, sizes, 9)
+	require.True(t, ok)
+	require.Equal(t, jdwp.AppendReplyPacket(nil, 9, &jdwp.ValuesReply{Values: []jdwp.Value{jdwp.IntValue(2)}}, sizes), got)
+	for _, c := range []struct {
+		part, whole jdwp.CommandMessage
+		reply       []byte
+	}{
+		{element, fields, two},
+		{field, elements, region},
+		{field, fields, one},
+		{field, fields, failed},
+		{element, elements, failed},
+		{element, elements, region[:len(region)-2]},
+		{field, fields, two[:5]},
+	} {
+		_, ok := partOf(c.part, c.whole, c.reply, sizes, 9)
+		require.False(t, ok, "%+v of %+v", c.part, c.whole)
+	}
+}
