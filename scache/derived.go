@@ -84,8 +84,7 @@ func (s *Speculator) fromCached(r *Response, packet []byte, source jdwp.CommandM
 	if !ok {
 		return false
 	}
-	s.stats.Hits++
-	s.use(r, key, e)
+	serve(s, r, key, e)
 	s.answerHit(r, packet, b)
 	return true
 }

@@ -39,11 +39,7 @@ func answerPart(s *Speculator, r *Response, c *upCommand) bool {
 			continue
 		}
 		e, ok := s.cache.peek(key)
-		if ok && e.moving {
-			e, ok = s.cache.servableReply(e, &s.pos)
-			ok = ok && !s.cfg.near // the far half served none (options.go)
-		}
-		if !ok || e.moving != c.moving {
+		if e, ok = servable(s, e, ok, c.moving); !ok {
 			continue
 		}
 		whole, err := key.Message(s.sizes)
@@ -55,11 +51,7 @@ func answerPart(s *Speculator, r *Response, c *upCommand) bool {
 			continue
 		}
 		s.cache.get(key) // as recently used as a hit makes it
-		if e.moving {
-			s.pos.deliver(e.arrived)
-		}
-		s.stats.Hits++
-		s.use(r, key, e)
+		serve(s, r, key, e)
 		s.answerHit(r, c.packet, reply)
 		s.auditAnswer(r, c, reply)
 		s.debug("part", c.h.ID, c.cmd)

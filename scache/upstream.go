@@ -203,23 +203,37 @@ func (s *Speculator) lookUp(r *Response, c *upCommand) bool {
 // answerFromCache answers the command from a cached reply, re-tagged.
 func (s *Speculator) answerFromCache(r *Response, c *upCommand) bool {
 	e, ok := s.cache.get(c.key)
-	if ok && e.moving {
-		e, ok = s.cache.servableReply(e, &s.pos)
-		ok = ok && !s.cfg.near // the far half served none (options.go)
-	}
-	if !ok || e.moving != c.moving {
+	if e, ok = servable(s, e, ok, c.moving); !ok {
 		return false
 	}
-	if e.moving {
-		s.pos.deliver(e.arrived)
-	}
-	s.stats.Hits++
-	s.use(r, c.key, e)
+	serve(s, r, c.key, e)
 	reply := s.retag(&s.scratch.up, e.reply, c.h.ID)
 	s.answerHit(r, c.packet, reply)
 	s.auditAnswer(r, c, reply)
 	s.debug("hit", c.h.ID, c.cmd)
 	return true
+}
+
+// servable returns the reply of the cached entry e (found: ok) that may
+// answer a debugger command now, if e moves as the command's reply would
+// (moving): of a moving entry, the oldest reply the sequential rules let
+// answer, and none at the far half.
+func servable(s *Speculator, e *entry, ok, moving bool) (*entry, bool) {
+	if ok && e.moving {
+		e, ok = s.cache.servableReply(e, &s.pos)
+		ok = ok && !s.cfg.near // the far half served none (options.go)
+	}
+	return e, ok && e.moving == moving
+}
+
+// serve counts the reply e of key as a hit that answers the debugger,
+// delivering its position if it moves.
+func serve(s *Speculator, r *Response, key Key, e *entry) {
+	if e.moving {
+		s.pos.deliver(e.arrived)
+	}
+	s.stats.Hits++
+	s.use(r, key, e)
 }
 
 // belay holds the command on its twin in flight.
