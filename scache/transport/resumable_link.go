@@ -37,9 +37,10 @@ type resumableLink struct {
 	half     Half
 	features tunnel.Features
 	// endReceived and endSent report whether the other half's end frame
-	// was read, and whether this half's was written: a connection lost
-	// after the first, or after the second once the other half said it
-	// received everything, is the session's end, not a cut.
+	// was read, and whether this half's was queued: a connection lost
+	// after the first, or after the second is in the stream (writeEnded)
+	// and the other half said it received everything, is the session's
+	// end, not a cut.
 	endReceived, endSent func() bool
 	// onResumed is called after each resume (the split run restarts its
 	// silence clock).
@@ -57,9 +58,14 @@ type resumableLink struct {
 	// reader goes on reading what arrived until conn fails there too:
 	// what it reads is what the other half need not send again.
 	writeDead bool
-	sent      uint64 // bytes written into the stream
-	acked     uint64 // bytes the other half said it received
-	kept      []byte // the stream's bytes [acked, sent)
+	// writeEnded: CloseWrite was called, so everything this half writes,
+	// its end frame last, is in the stream (sent counts it). Until then a
+	// queued end frame may not be: the other half saying it received
+	// everything says nothing about it.
+	writeEnded bool
+	sent       uint64 // bytes written into the stream
+	acked      uint64 // bytes the other half said it received
+	kept       []byte // the stream's bytes [acked, sent)
 	// received: bytes read from the stream; written under mu, read
 	// without it (the split run asks it at every frame it reads).
 	received atomic.Uint64
@@ -233,10 +239,16 @@ func (l *resumableLink) Write(p []byte) (int, error) {
 }
 
 // CloseWrite half-closes the connection once everything before it was
-// written: while the link is down it waits for the resume (which writes
-// the end frame again), or for the link to give up.
+// written: the stream is complete. While the link is down it waits for the
+// resume (which writes the end frame again), or for the link to give up;
+// unless the connection was lost as the session's end (endOwed): then the
+// link ends here.
 func (l *resumableLink) CloseWrite() error {
 	l.mu.Lock()
+	l.writeEnded = true
+	if l.conn == nil && l.err == nil && !l.endOwed(l.lostWhy) {
+		l.giveUpLocked(net.ErrClosed)
+	}
 	for l.conn == nil && l.err == nil {
 		l.cond.Wait()
 	}
@@ -332,11 +344,7 @@ func (l *resumableLink) lostLocked(gen uint64, why error) {
 	l.conn, l.gen = nil, l.gen+1
 	go old.Close()     // a write blocked on a stalled link returns
 	l.cond.Broadcast() // a write waiting for room decides again
-	// The session's end, with nothing owed: the other half's end frame was
-	// read; or ours was sent, and the other half said it arrived, or
-	// closed its side cleanly after it (a forwarder between the halves
-	// may not pass on the 'K' frame that follows a half-close).
-	if l.endReceived() || (l.endSent() && (l.acked == l.sent || errors.Is(why, io.EOF))) {
+	if !l.endOwed(why) {
 		l.giveUpLocked(net.ErrClosed)
 		return
 	}
@@ -367,6 +375,21 @@ func (l *resumableLink) lostLocked(gen uint64, why error) {
 	if l.half == FarHalf {
 		go l.redial()
 	}
+}
+
+// endOwed reports whether a connection lost with why leaves the other half
+// owed something of the session: it does unless the session ended with
+// nothing owed. That is when the other half's end frame was read; or when
+// ours is in the stream (writeEnded) and the other half said it received
+// everything, or closed its side cleanly after it (a forwarder between the
+// halves may not pass on the 'K' frame that follows a half-close). An end
+// frame only queued is owed: the other half may have acknowledged all that
+// came before it, and a cut may come before it leaves.
+func (l *resumableLink) endOwed(why error) bool {
+	if l.endReceived() {
+		return false
+	}
+	return !l.writeEnded || (l.acked != l.sent && !errors.Is(why, io.EOF))
 }
 
 // giveUpLocked ends the link with err: reads and writes return it.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -281,4 +282,46 @@ func TestANearHalfThatSentItsEndWaitsBriefly(t *testing.T) {
 	_, err = x.Read(make([]byte, 1))
 	require.ErrorIs(t, err, net.ErrClosed, "then ends as a session that ended")
 	require.NotErrorIs(t, err, ErrTunnelLost)
+}
+
+// A half whose end frame is queued, but not yet in the stream, owes it: a
+// cut then is a cut, even though the other half said it received all that
+// came before (CI saw a near half end quietly there, its end frame never
+// sent, and the far half's resume refused).
+func TestAnEndFrameOnlyQueuedIsOwed(t *testing.T) {
+	x, y, _, readY := testLinks(t, 1024, time.Hour)
+	x.cfg.endWait = time.Hour
+	_, err := x.Write([]byte("a reply"))
+	require.NoError(t, err)
+	readY.await(len("a reply"))
+	x.acknowledged(uint64(len("a reply")))
+	x.endSent = func() bool { return true } // queued, not written
+	x.drop(syscall.ECONNRESET)
+	require.True(t, x.down(), "it waits for the other half to come back")
+	_, err = x.Write([]byte("the end frame"))
+	require.NoError(t, err)
+	closed := make(chan error, 1)
+	go func() { closed <- x.CloseWrite() }()
+	cutAndResume(t, x, y)
+	require.NoError(t, <-closed)
+	require.Equal(t, "a replythe end frame", string(readY.await(len("a replythe end frame"))), "the end frame arrived after the resume")
+}
+
+// A half whose end frame is in the stream, and whose link is closed by the
+// other half cleanly before CloseWrite marks it so (the writer sent it, the
+// other half read it and closed), ends at that CloseWrite: it waits for no
+// resume.
+func TestAnEndFrameReadBeforeCloseWriteEndsTheLink(t *testing.T) {
+	x, _, _, readY := testLinks(t, 1024, time.Hour)
+	x.cfg.endWait = time.Hour
+	x.endSent = func() bool { return true }
+	_, err := x.Write([]byte("the end frame"))
+	require.NoError(t, err)
+	readY.await(len("the end frame"))
+	x.drop(io.EOF) // the other half closed after reading it
+	require.True(t, x.down(), "before CloseWrite the end frame may not be in the stream")
+	require.ErrorIs(t, x.CloseWrite(), net.ErrClosed)
+	require.False(t, x.down())
+	_, err = x.Read(make([]byte, 1))
+	require.ErrorIs(t, err, net.ErrClosed, "the session ended")
 }
