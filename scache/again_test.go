@@ -1,6 +1,7 @@
 package scache_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -480,6 +481,45 @@ func TestValuesReadInOrderOnceTheNewArrayIsKnown(t *testing.T) {
 		}
 		if pass >= 2 {
 			require.Equal(t, sent, len(h.toVM), "pass %d: every read answered from speculation", pass)
+		}
+		resume(h)
+	}
+}
+
+// When the new this, or an array it holds, becomes known, only the reads
+// from the first one of an object there go out again: those before it
+// went out in order at the stop, and read nothing there. The statics read
+// first go to the VM twice a stop (what the debugger asked at its last
+// stops, then the reads in order), not again at each object found; and
+// every read is still answered from speculation.
+func TestOnlyTheReadsFromAnObjectFoundGoOutAgain(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	first := &jdwp.RefTypeGetValuesCommand{RefType: class.ID, Fields: []jdwp.FieldID{1}}
+	second := &jdwp.RefTypeGetValuesCommand{RefType: class.ID, Fields: []jdwp.FieldID{2}}
+	firstBody := jdwp.AppendCommandPacket(nil, 0, first, h.vm.Sizes)[jdwp.HeaderSize:]
+	for pass := range 4 {
+		array := h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(int32(pass)), jdwp.IntValue(7))
+		this := h.vm.NewObject(class.ID)
+		holdArray(h, this, array)
+		before := len(h.toVM)
+		stopWithThis(t, h, this)
+		sent := len(h.toVM)
+		elements := &jdwp.ArrayRefGetValuesCommand{Array: array, First: 0, Length: 2}
+		for _, m := range []jdwp.CommandMessage{first, &jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1, holdsArray}}, elements, second} {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "pass %d: %s", pass, m.Command())
+		}
+		if pass >= 2 {
+			require.Equal(t, sent, len(h.toVM), "pass %d: every read answered from speculation", pass)
+		}
+		firsts := 0
+		for _, p := range h.toVM[before:] {
+			if bytes.Equal(p[jdwp.HeaderSize:], firstBody) {
+				firsts++
+			}
+		}
+		if pass >= 1 {
+			require.LessOrEqual(t, firsts, 2, "pass %d: the statics read first went out again at each object found", pass)
 		}
 		resume(h)
 	}

@@ -102,13 +102,24 @@ func (r *valuesReads) roll(s *Speculator) {
 // on that path now. A read made twice goes out twice: each copy serves
 // one.
 func (r *valuesReads) toAskAgain(s *Speculator) []jdwp.CommandMessage {
+	return r.toAskAgainFrom(s, func(valueRead) bool { return true })
+}
+
+// toAskAgainFrom is toAskAgain from the first read that first reports:
+// those before it, each already asked in order behind the last state the
+// debugger was told, stay where they are.
+func (r *valuesReads) toAskAgainFrom(s *Speculator, first func(valueRead) bool) []jdwp.CommandMessage {
 	keys := make([]Key, 0, maxValuesReads)
+	started := false
 	for _, v := range r.reads {
-		keys = append(keys, v.key)
+		started = started || first(v)
+		if started {
+			keys = append(keys, v.key)
+		}
 	}
-	made := make(map[Key]int, len(keys))
-	for _, k := range keys {
-		made[k]++
+	made := make(map[Key]int, len(r.reads))
+	for _, v := range r.reads {
+		made[v.key]++
 	}
 	for _, v := range r.last[r.site] {
 		k := s.again.now(s, v)
@@ -116,7 +127,10 @@ func (r *valuesReads) toAskAgain(s *Speculator) []jdwp.CommandMessage {
 			made[k]-- // made already at this stop
 			continue
 		}
-		keys = append(keys, k)
+		started = started || first(v)
+		if started {
+			keys = append(keys, k)
+		}
 	}
 	msgs := make([]jdwp.CommandMessage, 0, len(keys))
 	for _, k := range keys {
@@ -258,15 +272,19 @@ func askValuesReadInOrder(s *Speculator) {
 // one there; at most maxValuesOnPaths times an epoch. At the stop those
 // reads went out as reads of the objects of the last stop; now they go out
 // of the object there now, behind the read that showed it, which the
-// debugger makes before them.
+// debugger makes before them: from the first read of an object there on
+// (those before it went out in order already, and read no object there).
 func askValuesReadOnPath(s *Speculator, path string) {
 	r := &s.valuesRead
 	r.roll(s)
-	if r.onPaths >= maxValuesOnPaths || !slices.ContainsFunc(r.last[r.site], func(v valueRead) bool { return v.onPath && v.path == path }) {
+	there := func(v valueRead) bool { return v.onPath && v.path == path }
+	if r.onPaths >= maxValuesOnPaths || !slices.ContainsFunc(r.last[r.site], there) || !stateMoves(s) || !s.cost.fast() {
 		return
 	}
 	r.onPaths++
-	askValuesReadInOrder(s)
+	for _, m := range r.toAskAgainFrom(s, there) {
+		enqueueReadInOrder(s, m)
+	}
 }
 
 // resetValuesReads forgets the reads (FamilyAgain's onReset).
