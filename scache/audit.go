@@ -19,14 +19,24 @@ import (
 // first); one sent to the VM after all (its wait released) is not audited.
 //
 // Moving entries are not audited: the sequential promise lets them differ
-// from the VM's state now. Nothing else of the Speculator sees the copies:
-// they are not in flight for the cost model, the learner or the families.
+// from the VM's state now. Nor is the thread status in the Status of a
+// thread other than the one an event stopped (its suspension is): a
+// thread suspended in a sleep or a wait (by the debugger, or with every
+// thread) runs on into its suspension once its time is up, and HotSpot
+// reports it running from then on, though nothing else of it changes. A
+// Status served is the one the thread had when it was read, which the
+// debugger sees as it would have had it asked then. Nothing else of the
+// Speculator sees the copies: they are not in flight for the cost model,
+// the learner or the families.
 
 // An audit is the check of one answer.
 type audit struct {
 	cmd    jdwp.Command
 	served []byte // the answer's error code and data; nil: not known yet
 	gone   bool   // the debugger got the VM's own answer after all
+	// suspensionOnly: a Status of another thread than the one an event
+	// stopped: its thread status is not compared.
+	suspensionOnly bool
 }
 
 // audits holds the audits whose copy's reply is awaited, by the copy's id.
@@ -44,6 +54,9 @@ func (s *Speculator) auditAnswer(r *Response, c *upCommand, answer []byte) *audi
 		s.audits = make(audits)
 	}
 	a := &audit{cmd: c.cmd}
+	if t, ok := threadOf(c.params); ok && c.cmd == jdwp.CmdThreadReferenceStatus {
+		a.suspensionOnly = !s.stop.on || t != s.stop.event.thread
+	}
 	if answer != nil {
 		a.served = auditedPart(answer)
 	}
@@ -76,13 +89,29 @@ func (s *Speculator) auditReply(r *Response, d *downPacket) bool {
 		return true
 	}
 	s.stats.Audited++
-	if vm := auditedPart(d.packet); !bytes.Equal(a.served, vm) {
+	vm := auditedPart(d.packet)
+	if a.suspensionOnly {
+		vm = withoutThreadStatus(vm)
+		a.served = withoutThreadStatus(a.served)
+	}
+	if !bytes.Equal(a.served, vm) {
 		s.stats.AuditMismatches++
 		s.log.Warn("scache: audit: the debugger's answer differs from the VM's", "command", a.cmd.String(),
 			"answer", jdwp.ErrorCode(binary.BigEndian.Uint16(a.served)).String(), "answer_bytes", len(a.served)-2,
 			"vm", d.h.ErrorCode.String(), "vm_bytes", len(vm)-2)
 	}
 	return true
+}
+
+// withoutThreadStatus returns the audited part of a Status reply (its
+// error code, then the thread status and the suspend status) with the
+// thread status zeroed.
+func withoutThreadStatus(part []byte) []byte {
+	if len(part) == 2+8 {
+		part = bytes.Clone(part)
+		clear(part[2:6])
+	}
+	return part
 }
 
 // idBusy reports whether a synthetic id is in use: a command in flight or

@@ -60,3 +60,30 @@ func TestTheAuditReportsAStaleAnswer(t *testing.T) {
 	require.Equal(t, sent, len(h.toVM))
 	require.Zero(t, h.s.Stats().Audited)
 }
+
+// A thread suspended in a sleep runs on into its suspension once its time
+// is up, and the VM reports it running: the audit lets the status served
+// (sleeping, as it was read) differ in that, for another thread than the
+// stopped one, but still reports a suspension that differs, and any
+// difference in the stopped thread's status.
+func TestTheAuditComparesTheSuspensionOfAnotherThreadsStatus(t *testing.T) {
+	h := running(t, scache.WithAudit(true))
+	stopThread1(t, h, jdwp.SuspendPolicyAll)
+	other := h.vm.Thread(2)
+	other.Status = jdwp.ThreadStatusSleeping
+	ask(h, &jdwp.ThreadStatusCommand{Thread: 2})
+	other.Status = jdwp.ThreadStatusRunning // its sleep ended
+	ask(h, &jdwp.ThreadStatusCommand{Thread: 2})
+	st := h.s.Stats()
+	require.Positive(t, st.Audited)
+	require.Zero(t, st.AuditMismatches, "the thread status of a suspended thread may have moved on")
+
+	other.Suspends = 0 // behind the Speculator's back
+	ask(h, &jdwp.ThreadStatusCommand{Thread: 2})
+	require.Equal(t, int64(1), h.s.Stats().AuditMismatches, "its suspension may not")
+
+	ask(h, &jdwp.ThreadStatusCommand{Thread: 1})
+	h.vm.Thread(1).Status = jdwp.ThreadStatusSleeping // behind the Speculator's back
+	ask(h, &jdwp.ThreadStatusCommand{Thread: 1})
+	require.Equal(t, int64(2), h.s.Stats().AuditMismatches, "nor the stopped thread's status")
+}

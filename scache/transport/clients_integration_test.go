@@ -83,7 +83,7 @@ func TestEveryAnswerToAParallelClientIsTheVMs(t *testing.T) {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			for _, name := range []string{"extras", "event thread", "threads", "together", "events"} {
+			for _, name := range []string{"extras", "event thread", "threads", "together", "events", "suspend another"} {
 				opts := c.With(clientWorkloads[name])
 				t.Run(name, func(t *testing.T) {
 					vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
