@@ -354,6 +354,10 @@ var relayWorkloads = []relayWorkload{
 	// threads run (suspend-thread breakpoints): the whole VM suspended,
 	// the threads view refreshed, two threads' stacks read, the VM resumed.
 	{"pause", jvmtest.DriverOptions{Stops: relayStops, EventThread: true, Pause: true}},
+	// A user suspending a running thread from an IDE's threads view at
+	// every breakpoint stop (suspend-thread breakpoints): the worker
+	// suspended, its stack, suspension and depth read, then resumed.
+	{"suspendother", jvmtest.DriverOptions{Stops: relayStops, EventThread: true, SuspendOther: true}},
 	// An IDE's variables view with this's arrays expanded at every stop
 	// and step: an int[] field's elements, and a list's raw view down to
 	// the elements of its backing array.

@@ -3,19 +3,26 @@ package scache
 import "github.com/jdwpscache/scache/jdwp"
 
 // Reads behind a command the VM finishes before it reads the next. The VM
-// reads its commands one at a time, in the order they arrive, and two of
+// reads its commands one at a time, in the order they arrive, and three of
 // the debugger's commands that change what state replies say are done
 // before the agent reads on: VirtualMachine.Suspend (every thread is
-// suspended before it replies) and StackFrame.PopFrames (the agent pops
-// the frames, resuming the thread alone to step out of each, and suspends
-// it again before it replies: family_popframes.go). A command sent right
-// behind either is read in the state it leaves, and its reply comes back
-// right behind its reply. So what the debugger reads once it is answered
-// (an IDE's threads view, at a Pause; the thread's frames, after a Drop
-// Frame) goes out with it (the table's onBehind, enqueueBehind) and is
-// back in its own round trip, instead of one round trip later.
-// Invocations are not such commands: the agent reads on while the method
-// runs.
+// suspended before it replies), ThreadReference.Suspend (its thread is)
+// and StackFrame.PopFrames (the agent pops the frames, resuming the
+// thread alone to step out of each, and suspends it again before it
+// replies: family_popframes.go). A command sent right behind any of them
+// is read in the state it leaves, and its reply comes back right behind
+// its reply. So what the debugger reads once it is answered (an IDE's
+// threads view, at a Pause; the stack of a thread the user suspended; the
+// thread's frames, after a Drop Frame) goes out with it (the table's
+// onBehind, enqueueBehind) and is back in its own round trip, instead of
+// one round trip later. Invocations are not such commands: the agent
+// reads on while the method runs.
+//
+// A ThreadReference.Suspend's reply parks its thread (parked.go): it stays
+// where it is until a command lets it run, so its own state is cached
+// until then, as that of a thread suspended by its own event. Only where
+// nothing ended the epoch since the Suspend went out: a command that lets
+// threads run, sent behind it, may have let the thread run again.
 //
 // Such a reply is of the epoch the command's reply begins, not of the one
 // it is sent in. So every state command sent while the command is
@@ -39,6 +46,9 @@ type behindCommand struct {
 	sent []*inFlight
 	// queued holds the keys enqueueBehind queued since it went out.
 	queued map[Key]bool
+	// suspends is the thread a ThreadReference.Suspend suspends (0: the
+	// command is another).
+	suspends jdwp.ThreadID
 }
 
 // readBehind takes note of the debugger's command cmd with id, a Suspend or
@@ -48,7 +58,25 @@ type behindCommand struct {
 func readBehind(s *Speculator, id uint32, cmd jdwp.Command, back stopEvent) {
 	giveUpBehind(s)
 	s.behind = behindCommand{on: true, id: id, epoch: s.susp.epoch}
+	if cmd == jdwp.CmdThreadReferenceSuspend {
+		s.behind.suspends = back.thread
+	}
 	s.table.behind(s, cmd, back)
+}
+
+// parkBehind takes the reply, with code, to the debugger's
+// ThreadReference.Suspend id: if it succeeded and nothing ended the epoch
+// since it went out, its thread is parked, and the commands read behind
+// it are adopted as its state; else they are given up.
+func parkBehind(s *Speculator, id uint32, code jdwp.ErrorCode) {
+	b := s.behind
+	intact := b.on && b.id == id && s.susp.epoch == b.epoch && b.suspends != 0
+	held := heldBehind(s, id)
+	if code != jdwp.ErrNone || !intact || !s.susp.settled() {
+		return
+	}
+	s.susp.park(b.suspends)
+	adoptBehind(s, held)
 }
 
 // enqueueBehind queues the state command m to go out behind the debugger's

@@ -43,6 +43,9 @@ type threadsView struct {
 	// paused is what the debugger asked at its pauses
 	// (family_threads_paused.go).
 	paused pausedView
+	// suspended is what the debugger read of the last thread it suspended
+	// (family_threads_suspended.go).
+	suspended suspendedView
 }
 
 // maxViewAgain bounds the views asked again in one epoch (askViewAgain).

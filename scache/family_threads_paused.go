@@ -44,8 +44,14 @@ func speculatePausedView(s *Speculator) {
 // VirtualMachine.Suspend, what speculatePausedView asks at its reply: the
 // thread list, each listed thread's view and the stacks read at the last
 // pause. The VM reads them once every thread is suspended, so they are
-// back in the Suspend's own round trip (behind.go).
-func speculatePausingView(s *Speculator, cmd jdwp.Command, _ stopEvent) {
+// back in the Suspend's own round trip (behind.go). Behind a
+// ThreadReference.Suspend it asks the view of that thread
+// (speculateSuspendingView).
+func speculatePausingView(s *Speculator, cmd jdwp.Command, back stopEvent) {
+	if cmd == jdwp.CmdThreadReferenceSuspend {
+		speculateSuspendingView(s, back.thread) // family_threads_suspended.go
+		return
+	}
 	if cmd != jdwp.CmdVirtualMachineSuspend {
 		return
 	}

@@ -97,6 +97,7 @@ func noteViewAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 	askListAgain(s, key, m)
 	noteWalk(s, key, m)
 	notePausedAsk(s, key)
+	noteSuspendedAsk(s, key, m)
 	if !viewMoving(key.Command()) || !stateMoves(s) {
 		return
 	}

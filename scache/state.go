@@ -150,7 +150,12 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		}
 	case jdwp.CmdThreadReferenceSuspend:
 		if m, err := s.decodeParams(cmd, data); err == nil {
-			s.table.suspended(s, m.(*jdwp.ThreadSuspendCommand).Thread, false)
+			t := m.(*jdwp.ThreadSuspendCommand).Thread
+			s.table.suspended(s, t, false)
+			if settled && t != 0 {
+				readBehind(s, id, cmd, stopEvent{thread: t}) // the thread's view once it is suspended (behind.go)
+				return true, nil                             // its reply parks the thread
+			}
 		}
 	case jdwp.CmdStackFramePopFrames:
 		// Only where a frame is known below the popped one: the agent
@@ -254,9 +259,12 @@ func suspendsAgain(cmd jdwp.Command) bool {
 // processed (race 2 of the package documentation). That holds for the
 // resumes of other threads than a stop's (elsewhere) too: they leave the
 // stopped thread suspended, but the thread each resumes runs once the VM
-// processes it, Suspend or not.
+// processes it, Suspend or not. A ThreadReference.Suspend's reply parks
+// its thread (behind.go: parkBehind).
 func (s *Speculator) onStateReply(p *inFlight, code jdwp.ErrorCode) {
 	switch {
+	case p.cmd == jdwp.CmdThreadReferenceSuspend:
+		parkBehind(s, p.id, code) // read behind the Suspend, its thread parked (behind.go)
 	case p.cmd != jdwp.CmdVirtualMachineSuspend:
 	case code != jdwp.ErrNone:
 		giveUpBehind(s)
