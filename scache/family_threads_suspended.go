@@ -20,26 +20,33 @@ const maxSuspendedAsks = 8
 type suspendedView struct {
 	thread jdwp.ThreadID
 	epoch  uint64
-	asked  []jdwp.CommandMessage
+	asked  []Key
 }
 
 // speculateSuspendingView asks, right behind the debugger's
-// ThreadReference.Suspend of thread t, for t's view and for what the
-// debugger read of the last thread it suspended, of t.
+// ThreadReference.Suspend of thread t, for what the debugger read of the
+// last thread it suspended, of t, then for t's view. What did not fit the
+// in-flight bound is dropped at the Suspend's reply: the reads made last
+// go first.
 func speculateSuspendingView(s *Speculator, t jdwp.ThreadID) {
 	v := &s.view.suspended
 	last := v.asked
 	*v = suspendedView{thread: t, epoch: s.susp.epoch}
-	eachViewRead(s, []jdwp.ThreadID{t}, func(m jdwp.CommandMessage, _ bool) { enqueueBehind(s, m) })
-	for _, m := range last {
+	for _, key := range last {
+		m, err := key.Message(s.sizes)
+		if err != nil {
+			continue
+		}
 		if m, ok := threadReadOf(m, t); ok {
 			enqueueBehind(s, m)
 		}
 	}
+	eachViewRead(s, []jdwp.ThreadID{t}, func(m jdwp.CommandMessage, _ bool) { enqueueBehind(s, m) })
 }
 
 // noteSuspendedAsk records the debugger's read (key, and m if decoded) of
-// the thread it suspended last, in the epoch its Suspend began.
+// the thread it suspended last, in the epoch its Suspend began. Its key is
+// kept: m may be the Speculator's scratch message, decoded into again.
 func noteSuspendedAsk(s *Speculator, key Key, m jdwp.CommandMessage) {
 	v := &s.view.suspended
 	if v.thread == 0 || v.epoch != s.susp.epoch || len(v.asked) >= maxSuspendedAsks {
@@ -55,7 +62,7 @@ func noteSuspendedAsk(s *Speculator, key Key, m jdwp.CommandMessage) {
 		return
 	}
 	if t, _ := threadOf(m); t == v.thread {
-		v.asked = append(v.asked, m)
+		v.asked = append(v.asked, key)
 	}
 }
 

@@ -39,6 +39,7 @@ func TestAThreadTheUserSuspendsIsReadBehindTheSuspend(t *testing.T) {
 		h.vm.Tick(3) // the threads run
 		h.stopEvent(1, jdwp.SuspendPolicyEventThread)
 		h.drain()
+		ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: 1}) // the stopped thread's top frame
 		before := len(h.toVM)
 		h.send(&jdwp.ThreadSuspendCommand{Thread: 2})
 		behind := h.sentSince(before)
