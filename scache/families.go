@@ -164,8 +164,10 @@ type family struct {
 	onInvoked func(s *Speculator, id uint32)
 	// onAsked runs when the debugger asks a state command the policy
 	// caches, whatever answers it (at a near half, when the far half tells
-	// it answered one: then m may be nil, and key says it all); onMissed
-	// when nothing answered a cacheable command and it goes to the VM.
+	// it answered one: then m may be nil, and key says it all; m may be
+	// the Speculator's scratch message, decoded into again at the next
+	// command of its kind, so what is kept of it is key); onMissed when
+	// nothing answered a cacheable command and it goes to the VM.
 	onAsked  func(s *Speculator, key Key, m jdwp.CommandMessage)
 	onMissed func(s *Speculator, m jdwp.CommandMessage, life lifetime)
 
