@@ -22,7 +22,11 @@ import "github.com/jdwpscache/scache/jdwp"
 // where it is until a command lets it run, so its own state is cached
 // until then, as that of a thread suspended by its own event. Only where
 // nothing ended the epoch since the Suspend went out: a command that lets
-// threads run, sent behind it, may have let the thread run again.
+// threads run, sent behind it, may have let the thread run again. One
+// thing of such a thread may still change: suspended in a sleep or a wait,
+// it runs on into its suspension once its time is up, and the VM reports
+// it running from then on. Its status as read is served (audit.go says why
+// that is the sequential promise).
 //
 // Such a reply is of the epoch the command's reply begins, not of the one
 // it is sent in. So every state command sent while the command is
