@@ -448,15 +448,22 @@ func TestValuesReadInOrderOnceTheNewThisIsKnown(t *testing.T) {
 	for pass := range 4 {
 		this := h.vm.NewObject(class.ID)
 		stopWithThis(t, h, this)
-		sent := len(h.toVM)
-		for _, m := range []jdwp.CommandMessage{statics, &jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1, 2}}, statics} {
-			got, want := ask(h, m)
-			require.Equal(t, want, got, "pass %d: %s", pass, m.Command())
-		}
-		if pass >= 2 {
-			require.Equal(t, sent, len(h.toVM), "pass %d: every read answered from speculation", pass)
-		}
+		viewFromSpeculation(t, h, pass, statics, &jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1, 2}}, statics)
 		resume(h)
+	}
+}
+
+// viewFromSpeculation asks reads in order at the stop of pass, each
+// answered as the VM answers it; from the third pass on, none reaches the
+// VM.
+func viewFromSpeculation(t *testing.T, h *harness, pass int, reads ...jdwp.CommandMessage) {
+	sent := len(h.toVM)
+	for _, m := range reads {
+		got, want := ask(h, m)
+		require.Equal(t, want, got, "pass %d: %s", pass, m.Command())
+	}
+	if pass >= 2 {
+		require.Equal(t, sent, len(h.toVM), "pass %d: every read answered from speculation", pass)
 	}
 }
 
@@ -473,15 +480,8 @@ func TestValuesReadInOrderOnceTheNewArrayIsKnown(t *testing.T) {
 		this := h.vm.NewObject(class.ID)
 		holdArray(h, this, array)
 		stopWithThis(t, h, this)
-		sent := len(h.toVM)
 		elements := &jdwp.ArrayRefGetValuesCommand{Array: array, First: 0, Length: 2}
-		for _, m := range []jdwp.CommandMessage{statics, &jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1, holdsArray}}, elements, statics, elements} {
-			got, want := ask(h, m)
-			require.Equal(t, want, got, "pass %d: %s", pass, m.Command())
-		}
-		if pass >= 2 {
-			require.Equal(t, sent, len(h.toVM), "pass %d: every read answered from speculation", pass)
-		}
+		viewFromSpeculation(t, h, pass, statics, &jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1, holdsArray}}, elements, statics, elements)
 		resume(h)
 	}
 }

@@ -14,11 +14,7 @@ import (
 // policy EVENT_THREAD, where the debugger looks at its frames and name, and
 // lets the VM answer everything: a debugger of workers, looking at one.
 func workersStopped(t *testing.T) *harness {
-	h := threadsWorld(t, 3, false, scache.WithFamilies(scache.FamilyStop|scache.FamilyThreads))
-	ask(h, &jdwp.VMIDSizesCommand{})
-	ask(h, &jdwp.VMResumeCommand{})
-	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
-	h.drain()
+	h := stoppedWhileOthersRun(t, false)
 	for _, m := range []jdwp.CommandMessage{&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1},
 		&jdwp.ThreadNameCommand{Thread: 1}} {
 		got, want := ask(h, m)

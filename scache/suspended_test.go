@@ -59,15 +59,23 @@ func TestAThreadTheUserSuspendsIsReadBehindTheSuspend(t *testing.T) {
 	}
 }
 
-// TestASuspendThatFailsParksNothing: the Suspend of a thread the VM does
-// not know fails: nothing read behind it answers the debugger, whose
-// reads of that thread go to the VM and get its errors.
-func TestASuspendThatFailsParksNothing(t *testing.T) {
-	h := threadsWorld(t, 3, true, scache.WithFamilies(scache.FamilyStop|scache.FamilyThreads))
+// stoppedWhileOthersRun returns a harness whose thread 1 is stopped by a
+// suspend-thread breakpoint while threads 2 and 3 run (threadsWorld's
+// deep says how deep their stacks are).
+func stoppedWhileOthersRun(t *testing.T, deep bool) *harness {
+	h := threadsWorld(t, 3, deep, scache.WithFamilies(scache.FamilyStop|scache.FamilyThreads))
 	ask(h, &jdwp.VMIDSizesCommand{})
 	ask(h, &jdwp.VMResumeCommand{})
 	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
 	h.drain()
+	return h
+}
+
+// TestASuspendThatFailsParksNothing: the Suspend of a thread the VM does
+// not know fails: nothing read behind it answers the debugger, whose
+// reads of that thread go to the VM and get its errors.
+func TestASuspendThatFailsParksNothing(t *testing.T) {
+	h := stoppedWhileOthersRun(t, true)
 	const gone = jdwp.ThreadID(9)
 	ask(h, &jdwp.ThreadSuspendCommand{Thread: gone})
 	before := len(h.toVM)
@@ -82,11 +90,7 @@ func TestASuspendThatFailsParksNothing(t *testing.T) {
 // thread's status, read then, is not kept: once the thread runs on, the
 // debugger reads its new status.
 func TestAResumeBehindTheSuspendParksNothing(t *testing.T) {
-	h := threadsWorld(t, 3, true, scache.WithFamilies(scache.FamilyStop|scache.FamilyThreads))
-	ask(h, &jdwp.VMIDSizesCommand{})
-	ask(h, &jdwp.VMResumeCommand{})
-	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
-	h.drain()
+	h := stoppedWhileOthersRun(t, true)
 	suspend := h.send(&jdwp.ThreadSuspendCommand{Thread: 2})
 	h.send(&jdwp.VMResumeCommand{})
 	h.drain()
