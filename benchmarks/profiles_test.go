@@ -81,7 +81,8 @@ func BenchmarkTunnelCompression(b *testing.B) {
 
 // BenchmarkReplayPredictsProfiles checks the replay's link profiles
 // (replay.Config.Link, -link) against live sessions on the same profiled
-// link: for each workload of profileWorkloads but jdb, it runs the session
+// link (wifi, cloud and ocean; select one with -bench
+// 'ReplayPredictsProfiles/wifi'): for each workload of profileWorkloads but jdb, it runs the session
 // live off, through one proxy and through a split proxy, replays the off
 // session's capture (taken next to the debugger, as a user's own often is) with
 // the profile, and reports, per mode, the replay's predicted wait against
@@ -90,7 +91,7 @@ func BenchmarkTunnelCompression(b *testing.B) {
 // (far) and from one made next to the VM over the same link (near).
 // Run it with -benchtime 1x.
 func BenchmarkReplayPredictsProfiles(b *testing.B) {
-	onProfiles(b, []string{"wifi", "cloud"}, false, func(b *testing.B, p latency.Profile, w relayWorkload) {
+	onProfiles(b, []string{"wifi", "cloud", "ocean"}, false, func(b *testing.B, p latency.Profile, w relayWorkload) {
 		for range b.N {
 			var capture []journal.Record
 			live := map[replay.Mode]time.Duration{}
