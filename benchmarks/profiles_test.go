@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -52,6 +53,24 @@ func BenchmarkProfiles(b *testing.B) {
 		b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
 		b.ReportMetric(float64(total["split"])/float64(total["off"]), "split/off")
 	})
+}
+
+// BenchmarkSlowVMProfiles is the slow-VM grid over the link profiles: the
+// workloads of BenchmarkProfiles against a VM that serves one command per
+// 500 µs and per 2 ms (as a phone's runtime may), off, through one proxy
+// and through a split proxy, on each profile, with each ratio to off. Run
+// it with -benchtime 1x; select a cell with -bench
+// 'SlowVMProfiles/service=500µs/wifi'.
+func BenchmarkSlowVMProfiles(b *testing.B) {
+	for _, service := range []time.Duration{500 * time.Microsecond, 2 * time.Millisecond} {
+		b.Run(fmt.Sprintf("service=%v", service), func(b *testing.B) {
+			onProfiles(b, []string{"usb", "wifi", "wifi-powersave", "cloud", "ocean"}, true, func(b *testing.B, p latency.Profile, w relayWorkload) {
+				total := compareModesServed(b, p.Delay, service, []string{"off", "scache", "split"}, w.opts)
+				b.ReportMetric(float64(total["scache"])/float64(total["off"]), "scache/off")
+				b.ReportMetric(float64(total["split"])/float64(total["off"]), "split/off")
+			})
+		})
+	}
 }
 
 // BenchmarkTunnelCompression runs workloads through a split proxy over the
