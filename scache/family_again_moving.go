@@ -256,12 +256,18 @@ func askValuesAgainInOrder(s *Speculator, dropped []Key) {
 // fast, the reads of the epoch and those made next at the last stop in
 // its method, in the order the debugger makes them (toAskAgain).
 func askValuesReadInOrder(s *Speculator) {
+	askValuesReadInOrderFrom(s, func(valueRead) bool { return true })
+}
+
+// askValuesReadInOrderFrom is askValuesReadInOrder from the first read
+// that first reports (toAskAgainFrom).
+func askValuesReadInOrderFrom(s *Speculator, first func(valueRead) bool) {
 	if !stateMoves(s) || !s.cost.fast() {
 		return
 	}
 	r := &s.valuesRead
 	r.roll(s)
-	for _, m := range r.toAskAgain(s) {
+	for _, m := range r.toAskAgainFrom(s, first) {
 		enqueueReadInOrder(s, m)
 	}
 }
@@ -282,9 +288,7 @@ func askValuesReadOnPath(s *Speculator, path string) {
 		return
 	}
 	r.onPaths++
-	for _, m := range r.toAskAgainFrom(s, there) {
-		enqueueReadInOrder(s, m)
-	}
+	askValuesReadInOrderFrom(s, there)
 }
 
 // resetValuesReads forgets the reads (FamilyAgain's onReset).

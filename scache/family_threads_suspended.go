@@ -33,53 +33,33 @@ func speculateSuspendingView(s *Speculator, t jdwp.ThreadID) {
 	last := v.asked
 	*v = suspendedView{thread: t, epoch: s.susp.epoch}
 	for _, key := range last {
-		m, err := key.Message(s.sizes)
-		if err != nil {
-			continue
-		}
-		if m, ok := threadReadOf(m, t); ok {
+		if m, err := key.withThread(t, s.sizes).Message(s.sizes); err == nil {
 			enqueueBehind(s, m)
 		}
 	}
 	eachViewRead(s, []jdwp.ThreadID{t}, func(m jdwp.CommandMessage, _ bool) { enqueueBehind(s, m) })
 }
 
-// noteSuspendedAsk records the debugger's read (key, and m if decoded) of
-// the thread it suspended last, in the epoch its Suspend began. Its key is
-// kept: m may be the Speculator's scratch message, decoded into again.
-func noteSuspendedAsk(s *Speculator, key Key, m jdwp.CommandMessage) {
+// noteSuspendedAsk records the debugger's read (key) of the thread it
+// suspended last, in the epoch its Suspend began, if it reads that
+// thread's own state and names nothing else (threadReads). Its key is
+// kept: the message decoded may be the Speculator's scratch one.
+func noteSuspendedAsk(s *Speculator, key Key, _ jdwp.CommandMessage) {
 	v := &s.view.suspended
-	if v.thread == 0 || v.epoch != s.susp.epoch || len(v.asked) >= maxSuspendedAsks {
+	if v.thread == 0 || v.epoch != s.susp.epoch || len(v.asked) >= maxSuspendedAsks || !threadReads[key.Command()] {
 		return
 	}
-	if m == nil {
-		var err error
-		if m, err = key.Message(s.sizes); err != nil {
-			return
-		}
-	}
-	if _, ok := threadReadOf(m, v.thread); !ok {
-		return
-	}
-	if t, _ := threadOf(m); t == v.thread {
+	if t, ok := key.thread(s.sizes); ok && t == v.thread {
 		v.asked = append(v.asked, key)
 	}
 }
 
-// threadReadOf returns m, a read of one thread's own state that names nothing
-// else (its stack, depth, status or name), as the same read of thread t.
-func threadReadOf(m jdwp.CommandMessage, t jdwp.ThreadID) (jdwp.CommandMessage, bool) {
-	switch m := m.(type) {
-	case *jdwp.ThreadFramesCommand:
-		c := *m
-		c.Thread = t
-		return &c, true
-	case *jdwp.ThreadFrameCountCommand:
-		return &jdwp.ThreadFrameCountCommand{Thread: t}, true
-	case *jdwp.ThreadStatusCommand:
-		return &jdwp.ThreadStatusCommand{Thread: t}, true
-	case *jdwp.ThreadNameCommand:
-		return &jdwp.ThreadNameCommand{Thread: t}, true
-	}
-	return nil, false
+// threadReads are the reads of one thread's own state that name nothing
+// else (its stack, depth, status or name): asked of one thread, they are
+// asked of another by its key's thread alone (Key.withThread).
+var threadReads = map[jdwp.Command]bool{
+	jdwp.CmdThreadReferenceFrames:     true,
+	jdwp.CmdThreadReferenceFrameCount: true,
+	jdwp.CmdThreadReferenceStatus:     true,
+	jdwp.CmdThreadReferenceName:       true,
 }
