@@ -60,7 +60,9 @@ const maxViewAgain = 2
 // it for one that asks in parallel. So the view goes out again right
 // behind the miss, where the debugger's next asks find it, newer than what
 // the miss tells; at most maxViewAgain times an epoch, and on a slow VM
-// only for a debugger whose reads never overlapped (one at a time).
+// only for a debugger whose reads never overlapped (one at a time). Such a
+// debugger gets, where it read the same at its last stop of the kind, the
+// reads that followed there, in their order (viewReads.restAfter).
 func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 	if life != lifetimeSuspension || !viewMoving(m.Command()) || !stateMoves(s) || !s.susp.settled() {
 		return
@@ -82,6 +84,13 @@ func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 		return
 	}
 	v.againAsks++
+	if rest, ok := v.reads.restAfter(s.newKey(m)); ok && !s.inflight.readsOverlap {
+		// One at a time, the debugger reads the rest of its view in the
+		// order it read it at its last stop of the kind: one copy in that
+		// order answers each read.
+		enqueueReads(s, rest)
+		return
+	}
 	copies := 1
 	if s.cost.fast() {
 		copies = viewCopies

@@ -37,6 +37,10 @@ type viewReads struct {
 	missed  bool
 	reading viewReadLog
 	last    [numStopKinds]viewReadLog
+	// askedAgain: the last stop's reads went out again at the stop of
+	// the epoch (askReadsAgain). Its reads are kept as if one missed: a
+	// stop they answered whole must not forget them for the next.
+	askedAgain bool
 }
 
 // viewReadLog is a stop's reads of moving state, in order, and where the
@@ -78,11 +82,46 @@ func (r *viewReads) roll(s *Speculator) {
 	}
 	if len(r.reading.reads) > 0 {
 		r.last[r.kind] = viewReadLog{}
-		if r.missed || r.reading.readAfterWrite() {
+		if r.missed || r.askedAgain || r.reading.readAfterWrite() {
 			r.last[r.kind] = r.reading
 		}
 	}
-	r.epoch, r.kind, r.missed, r.reading = s.susp.epoch, s.stop.event.kind, false, viewReadLog{}
+	r.epoch, r.kind, r.missed, r.askedAgain, r.reading = s.susp.epoch, s.stop.event.kind, false, false, viewReadLog{}
+}
+
+// restAfter returns the reads that followed key at the last stop of the
+// kind, up to its next write, where key is the epoch's last read and was
+// read there as often before (ok false: it was not). A debugger that reads
+// one at a time reads them next, in that order.
+func (r *viewReads) restAfter(key Key) ([]Key, bool) {
+	n := len(r.reading.reads)
+	if n == 0 || r.reading.reads[n-1] != key {
+		return nil, false
+	}
+	nth := 0
+	for _, k := range r.reading.reads {
+		if k == key {
+			nth++
+		}
+	}
+	last := &r.last[r.kind]
+	for i, k := range last.reads {
+		if k != key {
+			continue
+		}
+		if nth--; nth > 0 {
+			continue
+		}
+		end := len(last.reads)
+		for _, w := range last.writes {
+			if w > i {
+				end = w
+				break
+			}
+		}
+		return last.reads[i+1 : end], true
+	}
+	return nil, false
 }
 
 // miss notes that a read of the epoch found no reply it could be served.
@@ -120,7 +159,9 @@ func askReadsAgain(s *Speculator, stop stopEvent) {
 	}
 	r := &s.view.reads
 	r.roll(s)
-	enqueueReads(s, r.last[stop.kind].segment(-1))
+	reads := r.last[stop.kind].segment(-1)
+	r.askedAgain = len(reads) > 0
+	enqueueReads(s, reads)
 }
 
 // askReadsAfterWrite is FamilyThreads' onValuesChanged: the debugger wrote,

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache"
 	"github.com/stretchr/testify/require"
 )
 
@@ -113,4 +114,68 @@ func TestTheViewReadAfterAWriteGoesOutBehindTheWrite(t *testing.T) {
 	sent := len(h.toVM)
 	writeLocal(h, 42)
 	require.Equal(t, map[jdwp.Command]int{jdwp.CmdStackFrameSetValues: 1}, h.sentSince(sent), "only the write")
+}
+
+// jdiWorkersView is the JDK JDI's loop over a threads view, as an IDE's
+// code written on it reads it: the list, then each thread's name and its
+// status twice (status() and isSuspended()), threads 1 to n.
+func jdiWorkersView(n jdwp.ThreadID) []jdwp.CommandMessage {
+	view := []jdwp.CommandMessage{&jdwp.VMAllThreadsCommand{}}
+	for t := jdwp.ThreadID(1); t <= n; t++ {
+		view = append(view, &jdwp.ThreadNameCommand{Thread: t}, &jdwp.ThreadStatusCommand{Thread: t}, &jdwp.ThreadStatusCommand{Thread: t})
+	}
+	return view
+}
+
+// readsAtStops stops thread 1 under EVENT_THREAD stops times, has the
+// debugger read reads at each, each answered as the VM would, and resume
+// it; it returns what went to the VM of the debugger's own at the last.
+func readsAtStops(t *testing.T, h *harness, reads []jdwp.CommandMessage, stops int) map[jdwp.Command]int {
+	var missed map[jdwp.Command]int
+	for stop := 0; stop < stops; stop++ {
+		h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+		h.drain()
+		sent := len(h.toVM)
+		for _, m := range reads {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "stop %d: %s", stop, m.Command())
+		}
+		missed = h.organicSince(sent)
+		ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
+	}
+	return missed
+}
+
+// TestReadsAskedAgainAreKeptWhileTheyAnswer: a debugger reads its view of
+// eight threads in the JDK JDI's order, which is not the view's. At the
+// first stop reads miss; at the next ones, its reads asked again in that
+// order answer every read, and they are asked again at each stop after,
+// not only after one where a read missed.
+func TestReadsAskedAgainAreKeptWhileTheyAnswer(t *testing.T) {
+	const threads = 8
+	h := threadsWorld(t, threads, false, scache.WithFamilies(scache.FamilyThreads|scache.FamilyStop))
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	require.NotEmpty(t, readsAtStops(t, h, jdiWorkersView(threads), 1), "the first stop teaches the order")
+	for stop := 1; stop <= 3; stop++ {
+		require.Empty(t, readsAtStops(t, h, jdiWorkersView(threads), 1), "stop %d: every read answered", stop)
+	}
+}
+
+// TestAViewMissedGoesOutAgainInTheOrderItIsRead: at each stop the debugger
+// first asks a running thread's depth, which goes to the VM (the thread
+// is not suspended) and whose reply, newer than the view speculated at the
+// stop, keeps all of it from answering (rule a). The thread list, asked
+// next, misses too. Behind that miss the rest of the view goes out again
+// in the order the debugger read it at its last stop (each thread's name,
+// then its status twice), not in the view's: every read after the list is
+// answered from it, each the VM's answer.
+func TestAViewMissedGoesOutAgainInTheOrderItIsRead(t *testing.T) {
+	const threads = 8
+	h := threadsWorld(t, threads, false, scache.WithFamilies(scache.FamilyThreads|scache.FamilyStop))
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	reads := append([]jdwp.CommandMessage{&jdwp.ThreadFrameCountCommand{Thread: threads}}, jdiWorkersView(threads)...)
+	require.Equal(t, map[jdwp.Command]int{jdwp.CmdThreadReferenceFrameCount: 1, jdwp.CmdVirtualMachineAllThreads: 1},
+		readsAtStops(t, h, reads, 3), "only the running thread's depth and the list the view missed behind it go to the VM")
 }
