@@ -80,7 +80,10 @@ func (r *viewReads) roll(s *Speculator) {
 	if r.epoch == s.susp.epoch {
 		return
 	}
-	if len(r.reading.reads) > 0 {
+	if n := len(r.reading.reads); n > 0 && n >= len(r.last[r.kind].reads)/2 {
+		// An epoch that an event ended a few reads into the stop (another
+		// thread's, while the debugger reads this one) keeps the last
+		// whole stop's reads.
 		r.last[r.kind] = viewReadLog{}
 		if r.missed || r.askedAgain || r.reading.readAfterWrite() {
 			r.last[r.kind] = r.reading

@@ -179,3 +179,37 @@ func TestAViewMissedGoesOutAgainInTheOrderItIsRead(t *testing.T) {
 	require.Equal(t, map[jdwp.Command]int{jdwp.CmdThreadReferenceFrameCount: 1, jdwp.CmdVirtualMachineAllThreads: 1},
 		readsAtStops(t, h, reads, 3), "only the running thread's depth and the list the view missed behind it go to the VM")
 }
+
+// TestAnEventAFewReadsIntoAStopKeepsTheLastStopsReads: at each stop of
+// thread 1, thread 2 stops at its own breakpoint a read into it (its
+// event ends the epoch), and the debugger reads on where it was: a
+// running thread's depth, sent to the VM, then its view, in the JDK
+// JDI's order. The one read before the event is not what the debugger
+// reads at a stop: the reads of the last whole stop are kept, and behind
+// the list the view missed, the rest goes out in their order.
+func TestAnEventAFewReadsIntoAStopKeepsTheLastStopsReads(t *testing.T) {
+	const threads = 8
+	h := threadsWorld(t, threads, false, scache.WithFamilies(scache.FamilyThreads|scache.FamilyStop))
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	reads := append([]jdwp.CommandMessage{&jdwp.ThreadFrameCountCommand{Thread: threads}}, jdiWorkersView(threads)...)
+	var missed map[jdwp.Command]int
+	for stop := 0; stop < 3; stop++ {
+		h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+		h.drain()
+		got, want := ask(h, &jdwp.ThreadNameCommand{Thread: 1})
+		require.Equal(t, want, got)
+		h.stopEvent(2, jdwp.SuspendPolicyEventThread)
+		h.drain()
+		sent := len(h.toVM)
+		for _, m := range reads {
+			got, want := ask(h, m)
+			require.Equal(t, want, got, "stop %d: %s", stop, m.Command())
+		}
+		missed = h.organicSince(sent)
+		ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
+		ask(h, &jdwp.ThreadResumeCommand{Thread: 2})
+	}
+	require.Equal(t, map[jdwp.Command]int{jdwp.CmdThreadReferenceFrameCount: 1, jdwp.CmdVirtualMachineAllThreads: 1}, missed,
+		"only the running thread's depth and the list the view missed behind it go to the VM")
+}
