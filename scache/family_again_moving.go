@@ -239,7 +239,29 @@ func askValuesReadAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 // would miss under rule (a).
 func askAgainInOrder(s *Speculator, stop stopEvent) {
 	askAgain(s, stop)
+	askThisOfTakenUp(s)
 	askValuesReadInOrder(s)
+}
+
+// askThisOfTakenUp makes, at a parked stop taken up again (takeup.go),
+// its top frame's this the stop's, from the cached ThisObject reply, and
+// asks its fields as at its own stop: they may have moved since. Its type
+// is asked first if unknown (the ThisObject reply came once another stop
+// had superseded this one): its reply asks the fields (onThisType).
+func askThisOfTakenUp(s *Speculator) {
+	top := s.stop.top
+	if !s.stop.takenUp || !top.set || !s.again.recording {
+		return
+	}
+	var this jdwp.TaggedObjectReply
+	if !s.lookup.reply(&jdwp.FrameThisObjectCommand{Thread: top.thread, Frame: top.frame}, &this) || this.Object.ID == 0 {
+		return
+	}
+	s.again.this = this.Object.ID
+	if _, ok := s.lookup.objectType(this.Object.ID); !ok {
+		s.enqueue(&jdwp.ObjectRefReferenceTypeCommand{Object: this.Object.ID}, true)
+	}
+	askFieldsOf(s, this.Object.ID)
 }
 
 // askValuesAgainInOrder is FamilyAgain's onValuesChanged: where values

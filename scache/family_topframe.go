@@ -51,6 +51,10 @@ func onFrames(s *Speculator, p *inFlight, reply *replyData) error {
 // variables under the frame id the VM will give it, when the predictor
 // knows it (see framePredictor): in the same round trip as the frames.
 func predictTop(s *Speculator, stop stopEvent) {
+	if s.stop.takenUp {
+		advanceTop(s) // a parked stop taken up: its top frame, if any, is known (takeup.go)
+		return
+	}
 	frame, ok := s.predictor.predict(stop.thread, frameIDMask(s.sizes))
 	if !ok {
 		return

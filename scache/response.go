@@ -131,6 +131,9 @@ type Stats struct {
 	// FramesPredicted counts stops whose top frame id was predicted at the
 	// event; FramesMispredicted those the Frames reply proved wrong.
 	FramesPredicted, FramesMispredicted int64
+	// StopsTakenUp counts parked stops taken up again: the debugger read
+	// an earlier stop than the last event's (takeup.go).
+	StopsTakenUp int64
 	// Split mode only (see Near and Far). TunnelBytes: bytes this half sent
 	// on the tunnel. The near half's PushedBytes: bytes of synthetic
 	// commands and replies it pushed to the far half; PushedUsed and

@@ -116,10 +116,19 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		s.table.suspended(s, t, options&jdwp.InvokeSingleThreaded == 0)
 	}
 	carry := cmd == jdwp.CmdThreadReferenceResume && s.susp.resumesAnother(u.resumed)
+	stoppedResumed := cmd == jdwp.CmdThreadReferenceResume && settled && s.susp.kind == threadSuspended &&
+		u.resumed != 0 && u.resumed == s.susp.thread && s.susp.isParked(u.resumed)
+	// A resume of another thread's stop event (not of one the debugger
+	// suspended itself), or of the stopped thread's.
+	stopResumed := carry && s.stop.hasParkedStop(u.resumed) || stoppedResumed
+	var next jdwp.ObjectID
 	if tr.letRun {
 		u.resumedParked = u.resumed != 0 && s.susp.isParked(u.resumed)
-		u.elsewhere = carry
 		s.unparkFor(cmd, u, m)
+		if stopResumed {
+			next = nextStop(s, u.resumed) // the stop the debugger reads next (takeup.go)
+		}
+		u.elsewhere = carry || next != 0
 	}
 	stopped := s.susp.stopped
 	if carry {
@@ -145,7 +154,10 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		if u.resumed != 0 {
 			s.resumed(u.resumed, false)
 		}
-		if carry {
+		switch {
+		case next != 0:
+			takeUp(s, next) // the oldest parked stop, read next (takeup.go)
+		case carry:
 			s.table.stop(s, s.stop.event) // what it changed, asked again
 		}
 	case jdwp.CmdThreadReferenceSuspend:
@@ -375,12 +387,18 @@ func (s *Speculator) resumed(thread jdwp.ThreadID, others bool) {
 // endEpoch closes the stop (the learner and the families before its
 // owner) and drops the epoch's state (dropEpochState).
 func (s *Speculator) endEpoch() {
+	closeStop(s)
+	s.dropEpochState()
+}
+
+// closeStop closes the stop (the learner and the families before its
+// owner), parked if its thread is.
+func closeStop(s *Speculator) {
 	unseen := s.stopUnseen()
 	s.learn.endStop(unseen)
 	s.table.endStop(s, unseen)
 	s.stop.park(s.susp.isParked)
 	s.stop.end()
-	s.dropEpochState()
 }
 
 // dropEpochState ends the epoch: it drops every suspension entry but the

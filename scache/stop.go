@@ -41,6 +41,22 @@ type stopState struct {
 	// later one superseded (parked.go), for FamilyTopFrame to go on with
 	// as its frames and its method's metadata arrive.
 	parkedTops map[jdwp.ObjectID]topFrame
+	// parkedAt holds each such stop's event and where it came among the
+	// stops (takeup.go); seq is the current stop's place, began the
+	// number of stops begun.
+	parkedAt map[jdwp.ObjectID]parkedStop
+	seq      uint64
+	began    uint64
+	// takenUp: the current stop is a parked one taken up again
+	// (takeup.go), not a new event's.
+	takenUp bool
+}
+
+// parkedStop is a parked thread's stop a later one superseded: its event
+// and its place among the stops.
+type parkedStop struct {
+	event stopEvent
+	seq   uint64
 }
 
 // threadFrame names a frame: frame ids are a thread's.
@@ -74,8 +90,43 @@ type stopEvent struct {
 
 // begin starts a trusted stop.
 func (st *stopState) begin(ev stopEvent) {
-	st.event, st.on = ev, true
+	st.event, st.on, st.takenUp = ev, true, false
 	st.count[ev.kind]++
+	st.began++
+	st.seq = st.began
+}
+
+// takeUp makes the parked stop of thread t the current one again, its
+// top frame where it was known, and returns its event (ok false: t has
+// no parked stop). It counts no new stop.
+func (st *stopState) takeUp(t jdwp.ObjectID) (stopEvent, bool) {
+	p, ok := st.parkedAt[t]
+	if !ok {
+		return stopEvent{}, false
+	}
+	top := st.parkedTops[t]
+	delete(st.parkedAt, t)
+	delete(st.parkedTops, t)
+	st.event, st.seq, st.on, st.takenUp = p.event, p.seq, true, true
+	st.top = topFrame{}
+	if top.set {
+		st.top = top
+	}
+	return p.event, true
+}
+
+// oldestParked returns the thread of the parked stop that began first,
+// but except's (ok false: none).
+func (st *stopState) oldestParked(except jdwp.ObjectID) (jdwp.ObjectID, bool) {
+	var oldest jdwp.ObjectID
+	var seq uint64
+	found := false
+	for t, p := range st.parkedAt {
+		if t != except && (!found || p.seq < seq) {
+			oldest, seq, found = t, p.seq, true
+		}
+	}
+	return oldest, found
 }
 
 // park keeps the top frame of the stop that ends, as far as it is known,
@@ -87,7 +138,9 @@ func (st *stopState) park(isParked func(jdwp.ObjectID) bool) {
 	}
 	if st.parkedTops == nil {
 		st.parkedTops = make(map[jdwp.ObjectID]topFrame)
+		st.parkedAt = make(map[jdwp.ObjectID]parkedStop)
 	}
+	st.parkedAt[t] = parkedStop{event: st.event, seq: st.seq}
 	top := st.top
 	if !top.set || top.thread != t {
 		top = topFrame{thread: t}
@@ -106,6 +159,7 @@ func (st *stopState) hasParkedStop(t jdwp.ObjectID) bool {
 // replies showed of it: it may run.
 func (st *stopState) forgetParked(t jdwp.ObjectID) {
 	delete(st.parkedTops, t)
+	delete(st.parkedAt, t)
 	st.keepFramesOf(func(th jdwp.ObjectID) bool { return th != t })
 }
 
@@ -197,6 +251,7 @@ func (st *stopState) forgetTopIn(classes map[jdwp.ReferenceTypeID]bool) {
 func (st *stopState) reset() {
 	st.top = topFrame{}
 	clear(st.parkedTops)
+	clear(st.parkedAt)
 	st.threads = nil
 	clear(st.frames)
 }

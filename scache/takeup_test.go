@@ -1,0 +1,74 @@
+package scache_test
+
+import (
+	"testing"
+
+	"github.com/jdwpscache/scache/jdwp"
+	"github.com/jdwpscache/scache/scache/scachetest"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWorkersReadInTurnFindTheirThisSpeculated: under suspend-thread
+// breakpoints three workers stop at once, in one method, each on its own
+// object, and the debugger reads their stops first in first out, as a
+// debugger written on JDI takes its event sets off its queue: each
+// worker's frames, this and this's fields, then a resume of the worker.
+// The last event's stop is the third worker's, but behind the resume of
+// each worker the oldest parked stop is taken up again, and the fields of
+// its this go out: from the second round on, the second and third
+// workers' fields (state that moves while others run) are answered from
+// speculation, each the VM's answer.
+func TestWorkersReadInTurnFindTheirThisSpeculated(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	frame := h.vm.Thread(1).Frames[0]
+	workers := []jdwp.ThreadID{1, 2, 3}
+	for _, w := range workers[1:] {
+		h.vm.SetThread(w, []scachetest.ModelFrame{frame}).Suspends = 0
+	}
+	for round := 0; round < 4; round++ {
+		for _, w := range workers {
+			h.vm.Thread(w).Frames[0].This = h.vm.NewObject(class.ID)
+			ev, ok := h.vm.Stop(w, jdwp.SuspendPolicyEventThread)
+			require.True(t, ok)
+			h.event(ev)
+		}
+		h.drain()
+		for i, w := range workers {
+			th := h.vm.Thread(w)
+			got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: w, StartFrame: 0, Length: -1})
+			require.Equal(t, want, got)
+			got, want = ask(h, &jdwp.FrameThisObjectCommand{Thread: w, Frame: h.vm.FrameID(th, th.Generation, 0)})
+			require.Equal(t, want, got)
+			sent := len(h.toVM)
+			got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{1, 2}})
+			require.Equal(t, want, got, "round %d, worker %d", round, w)
+			if round > 0 && i > 0 {
+				require.Zero(t, organic(h.organicSince(sent)), "round %d, worker %d: this's fields from speculation", round, w)
+			}
+			ask(h, &jdwp.ThreadResumeCommand{Thread: w})
+			h.drain()
+		}
+	}
+	require.NotZero(t, h.s.Stats().StopsTakenUp)
+}
+
+// TestAThreadTheDebuggerSuspendedIsNoStopToTakeUp: thread 2 stopped at its
+// breakpoint before thread 1 did, and the debugger reads thread 1's stop.
+// It suspends a third thread and resumes it (a user's Suspend, then
+// Resume, in the threads view): that thread had no stop of its own, and
+// the debugger goes on with thread 1's; no parked stop is taken up. Once
+// it resumes thread 1, thread 2's stop, the oldest, is.
+func TestAThreadTheDebuggerSuspendedIsNoStopToTakeUp(t *testing.T) {
+	h := threadsWorld(t, 3, false)
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	for _, w := range []jdwp.ThreadID{2, 1} {
+		h.stopEvent(w, jdwp.SuspendPolicyEventThread)
+	}
+	h.drain()
+	ask(h, &jdwp.ThreadSuspendCommand{Thread: 3})
+	ask(h, &jdwp.ThreadResumeCommand{Thread: 3})
+	require.Zero(t, h.s.Stats().StopsTakenUp, "thread 1's stop goes on")
+	ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
+	require.Equal(t, int64(1), h.s.Stats().StopsTakenUp, "thread 2's stop is read next")
+}
