@@ -127,21 +127,38 @@ func jdiWorkersView(n jdwp.ThreadID) []jdwp.CommandMessage {
 	return view
 }
 
-// readsAtStops stops thread 1 under EVENT_THREAD stops times, has the
-// debugger read reads at each, each answered as the VM would, and resume
-// it; it returns what went to the VM of the debugger's own at the last.
-func readsAtStops(t *testing.T, h *harness, reads []jdwp.CommandMessage, stops int) map[jdwp.Command]int {
+// viewWorld is threadsWorld of n threads with a threads view's families
+// alone, the session begun and every thread running.
+func viewWorld(t *testing.T, n jdwp.ThreadID) *harness {
+	h := threadsWorld(t, n, false, scache.WithFamilies(scache.FamilyThreads|scache.FamilyStop))
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	return h
+}
+
+// readsAtStops stops thread 1 under EVENT_THREAD stops times, runs
+// midStop if set (what else happens at the stop: it returns the threads
+// to resume with thread 1), has the debugger read reads at each stop,
+// each answered as the VM would, and resumes the threads; it returns what
+// went to the VM of the debugger's own at the last stop.
+func readsAtStops(t *testing.T, h *harness, reads []jdwp.CommandMessage, stops int, midStop func() []jdwp.ThreadID) map[jdwp.Command]int {
 	var missed map[jdwp.Command]int
 	for stop := 0; stop < stops; stop++ {
 		h.stopEvent(1, jdwp.SuspendPolicyEventThread)
 		h.drain()
+		stopped := []jdwp.ThreadID{1}
+		if midStop != nil {
+			stopped = append(stopped, midStop()...)
+		}
 		sent := len(h.toVM)
 		for _, m := range reads {
 			got, want := ask(h, m)
 			require.Equal(t, want, got, "stop %d: %s", stop, m.Command())
 		}
 		missed = h.organicSince(sent)
-		ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
+		for _, th := range stopped {
+			ask(h, &jdwp.ThreadResumeCommand{Thread: th})
+		}
 	}
 	return missed
 }
@@ -153,31 +170,36 @@ func readsAtStops(t *testing.T, h *harness, reads []jdwp.CommandMessage, stops i
 // not only after one where a read missed.
 func TestReadsAskedAgainAreKeptWhileTheyAnswer(t *testing.T) {
 	const threads = 8
-	h := threadsWorld(t, threads, false, scache.WithFamilies(scache.FamilyThreads|scache.FamilyStop))
-	ask(h, &jdwp.VMIDSizesCommand{})
-	ask(h, &jdwp.VMResumeCommand{})
-	require.NotEmpty(t, readsAtStops(t, h, jdiWorkersView(threads), 1), "the first stop teaches the order")
+	h := viewWorld(t, threads)
+	require.NotEmpty(t, readsAtStops(t, h, jdiWorkersView(threads), 1, nil), "the first stop teaches the order")
 	for stop := 1; stop <= 3; stop++ {
-		require.Empty(t, readsAtStops(t, h, jdiWorkersView(threads), 1), "stop %d: every read answered", stop)
+		require.Empty(t, readsAtStops(t, h, jdiWorkersView(threads), 1, nil), "stop %d: every read answered", stop)
 	}
 }
 
+// depthThenView is a running thread's depth (the VM refuses it: the
+// thread is not suspended), then the JDK JDI's view of threads threads.
+func depthThenView(threads jdwp.ThreadID) []jdwp.CommandMessage {
+	return append([]jdwp.CommandMessage{&jdwp.ThreadFrameCountCommand{Thread: threads}}, jdiWorkersView(threads)...)
+}
+
+// theDepthAndTheList is what goes to the VM of depthThenView once the
+// view is asked again in its order behind the list.
+var theDepthAndTheList = map[jdwp.Command]int{jdwp.CmdThreadReferenceFrameCount: 1, jdwp.CmdVirtualMachineAllThreads: 1}
+
 // TestAViewMissedGoesOutAgainInTheOrderItIsRead: at each stop the debugger
-// first asks a running thread's depth, which goes to the VM (the thread
-// is not suspended) and whose reply, newer than the view speculated at the
-// stop, keeps all of it from answering (rule a). The thread list, asked
-// next, misses too. Behind that miss the rest of the view goes out again
-// in the order the debugger read it at its last stop (each thread's name,
-// then its status twice), not in the view's: every read after the list is
-// answered from it, each the VM's answer.
+// first asks a running thread's depth, which goes to the VM and whose
+// reply, newer than the view speculated at the stop, keeps all of it from
+// answering (rule a). The thread list, asked next, misses too. Behind that
+// miss the rest of the view goes out again in the order the debugger read
+// it at its last stop (each thread's name, then its status twice), not in
+// the view's: every read after the list is answered from it, each the
+// VM's answer.
 func TestAViewMissedGoesOutAgainInTheOrderItIsRead(t *testing.T) {
 	const threads = 8
-	h := threadsWorld(t, threads, false, scache.WithFamilies(scache.FamilyThreads|scache.FamilyStop))
-	ask(h, &jdwp.VMIDSizesCommand{})
-	ask(h, &jdwp.VMResumeCommand{})
-	reads := append([]jdwp.CommandMessage{&jdwp.ThreadFrameCountCommand{Thread: threads}}, jdiWorkersView(threads)...)
-	require.Equal(t, map[jdwp.Command]int{jdwp.CmdThreadReferenceFrameCount: 1, jdwp.CmdVirtualMachineAllThreads: 1},
-		readsAtStops(t, h, reads, 3), "only the running thread's depth and the list the view missed behind it go to the VM")
+	h := viewWorld(t, threads)
+	require.Equal(t, theDepthAndTheList, readsAtStops(t, h, depthThenView(threads), 3, nil),
+		"only the running thread's depth and the list the view missed behind it go to the VM")
 }
 
 // TestAnEventAFewReadsIntoAStopKeepsTheLastStopsReads: at each stop of
@@ -189,27 +211,14 @@ func TestAViewMissedGoesOutAgainInTheOrderItIsRead(t *testing.T) {
 // the list the view missed, the rest goes out in their order.
 func TestAnEventAFewReadsIntoAStopKeepsTheLastStopsReads(t *testing.T) {
 	const threads = 8
-	h := threadsWorld(t, threads, false, scache.WithFamilies(scache.FamilyThreads|scache.FamilyStop))
-	ask(h, &jdwp.VMIDSizesCommand{})
-	ask(h, &jdwp.VMResumeCommand{})
-	reads := append([]jdwp.CommandMessage{&jdwp.ThreadFrameCountCommand{Thread: threads}}, jdiWorkersView(threads)...)
-	var missed map[jdwp.Command]int
-	for stop := 0; stop < 3; stop++ {
-		h.stopEvent(1, jdwp.SuspendPolicyEventThread)
-		h.drain()
+	h := viewWorld(t, threads)
+	secondStops := func() []jdwp.ThreadID {
 		got, want := ask(h, &jdwp.ThreadNameCommand{Thread: 1})
 		require.Equal(t, want, got)
 		h.stopEvent(2, jdwp.SuspendPolicyEventThread)
 		h.drain()
-		sent := len(h.toVM)
-		for _, m := range reads {
-			got, want := ask(h, m)
-			require.Equal(t, want, got, "stop %d: %s", stop, m.Command())
-		}
-		missed = h.organicSince(sent)
-		ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
-		ask(h, &jdwp.ThreadResumeCommand{Thread: 2})
+		return []jdwp.ThreadID{2}
 	}
-	require.Equal(t, map[jdwp.Command]int{jdwp.CmdThreadReferenceFrameCount: 1, jdwp.CmdVirtualMachineAllThreads: 1}, missed,
+	require.Equal(t, theDepthAndTheList, readsAtStops(t, h, depthThenView(threads), 3, secondStops),
 		"only the running thread's depth and the list the view missed behind it go to the VM")
 }
