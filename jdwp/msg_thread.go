@@ -29,6 +29,19 @@ func (m *ThreadFrameCountCommand) Encode(w *Writer) { w.ObjectID(m.Thread) }
 // Decode implements Message.
 func (m *ThreadFrameCountCommand) Decode(r *Reader) error { m.Thread = r.ObjectID(); return r.Err() }
 
+// ThreadSuspendCountCommand asks how many times a thread is suspended
+// (ThreadReference.SuspendCount). Its reply is an IntReply.
+type ThreadSuspendCountCommand struct{ Thread ThreadID }
+
+// Command implements CommandMessage.
+func (*ThreadSuspendCountCommand) Command() Command { return CmdThreadReferenceSuspendCount }
+
+// Encode implements Message.
+func (m *ThreadSuspendCountCommand) Encode(w *Writer) { w.ObjectID(m.Thread) }
+
+// Decode implements Message.
+func (m *ThreadSuspendCountCommand) Decode(r *Reader) error { m.Thread = r.ObjectID(); return r.Err() }
+
 // ThreadStatusCommand asks for a thread's status (ThreadReference.Status).
 type ThreadStatusCommand struct{ Thread ThreadID }
 

@@ -401,6 +401,8 @@ var messageCases = []messageCase{
 	}),
 	cmdCase(jdwp.CmdThreadReferenceFrameCount, func(g *gen) jdwp.Message { return &jdwp.ThreadFrameCountCommand{Thread: g.obj()} }),
 	replyCase(jdwp.CmdThreadReferenceFrameCount, func(g *gen) jdwp.Message { return &jdwp.IntReply{Value: g.i32()} }),
+	cmdCase(jdwp.CmdThreadReferenceSuspendCount, func(g *gen) jdwp.Message { return &jdwp.ThreadSuspendCountCommand{Thread: g.obj()} }),
+	replyCase(jdwp.CmdThreadReferenceSuspendCount, func(g *gen) jdwp.Message { return &jdwp.IntReply{Value: g.i32()} }),
 	cmdCase(jdwp.CmdThreadReferenceStatus, func(g *gen) jdwp.Message { return &jdwp.ThreadStatusCommand{Thread: g.obj()} }),
 	cmdCase(jdwp.CmdThreadReferenceSuspend, func(g *gen) jdwp.Message { return &jdwp.ThreadSuspendCommand{Thread: g.obj()} }),
 	emptyReply(jdwp.CmdThreadReferenceSuspend),

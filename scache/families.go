@@ -306,7 +306,7 @@ var families = []*family{
 		onReset:         resetThreadsView,
 		sends: []jdwp.Command{jdwp.CmdVirtualMachineAllThreads, jdwp.CmdThreadReferenceStatus,
 			jdwp.CmdThreadReferenceFrameCount, jdwp.CmdThreadReferenceName, jdwp.CmdThreadReferenceFrames,
-			jdwp.CmdThreadGroupReferenceChildren, jdwp.CmdThreadGroupReferenceName},
+			jdwp.CmdThreadReferenceSuspendCount, jdwp.CmdThreadGroupReferenceChildren, jdwp.CmdThreadGroupReferenceName},
 	},
 	{
 		flag: FamilyAttach, life: lifetimeSession,

@@ -55,11 +55,13 @@ func noteSuspendedAsk(s *Speculator, key Key, _ jdwp.CommandMessage) {
 }
 
 // threadReads are the reads of one thread's own state that name nothing
-// else (its stack, depth, status or name): asked of one thread, they are
-// asked of another by its key's thread alone (Key.withThread).
+// else (its stack, depth, status, name or suspend count): asked of one
+// thread, they are asked of another by its key's thread alone
+// (Key.withThread).
 var threadReads = map[jdwp.Command]bool{
-	jdwp.CmdThreadReferenceFrames:     true,
-	jdwp.CmdThreadReferenceFrameCount: true,
-	jdwp.CmdThreadReferenceStatus:     true,
-	jdwp.CmdThreadReferenceName:       true,
+	jdwp.CmdThreadReferenceFrames:       true,
+	jdwp.CmdThreadReferenceFrameCount:   true,
+	jdwp.CmdThreadReferenceStatus:       true,
+	jdwp.CmdThreadReferenceName:         true,
+	jdwp.CmdThreadReferenceSuspendCount: true,
 }

@@ -91,6 +91,13 @@ var keyable = map[jdwp.Command]keySpec{
 	// cannot block, wait or sleep) whatever the others do.
 	jdwp.CmdThreadReferenceStatus:    {life: lifetimeSuspension, threadLocal: true, moving: true},
 	jdwp.CmdVirtualMachineAllThreads: {life: lifetimeSuspension, moving: true},
+	// How many times a thread is suspended: only the debugger's suspends
+	// and resumes, an invocation and an event change it, each of which
+	// ends the epoch; but an event that suspends every thread adds to
+	// each thread's count when the VM sends it, before the Speculator
+	// hears of it. So it moves while threads run (the stopped thread's
+	// too), and a parked thread's is not kept beyond the epoch.
+	jdwp.CmdThreadReferenceSuspendCount: {life: lifetimeSuspension, moving: true},
 	// The thread-group tree a threads view walks (jdb's threads): the top
 	// groups and a group's children change only as threads start and end,
 	// which takes a thread that runs; a suspended thread stays in its group;
@@ -246,6 +253,8 @@ func threadOf(m jdwp.CommandMessage) (jdwp.ThreadID, bool) {
 	case *jdwp.ThreadNameCommand:
 		return m.Thread, true
 	case *jdwp.ThreadStatusCommand:
+		return m.Thread, true
+	case *jdwp.ThreadSuspendCountCommand:
 		return m.Thread, true
 	case *jdwp.ThreadGroupOfCommand:
 		return m.Thread, true

@@ -319,6 +319,10 @@ func (d *script) stateCommand() {
 	case 3:
 		d.send(&jdwp.ThreadNameCommand{Thread: t})
 	case 4:
+		if rapid.IntRange(0, 3).Draw(d.t, "suspendCount") == 0 {
+			d.send(&jdwp.ThreadSuspendCountCommand{Thread: t})
+			return
+		}
 		d.send(&jdwp.ThreadStatusCommand{Thread: t})
 	case 5:
 		d.send(&jdwp.FrameThisObjectCommand{Thread: t, Frame: d.frame(t)})

@@ -10,12 +10,13 @@ import (
 )
 
 // suspendedView is what an IDE reads of a thread the user suspended from
-// its threads view: its stack, status and depth, each checked against the
-// VM's answer.
+// its threads view: its stack, status, suspend count and depth, each
+// checked against the VM's answer.
 func suspendedView(h *harness, t jdwp.ThreadID) {
 	for _, m := range []jdwp.CommandMessage{
 		&jdwp.ThreadFramesCommand{Thread: t, StartFrame: 0, Length: -1},
 		&jdwp.ThreadStatusCommand{Thread: t},
+		&jdwp.ThreadSuspendCountCommand{Thread: t},
 		&jdwp.ThreadFrameCountCommand{Thread: t},
 	} {
 		got, want := ask(h, m)
@@ -25,9 +26,10 @@ func suspendedView(h *harness, t jdwp.ThreadID) {
 
 // TestAThreadTheUserSuspendsIsReadBehindTheSuspend: at a suspend-thread
 // stop, the user suspends a running thread from the threads view
-// (ThreadReference.Suspend), the IDE reads its stack, status and depth,
-// and the user resumes it. Its status and depth, and from the second time
-// on the stack read the last time, go out right behind the Suspend, before
+// (ThreadReference.Suspend), the IDE reads its stack, status, suspend
+// count and depth, and the user resumes it. Its status and depth, and
+// from the second time on the stack and suspend count read the last
+// time, go out right behind the Suspend, before
 // the VM answered it; its reply parks the thread, and they answer the
 // debugger, each the VM's own answer. Once the thread is resumed, its
 // status is the VM's again (running).
@@ -100,4 +102,25 @@ func TestAResumeBehindTheSuspendParksNothing(t *testing.T) {
 		require.Equal(t, want, got, "the running thread's status as it is now")
 		h.vm.Tick(seed) // thread 2, resumed, runs on: sleeping, waiting, running
 	}
+}
+
+// TestAParkedThreadsSuspendCountIsNotKeptPastAnEvent: thread 2 is parked
+// at its own breakpoint and the debugger read its suspend count (1). An
+// event of thread 1 that suspends every thread adds one to each thread's
+// count: thread 2's stack is still what it was (parked), but the count
+// the debugger gets is the VM's (2), not the one read before.
+func TestAParkedThreadsSuspendCountIsNotKeptPastAnEvent(t *testing.T) {
+	h := threadsWorld(t, 3, false, scache.WithFamilies(scache.FamilyStop|scache.FamilyThreads))
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	h.stopEvent(2, jdwp.SuspendPolicyEventThread)
+	h.drain()
+	count := &jdwp.ThreadSuspendCountCommand{Thread: 2}
+	got, want := ask(h, count)
+	require.Equal(t, want, got)
+	h.stopEvent(1, jdwp.SuspendPolicyAll)
+	h.drain()
+	require.Equal(t, 2, h.vm.Thread(2).Suspends)
+	got, want = ask(h, count)
+	require.Equal(t, want, got, "thread 2's count, once every thread was suspended again")
 }

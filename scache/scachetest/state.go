@@ -101,7 +101,7 @@ func (vm *ModelVM) stateAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer)
 			vm.resume(t)
 		}
 	case jdwp.CmdThreadReferenceSuspend, jdwp.CmdThreadReferenceResume, jdwp.CmdThreadReferenceName,
-		jdwp.CmdThreadReferenceStatus:
+		jdwp.CmdThreadReferenceStatus, jdwp.CmdThreadReferenceSuspendCount:
 		t, found := vm.threads[r.ObjectID()]
 		if !found {
 			return jdwp.ErrInvalidThread, true
@@ -113,6 +113,8 @@ func (vm *ModelVM) stateAnswer(cmd jdwp.Command, r *jdwp.Reader, w *jdwp.Writer)
 			vm.resume(t)
 		case jdwp.CmdThreadReferenceName:
 			w.String(t.Name)
+		case jdwp.CmdThreadReferenceSuspendCount:
+			w.Int32(int32(t.Suspends))
 		default:
 			suspended := int32(0)
 			if t.Suspends > 0 {
