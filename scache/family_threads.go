@@ -104,10 +104,11 @@ func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 // viewMoving reports whether cmd reads moving state of the threads view (a
 // thread's status, name or group, the thread list, the group tree), not
 // values: those of objects move too (keyable.go), but no threads view
-// reads them.
+// reads them; nor a thread's suspend count, which a debugger reads of the
+// thread it shows, not of each thread in its view.
 func viewMoving(cmd jdwp.Command) bool {
 	spec := keyable[cmd]
-	return spec.moving && !spec.values
+	return spec.moving && !spec.values && cmd != jdwp.CmdThreadReferenceSuspendCount
 }
 
 // viewCopies is how many views go out again at once (askViewAgain), on a
