@@ -15,7 +15,9 @@ import (
 //
 // A thread is parked from a trusted stop of policy EVENT_THREAD of it
 // (suspension.stops) until the debugger sends a command that may let it
-// run: a resume of it or of every thread, an invocation in it or one that
+// run: a resume of it or of every thread (not one that only undoes a
+// pause, VirtualMachine.Suspend, sent since it was parked: resumedAll), an
+// invocation in it or one that
 // resumes every thread, or any other command that lets threads run
 // (PopFrames, Stop, a hot swap: every thread, to stay simple). Its own
 // suspension entries (keySpec.threadLocal) are cached for as long as it
@@ -25,9 +27,9 @@ import (
 // park takes note that the trusted stop of thread t suspended it alone.
 func (s *suspension) park(t jdwp.ObjectID) {
 	if s.parked == nil {
-		s.parked = make(map[jdwp.ObjectID]struct{})
+		s.parked = make(map[jdwp.ObjectID]int)
 	}
-	s.parked[t] = struct{}{}
+	s.parked[t] = s.pauses
 }
 
 // isParked reports whether thread t is parked.
@@ -81,8 +83,46 @@ func (s *Speculator) unparkFor(cmd jdwp.Command, u unsettled, inv jdwp.Invocatio
 			t = 0 // every thread runs meanwhile
 		}
 		s.unpark(t)
+	case cmd == jdwp.CmdVirtualMachineResume:
+		resumedAll(s)
 	default:
 		s.unpark(0)
+	}
+}
+
+// resumedAll unparks, as the debugger resumes every thread
+// (VirtualMachine.Resume), the threads it lets run: each thread's suspend
+// count drops by one, and a parked thread stays suspended only if a pause
+// (VirtualMachine.Suspend) went out since it was parked and no resume
+// undid it. One resumed alone during the pause (ThreadReference.Resume)
+// was unparked then, and one parked since, by its event, counts no pause.
+func resumedAll(s *Speculator) {
+	p := s.susp.pauses
+	if p > 0 {
+		s.susp.pauses--
+	}
+	for th, at := range s.susp.parked {
+		if at >= p {
+			s.unpark(th)
+		}
+	}
+}
+
+// paused counts a VirtualMachine.Suspend the debugger sends (the VM
+// processes commands in the order they go out), or, refused (suspended
+// false), takes it back.
+func (s *suspension) paused(suspended bool) {
+	if suspended {
+		s.pauses++
+		return
+	}
+	if s.pauses > 0 {
+		s.pauses--
+	}
+	for th, at := range s.parked {
+		if at > s.pauses {
+			s.parked[th] = s.pauses
+		}
 	}
 }
 

@@ -118,3 +118,37 @@ func TestAnInvocationUnparksTheThreadsItLetsRun(t *testing.T) {
 		}
 	}
 }
+
+// TestAParkedThreadStaysParkedThroughAPause: thread 1 is parked at its own
+// breakpoint, and the debugger pauses the VM (VirtualMachine.Suspend) and
+// resumes every thread (VirtualMachine.Resume): thread 1's suspend count
+// drops back to its event's, and its stack, read before the pause, still
+// answers here. A thread resumed alone during the pause and stopped again
+// by its event has no pause left in its count: the VirtualMachine.Resume
+// lets it run, and what the debugger asks of it next is the VM's answer.
+func TestAParkedThreadStaysParkedThroughAPause(t *testing.T) {
+	h := threadsWorld(t, 3, false)
+	ask(h, &jdwp.VMIDSizesCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+	h.drain()
+	frames := &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1}
+	ask(h, frames)
+	ask(h, &jdwp.VMSuspendCommand{})
+	ask(h, &jdwp.VMResumeCommand{})
+	sent := len(h.toVM)
+	got, want := ask(h, frames)
+	require.Equal(t, want, got)
+	require.Zero(t, organic(h.organicSince(sent)), "thread 1 stayed parked: its stack answered here")
+
+	ask(h, &jdwp.VMSuspendCommand{})
+	ask(h, &jdwp.ThreadResumeCommand{Thread: 1}) // from its event and the pause, to the pause's alone
+	ask(h, &jdwp.ThreadResumeCommand{Thread: 1}) // it runs
+	h.stopEvent(1, jdwp.SuspendPolicyEventThread)
+	h.drain()
+	ask(h, frames)
+	ask(h, &jdwp.VMResumeCommand{})
+	require.Zero(t, h.vm.Thread(1).Suspends, "the resume of every thread let thread 1 run")
+	got, want = ask(h, frames)
+	require.Equal(t, want, got, "thread 1's stack, once it runs, is the VM's answer")
+}

@@ -176,6 +176,7 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 			readBehind(s, id, cmd, u.call.back) // the thread's frames after the pop (behind.go)
 		}
 	case jdwp.CmdVirtualMachineSuspend:
+		s.susp.paused(true)
 		s.table.suspended(s, 0, true)
 		if settled {
 			readBehind(s, id, cmd, stopEvent{}) // the threads view after the pause (behind.go)
@@ -280,6 +281,7 @@ func (s *Speculator) onStateReply(p *inFlight, code jdwp.ErrorCode) {
 	case p.cmd != jdwp.CmdVirtualMachineSuspend:
 	case code != jdwp.ErrNone:
 		giveUpBehind(s)
+		s.susp.paused(false)
 	default:
 		held := heldBehind(s, p.id)
 		s.endEpoch()

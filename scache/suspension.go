@@ -42,7 +42,11 @@ type suspension struct {
 	// parked holds the threads that a trusted stop of suspend policy
 	// EVENT_THREAD suspended and that no command sent since may have let
 	// run (parked.go): their own state outlives the epochs.
-	parked map[jdwp.ObjectID]struct{}
+	// parked maps each parked thread to the pauses counted when it was
+	// parked; pauses counts the VirtualMachine.Suspend sent that no
+	// VirtualMachine.Resume sent since undid (parked.go: resumedAll).
+	parked map[jdwp.ObjectID]int
+	pauses int
 }
 
 // unsettled is a command that may let threads run, sent and not answered.
