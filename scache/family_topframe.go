@@ -101,30 +101,31 @@ func topOfFrames(s *Speculator, p *inFlight, reply *replyData) (asked *jdwp.Thre
 // top one): the reply is still true, and the debugger reads that stop in
 // its turn.
 func onParkedFrames(s *Speculator, thread jdwp.ObjectID, first jdwp.Frame) {
-	top, ok := s.stop.parkedTops[thread]
+	top, ok := s.stop.parkedTop(thread)
 	if !ok {
 		return
 	}
 	if top.set && (!top.predicted || top.frame == first.Frame && top.loc == first.Location) {
 		top.predicted = false
-		s.stop.parkedTops[thread] = top
+		s.stop.setParkedTop(thread, top)
 		return
 	}
-	s.stop.parkedTops[thread] = topFrame{set: true, thread: thread, frame: first.Frame, loc: first.Location}
+	s.stop.setParkedTop(thread, topFrame{set: true, thread: thread, frame: first.Frame, loc: first.Location})
 	advanceParkedTops(s)
 }
 
 // advanceParkedTops goes on with each parked top frame (onParkedFrames)
 // as advanceTop does with the stop's.
 func advanceParkedTops(s *Speculator) {
-	for t, top := range s.stop.parkedTops {
-		if top.thisDone && top.valuesDone {
+	for t, p := range s.stop.parked {
+		if p.top.thisDone && p.top.valuesDone {
 			continue
 		}
 		current := s.stop.top
-		s.stop.top = top
+		s.stop.top = p.top
 		advanceTop(s)
-		s.stop.parkedTops[t], s.stop.top = s.stop.top, current
+		p.top, s.stop.top = s.stop.top, current
+		s.stop.parked[t] = p
 	}
 }
 

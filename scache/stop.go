@@ -37,24 +37,23 @@ type stopState struct {
 	// what some replies about the frame are (derived.go), its depth which
 	// frame the debugger looked at (family_topframe_deeper.go).
 	frames map[threadFrame]shownFrame
-	// parkedTops holds the top frame of each parked thread whose stop a
-	// later one superseded (parked.go), for FamilyTopFrame to go on with
-	// as its frames and its method's metadata arrive.
-	parkedTops map[jdwp.ObjectID]topFrame
-	// parkedAt holds each such stop's event and where it came among the
-	// stops (takeup.go); seq is the current stop's place, began the
-	// number of stops begun.
-	parkedAt map[jdwp.ObjectID]parkedStop
-	seq      uint64
-	began    uint64
+	// parked holds the stop of each parked thread that a later one
+	// superseded (parked.go): its top frame, for FamilyTopFrame to go on
+	// with as its frames and its method's metadata arrive, its event and
+	// its place among the stops (takeup.go). seq is the current stop's
+	// place, began the number of stops begun.
+	parked map[jdwp.ObjectID]parkedStop
+	seq    uint64
+	began  uint64
 	// takenUp: the current stop is a parked one taken up again
 	// (takeup.go), not a new event's.
 	takenUp bool
 }
 
-// parkedStop is a parked thread's stop a later one superseded: its event
-// and its place among the stops.
+// parkedStop is a parked thread's stop a later one superseded: its top
+// frame as far as known, its event and its place among the stops.
 type parkedStop struct {
+	top   topFrame
 	event stopEvent
 	seq   uint64
 }
@@ -100,17 +99,15 @@ func (st *stopState) begin(ev stopEvent) {
 // top frame where it was known, and returns its event (ok false: t has
 // no parked stop). It counts no new stop.
 func (st *stopState) takeUp(t jdwp.ObjectID) (stopEvent, bool) {
-	p, ok := st.parkedAt[t]
+	p, ok := st.parked[t]
 	if !ok {
 		return stopEvent{}, false
 	}
-	top := st.parkedTops[t]
-	delete(st.parkedAt, t)
-	delete(st.parkedTops, t)
+	delete(st.parked, t)
 	st.event, st.seq, st.on, st.takenUp = p.event, p.seq, true, true
 	st.top = topFrame{}
-	if top.set {
-		st.top = top
+	if p.top.set {
+		st.top = p.top
 	}
 	return p.event, true
 }
@@ -121,7 +118,7 @@ func (st *stopState) oldestParked(except jdwp.ObjectID) (jdwp.ObjectID, bool) {
 	var oldest jdwp.ObjectID
 	var seq uint64
 	found := false
-	for t, p := range st.parkedAt {
+	for t, p := range st.parked {
 		if t != except && (!found || p.seq < seq) {
 			oldest, seq, found = t, p.seq, true
 		}
@@ -136,30 +133,41 @@ func (st *stopState) park(isParked func(jdwp.ObjectID) bool) {
 	if !st.on || !isParked(t) {
 		return
 	}
-	if st.parkedTops == nil {
-		st.parkedTops = make(map[jdwp.ObjectID]topFrame)
-		st.parkedAt = make(map[jdwp.ObjectID]parkedStop)
+	if st.parked == nil {
+		st.parked = make(map[jdwp.ObjectID]parkedStop)
 	}
-	st.parkedAt[t] = parkedStop{event: st.event, seq: st.seq}
 	top := st.top
 	if !top.set || top.thread != t {
 		top = topFrame{thread: t}
 	}
-	st.parkedTops[t] = top
+	st.parked[t] = parkedStop{top: top, event: st.event, seq: st.seq}
+}
+
+// parkedTop returns the top frame of thread t's parked stop (ok false:
+// it has none).
+func (st *stopState) parkedTop(t jdwp.ObjectID) (topFrame, bool) {
+	p, ok := st.parked[t]
+	return p.top, ok
+}
+
+// setParkedTop sets the top frame of thread t's parked stop, which it has.
+func (st *stopState) setParkedTop(t jdwp.ObjectID, top topFrame) {
+	p := st.parked[t]
+	p.top = top
+	st.parked[t] = p
 }
 
 // hasParkedStop reports whether thread t is parked at a stop a later one
 // superseded: what is asked about it is asked at its own stop.
 func (st *stopState) hasParkedStop(t jdwp.ObjectID) bool {
-	_, ok := st.parkedTops[t]
+	_, ok := st.parked[t]
 	return ok
 }
 
 // forgetParked drops the parked top frame of thread t, and what Frames
 // replies showed of it: it may run.
 func (st *stopState) forgetParked(t jdwp.ObjectID) {
-	delete(st.parkedTops, t)
-	delete(st.parkedAt, t)
+	delete(st.parked, t)
 	st.keepFramesOf(func(th jdwp.ObjectID) bool { return th != t })
 }
 
@@ -250,8 +258,7 @@ func (st *stopState) forgetTopIn(classes map[jdwp.ReferenceTypeID]bool) {
 // mean nothing any more. The counts go on.
 func (st *stopState) reset() {
 	st.top = topFrame{}
-	clear(st.parkedTops)
-	clear(st.parkedAt)
+	clear(st.parked)
 	st.threads = nil
 	clear(st.frames)
 }

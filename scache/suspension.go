@@ -41,10 +41,10 @@ type suspension struct {
 	unsettled map[uint32]unsettled
 	// parked holds the threads that a trusted stop of suspend policy
 	// EVENT_THREAD suspended and that no command sent since may have let
-	// run (parked.go): their own state outlives the epochs.
-	// parked maps each parked thread to the pauses counted when it was
-	// parked; pauses counts the VirtualMachine.Suspend sent that no
-	// VirtualMachine.Resume sent since undid (parked.go: resumedAll).
+	// run (parked.go): their own state outlives the epochs. Each maps to
+	// the pauses counted when it was parked; pauses counts the
+	// VirtualMachine.Suspend sent that no VirtualMachine.Resume sent since
+	// undid (parked.go: resumedAll).
 	parked map[jdwp.ObjectID]int
 	pauses int
 }

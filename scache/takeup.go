@@ -27,7 +27,7 @@ func nextStop(s *Speculator, resumed jdwp.ObjectID) jdwp.ObjectID {
 	if !ok || !s.susp.isParked(t) {
 		return 0
 	}
-	if s.stop.on && s.stop.event.thread != resumed && s.stop.seq < s.stop.parkedAt[t].seq {
+	if s.stop.on && s.stop.event.thread != resumed && s.stop.seq < s.stop.parked[t].seq {
 		return 0
 	}
 	return t
