@@ -335,6 +335,13 @@ var relayWorkloads = []relayWorkload{
 	// suspended at their own stops while others run, the stopped one
 	// resumed alone, as an IDE's threads view sees them.
 	{"threadsview", jvmtest.DriverOptions{Stops: 8, Threads: 4, Together: true}},
+	// The same with what the views do at each stop, as a user works
+	// through stops queued by workers that hit again at once: three
+	// workers, each stop read first in first out, this's arrays (an
+	// element edited), a local set, the suspend count; each worker's
+	// second and fourth stops suspend a running thread from the threads
+	// view, its third pauses the VM.
+	{"workers", jvmtest.DriverOptions{Stops: 12, Threads: 3, Together: true, Arrays: true, SetValue: true, SuspendOther: true, Pause: true}},
 	// An IDE's renderers: toString() and size() invoked at every stop and step.
 	{"renderers", jvmtest.DriverOptions{Stops: relayStops, Renderers: true}},
 	// A user walking up the stack: this and the variables of the six

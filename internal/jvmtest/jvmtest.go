@@ -389,7 +389,9 @@ type DriverOptions struct {
 	// SuspendOther has the driver suspend the running thread "worker" at
 	// each breakpoint stop as a user does from the threads view, show
 	// whether it is suspended, its suspend count and its bottom frame, and
-	// resume it (with EventThread the worker runs through the stop).
+	// resume it (with EventThread the worker runs through the stop). With
+	// Together it shows the stopped thread's suspend count at every stop
+	// and suspends the worker at every second stop of each app thread.
 	SuspendOther bool
 	// Pause has the driver pause the whole VM at each breakpoint stop as
 	// a user presses an IDE's Pause (VirtualMachine.Suspend; with
@@ -397,7 +399,9 @@ type DriverOptions struct {
 	// the threads view as the IDE refreshes it (each thread's name,
 	// status, suspension and depth), show whether every thread is
 	// suspended and the bottom frames of main and worker, and resume the
-	// VM (the stopped thread stays suspended by its event).
+	// VM (the stopped thread stays suspended by its event). With Together
+	// it pauses at every third stop of each app thread, while the others
+	// are parked at their own stops or running.
 	Pause bool
 	// Arrays has the driver show, at every stop and step, this's arrays
 	// expanded as an IDE's variables view shows them: this's fields, the

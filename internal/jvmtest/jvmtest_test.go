@@ -93,20 +93,37 @@ func TestBigAttach(t *testing.T) {
 // app threads run at once under suspend-thread breakpoints: each thread
 // stops once per round of its own, the stopped thread alone is resumed,
 // and two sessions' transcripts are equal whatever order the threads
-// reached their breakpoints in.
+// reached their breakpoints in. With the threads view's own actions
+// (suspendother, pause), each thread's stops carry them on its own
+// schedule: its suspend count at every stop, the worker suspended at every
+// second, the VM paused at every third.
 func TestDriverDirectTogether(t *testing.T) {
-	opts := jvmtest.DriverOptions{Stops: 6, Threads: 3, Together: true}
-	var transcripts []string
-	for range 2 {
-		vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(opts.Stops)...)
-		transcript, _ := jvmtest.RunDriver(t, vm.Addr, opts)
-		for _, app := range []string{"app-0", "app-1", "app-2"} {
-			require.Equal(t, 2, strings.Count(transcript, "stop in thread "+app+"\n"), transcript)
-		}
-		require.Contains(t, transcript, "disposed after 6 stops")
-		transcripts = append(transcripts, transcript)
+	for _, tc := range []struct {
+		name                      string
+		opts                      jvmtest.DriverOptions
+		counts, suspended, paused int
+	}{
+		{"view", jvmtest.DriverOptions{Stops: 6, Threads: 3, Together: true}, 0, 0, 0},
+		{"actions", jvmtest.DriverOptions{Stops: 12, Threads: 3, Together: true, Arrays: true, SetValue: true, SuspendOther: true, Pause: true}, 12, 6, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := tc.opts
+			var transcripts []string
+			for range 2 {
+				vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(opts.Stops)...)
+				transcript, _ := jvmtest.RunDriver(t, vm.Addr, opts)
+				for _, app := range []string{"app-0", "app-1", "app-2"} {
+					require.Equal(t, opts.Stops/3, strings.Count(transcript, "stop in thread "+app+"\n"), transcript)
+				}
+				require.Contains(t, transcript, fmt.Sprintf("disposed after %d stops", opts.Stops))
+				require.Equal(t, tc.counts, strings.Count(transcript, "  suspend count 1\n"), transcript)
+				require.Equal(t, tc.suspended, strings.Count(transcript, "  suspended worker: true, count 1,"), transcript)
+				require.Equal(t, tc.paused, strings.Count(transcript, "  paused: every thread suspended true\n"), transcript)
+				transcripts = append(transcripts, transcript)
+			}
+			require.Equal(t, transcripts[0], transcripts[1])
+		})
 	}
-	require.Equal(t, transcripts[0], transcripts[1])
 }
 
 // TestDriverDirectDeep runs the JDI driver walking up the stack at each

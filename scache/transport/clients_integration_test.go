@@ -31,6 +31,7 @@ var clientWorkloads = map[string]jvmtest.DriverOptions{
 	"conditional":     {Stops: 2, Conditional: true},
 	"drop frame":      {Stops: 2, DropFrame: true},
 	"suspend another": {Stops: 2, EventThread: true, SuspendOther: true, Pause: true},
+	"workers":         {Stops: 6, Threads: 2, Together: true, Arrays: true, SetValue: true, SuspendOther: true, Pause: true},
 }
 
 // TestTranscriptOfEveryClientEqualsDirect debugs real HotSpot VMs with the
@@ -51,11 +52,11 @@ func TestTranscriptOfEveryClientEqualsDirect(t *testing.T) {
 			for _, name := range names {
 				opts := c.With(clientWorkloads[name])
 				t.Run(name, func(t *testing.T) {
-					vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+					vm := startDebuggee(t, opts)
 					direct, _ := jvmtest.RunDriver(t, vm.Addr, opts)
 					require.Regexp(t, "disposed after", direct, "the direct session ended as it should")
 					for _, mode := range []string{"off", "classic", "scache", "split"} {
-						vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+						vm := startDebuggee(t, opts)
 						var addr string
 						if mode == "split" {
 							addr, _, _ = startSplit(t, vm.Addr, "scache", 2*time.Millisecond)
@@ -83,10 +84,10 @@ func TestEveryAnswerToAParallelClientIsTheVMs(t *testing.T) {
 			continue
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			for _, name := range []string{"extras", "event thread", "threads", "together", "events", "suspend another"} {
+			for _, name := range []string{"extras", "event thread", "threads", "together", "events", "suspend another", "workers"} {
 				opts := c.With(clientWorkloads[name])
 				t.Run(name, func(t *testing.T) {
-					vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+					vm := startDebuggee(t, opts)
 					link, err := latency.Listen(vm.Addr, time.Millisecond)
 					require.NoError(t, err)
 					defer link.Close()

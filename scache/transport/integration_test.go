@@ -115,6 +115,18 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 	// suspended by the event; then the whole VM paused (an IDE's Pause),
 	// its threads view read, and resumed.
 	"suspend another": {Stops: 2, EventThread: true, SuspendOther: true, Pause: true},
+	// Workers stopped together and read first in first out as an IDE's
+	// threads view and variables view read them: this's arrays (an
+	// element edited), a local set, the suspend count; each worker's
+	// second stop suspends a running thread from the view, its third
+	// pauses the VM while the other worker is parked at its own stop.
+	"workers": {Stops: 6, Threads: 2, Together: true, Arrays: true, SetValue: true, SuspendOther: true, Pause: true},
+}
+
+// startDebuggee starts the Debuggee a transcript test's session runs on:
+// at least three rounds, and one for each of its stops.
+func startDebuggee(t testing.TB, opts jvmtest.DriverOptions) *jvmtest.VM {
+	return jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(max(3, opts.Stops))...)
 }
 
 // TestTranscriptThroughProxyEqualsDirect debugs real HotSpot VMs with a real
@@ -123,11 +135,11 @@ var transcriptWorkloads = map[string]jvmtest.DriverOptions{
 func TestTranscriptThroughProxyEqualsDirect(t *testing.T) {
 	for name, opts := range transcriptWorkloads {
 		t.Run(name, func(t *testing.T) {
-			vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+			vm := startDebuggee(t, opts)
 			direct, _ := jvmtest.RunDriver(t, vm.Addr, opts)
 			require.Regexp(t, "disposed after|The application exited", direct, "the direct session ended as it should")
 			for _, mode := range []string{"off", "classic", "scache"} {
-				vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+				vm := startDebuggee(t, opts)
 				addr, stats := startProxy(t, vm.Addr, mode)
 				got, _ := jvmtest.RunDriver(t, addr, opts)
 				require.Equal(t, direct, got, "transcript through the %s proxy", mode)

@@ -40,11 +40,11 @@ func startHalf(t testing.TB, half transport.Half, target, mode string) (string, 
 func TestTranscriptThroughSplitEqualsDirect(t *testing.T) {
 	for name, opts := range transcriptWorkloads {
 		t.Run(name, func(t *testing.T) {
-			vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+			vm := startDebuggee(t, opts)
 			direct, _ := jvmtest.RunDriver(t, vm.Addr, opts)
 			require.Regexp(t, "disposed after|The application exited", direct, "the direct session ended as it should")
 			for _, mode := range []string{"off", "scache"} {
-				vm := jvmtest.Start(t, "Debuggee", opts.DebuggeeArgs(3)...)
+				vm := startDebuggee(t, opts)
 				addr, nearStats, farStats := startSplit(t, vm.Addr, mode, 2*time.Millisecond)
 				got, _ := jvmtest.RunDriver(t, addr, opts)
 				require.Equal(t, direct, got, "transcript through the split proxy (%s)", mode)

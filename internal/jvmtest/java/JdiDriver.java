@@ -41,14 +41,18 @@
 // "worker" from the threads view as a user does (ThreadReference.suspend;
 // with eventthread the worker runs through the stop), shows whether it is
 // suspended, its frame count's sign and its bottom frame's method (where
-// it runs is not deterministic), and resumes it.
+// it runs is not deterministic), and resumes it. With together it also
+// shows the stopped thread's suspend count at every stop, and suspends the
+// worker at every second stop of each app thread only.
 // pause, at each breakpoint stop, pauses the whole VM as a user presses an
 // IDE's Pause (VirtualMachine.suspend; with eventthread the other threads
 // ran through the stop until then), reads the threads view as the IDE
 // refreshes it (every thread's name, status, suspension and depth), shows
 // whether every thread is suspended and, of the app's threads main and
 // worker, the bottom frame of its stack, and resumes the VM (the stopped thread stays
-// suspended by its event).
+// suspended by its event). With together it pauses at every third stop of
+// each app thread only, while the other app threads are parked at their
+// own stops or running.
 // arrays shows, at every stop and step, the arrays of `this` expanded as an
 // IDE's variables view shows an expanded array: this's fields read at once,
 // the elements of its int[] recent (then its first element set one higher,
@@ -125,6 +129,10 @@ public class JdiDriver {
     // alone under EVENT_THREAD, without steps; the stops' blocks go in the
     // transcript sorted, as the threads reach them in any order.
     private boolean together;
+    // stopsOf counts each app thread's stops when together: a thread's
+    // k-th stop is its own k-th round, whichever order the threads reach
+    // theirs in, so what is done at it goes in the transcript the same.
+    private final Map<String, Integer> stopsOf = new HashMap<>();
     // bigAttach and bigAttachLine: bigattach=M:LINE (0: none).
     private int bigAttach;
     private int bigAttachLine;
@@ -325,6 +333,7 @@ public class JdiDriver {
                         int from = out.length();
                         line("stop in thread " + t.name());
                         inspect(t, setValue);
+                        inspectTogether(t);
                         blocks.add(out.substring(from));
                         out.setLength(from);
                         continue;
@@ -435,6 +444,23 @@ public class JdiDriver {
                 otherStop(e);
             }
             set.resume();
+        }
+    }
+
+    // inspectTogether does at a stop of app threads run together what
+    // suspendother and pause ask, on each thread's own schedule: the
+    // stopped thread's suspend count at every stop, the worker suspended
+    // from the threads view at every second, the VM paused at every third.
+    void inspectTogether(ThreadReference t) throws Exception {
+        int k = stopsOf.merge(t.name(), 1, Integer::sum);
+        if (suspendOther) {
+            line("  suspend count " + t.suspendCount());
+            if (k % 2 == 0) {
+                suspendWorker();
+            }
+        }
+        if (pause && k % 3 == 0) {
+            pauseAll();
         }
     }
 
