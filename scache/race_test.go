@@ -196,8 +196,9 @@ func (s *raceSession) toDebugger(p []byte) {
 		return
 	}
 	// Only keyable commands are answered before the VM's reply, and Clear
-	// (answered ahead: it reaches the VM after).
-	require.True(s.t, scache.Keyable(cmd.Cmd()) || cmd.Cmd() == jdwp.CmdEventRequestClear,
+	// and Set (answered ahead: they reach the VM after; a Set's id is the
+	// one the VM gives in a state since it was sent, below).
+	require.True(s.t, scache.Keyable(cmd.Cmd()) || cmd.Cmd() == jdwp.CmdEventRequestClear || cmd.Cmd() == jdwp.CmdEventRequestSet,
 		"%s (id %d) was answered without reaching the VM", cmd.Cmd(), h.ID)
 	// A state from when the command was sent, or later; and once the VM
 	// processed the debugger's last write sent before it, no state before
@@ -711,6 +712,7 @@ func (s *raceSession) check() {
 		require.Zero(s.t, st.Held)
 		require.Zero(s.t, st.InFlight)
 		require.LessOrEqual(s.t, st.SyntheticUsed+st.Wasted, st.Synthetic, "used and wasted are apart")
+		require.Zero(s.t, st.AheadContradicted, "the VM agreed with what was answered ahead")
 	}
 }
 
