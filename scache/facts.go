@@ -110,8 +110,10 @@ func (s *Speculator) onEvents(packet []byte) error {
 			endSession(s)
 		}
 	}
+	takenUp := s.stop.takenUpNow()
 	if stop, stopped := s.onStopEvents(&c); stopped {
 		s.table.stop(s, stop)
+		queueBehind(s, takenUp, stop.thread) // takeup.go
 	} else if s.susp.kind == allSuspended {
 		s.table.quiet(s, started)
 	}

@@ -26,7 +26,10 @@ func onFrames(s *Speculator, p *inFlight, reply *replyData) error {
 		return nil
 	}
 	if s.susp.stopped != 0 && asked.Thread != s.susp.stopped {
-		return nil // another thread's, as a threads view asks: the top frame is the stopped thread's
+		// Another thread's, as a threads view asks: the top frame is the
+		// stopped thread's. A parked stop's goes on with its own.
+		onParkedFrames(s, asked.Thread, top)
+		return nil
 	}
 	askDeeper(s, asked.Thread, frames)
 	if s.stop.top.set && s.stop.top.thread == asked.Thread {

@@ -156,7 +156,7 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		}
 		switch {
 		case next != 0:
-			takeUp(s, next) // the oldest parked stop, read next (takeup.go)
+			takeUp(s, next, u.resumed) // the oldest parked stop, read next (takeup.go)
 		case carry:
 			s.table.stop(s, s.stop.event) // what it changed, asked again
 		}

@@ -48,6 +48,9 @@ type stopState struct {
 	// takenUp: the current stop is a parked one taken up again
 	// (takeup.go), not a new event's.
 	takenUp bool
+	// after is the thread whose resume took the current stop up: its
+	// next stop queues behind it (takeup.go).
+	after jdwp.ObjectID
 }
 
 // parkedStop is a parked thread's stop a later one superseded: its top
@@ -89,27 +92,42 @@ type stopEvent struct {
 
 // begin starts a trusted stop.
 func (st *stopState) begin(ev stopEvent) {
-	st.event, st.on, st.takenUp = ev, true, false
+	st.event, st.on, st.takenUp, st.after = ev, true, false, 0
 	st.count[ev.kind]++
 	st.began++
 	st.seq = st.began
 }
 
 // takeUp makes the parked stop of thread t the current one again, its
-// top frame where it was known, and returns its event (ok false: t has
-// no parked stop). It counts no new stop.
-func (st *stopState) takeUp(t jdwp.ObjectID) (stopEvent, bool) {
+// top frame where it was known, taken up behind a resume of thread after,
+// and returns its event (ok false: t has no parked stop). It counts no
+// new stop.
+func (st *stopState) takeUp(t, after jdwp.ObjectID) (stopEvent, bool) {
 	p, ok := st.parked[t]
 	if !ok {
 		return stopEvent{}, false
 	}
 	delete(st.parked, t)
-	st.event, st.seq, st.on, st.takenUp = p.event, p.seq, true, true
+	st.event, st.seq, st.on, st.takenUp, st.after = p.event, p.seq, true, true, after
 	st.top = topFrame{}
 	if p.top.set {
 		st.top = p.top
 	}
 	return p.event, true
+}
+
+// takenUpStop is a taken-up stop that goes on: its thread, and the
+// thread whose resume took it up.
+type takenUpStop struct {
+	thread, after jdwp.ObjectID
+}
+
+// takenUpNow returns the taken-up stop that goes on (zero: none).
+func (st *stopState) takenUpNow() takenUpStop {
+	if !st.on || !st.takenUp {
+		return takenUpStop{}
+	}
+	return takenUpStop{st.event.thread, st.after}
 }
 
 // oldestParked returns the thread of the parked stop that began first,

@@ -18,6 +18,12 @@ import (
 // state is still cached (parked) and what moves is asked anew. Not behind
 // a resume of a thread the debugger suspended itself
 // (ThreadReference.Suspend): it goes on with its stop.
+//
+// The resumed thread often stops again before the debugger reads the stop
+// taken up (a worker that hits its breakpoint at once). In the debugger's
+// queue its new stop is behind the others: its own state is asked as at
+// any stop and kept, parked, and the stop taken up is taken up again, in
+// the new epoch (what moves is asked anew).
 
 // nextStop returns the thread of the stop the debugger reads once it
 // resumed thread resumed: the oldest parked stop, if it came before the
@@ -33,21 +39,31 @@ func nextStop(s *Speculator, resumed jdwp.ObjectID) jdwp.ObjectID {
 	return t
 }
 
-// takeUp makes the parked stop of thread t the current one, and the
-// families speculate on it (the current stop, if any, is closed and
-// parked).
-func takeUp(s *Speculator, t jdwp.ObjectID) {
+// takeUp makes the parked stop of thread t the current one, taken up
+// behind a resume of thread after, and the families speculate on it (the
+// current stop, if any, is closed and parked).
+func takeUp(s *Speculator, t, after jdwp.ObjectID) {
 	if !s.stop.hasParkedStop(t) {
 		return
 	}
 	if s.stop.on {
 		closeStop(s)
 	}
-	ev, ok := s.stop.takeUp(t)
+	ev, ok := s.stop.takeUp(t, after)
 	if !ok {
 		return
 	}
 	s.susp.kind, s.susp.thread, s.susp.stopped = threadSuspended, t, t
 	s.stats.StopsTakenUp++
 	s.table.stop(s, ev)
+}
+
+// queueBehind takes up again the stop taken up that went on before the
+// stop of thread t began (was), if t is the thread whose resume took it
+// up: t's new stop queues behind it, parked.
+func queueBehind(s *Speculator, was takenUpStop, t jdwp.ObjectID) {
+	if was.thread == 0 || was.after != t || !s.stop.hasParkedStop(was.thread) {
+		return
+	}
+	takeUp(s, was.thread, t)
 }

@@ -52,6 +52,52 @@ func TestWorkersReadInTurnFindTheirThisSpeculated(t *testing.T) {
 	require.NotZero(t, h.s.Stats().StopsTakenUp)
 }
 
+// TestAResumedWorkersNextStopQueuesBehindTheOneTakenUp: three workers
+// stopped at once, read first in first out as in
+// TestWorkersReadInTurnFindTheirThisSpeculated, but each worker hits its
+// breakpoint again as soon as it is resumed: its new event comes before
+// the debugger reads the stop taken up behind the resume. In the
+// debugger's queue the new stop is behind the others, so it is parked
+// unread and the stop taken up goes on: from the third read on, the fields
+// of each stop's this (state that moves while others run) are answered
+// from speculation, each the VM's answer.
+func TestAResumedWorkersNextStopQueuesBehindTheOneTakenUp(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	frame := h.vm.Thread(1).Frames[0]
+	queue := []jdwp.ThreadID{1, 2, 3}
+	for _, w := range queue[1:] {
+		h.vm.SetThread(w, []scachetest.ModelFrame{frame}).Suspends = 0
+	}
+	hit := func(w jdwp.ThreadID) {
+		h.vm.Thread(w).Frames[0].This = h.vm.NewObject(class.ID)
+		ev, ok := h.vm.Stop(w, jdwp.SuspendPolicyEventThread)
+		require.True(t, ok)
+		h.event(ev)
+	}
+	for _, w := range queue {
+		hit(w)
+	}
+	h.drain()
+	for read := 0; read < 9; read++ {
+		w := queue[0]
+		th := h.vm.Thread(w)
+		got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: w, StartFrame: 0, Length: -1})
+		require.Equal(t, want, got)
+		got, want = ask(h, &jdwp.FrameThisObjectCommand{Thread: w, Frame: h.vm.FrameID(th, th.Generation, 0)})
+		require.Equal(t, want, got)
+		sent := len(h.toVM)
+		got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{1, 2}})
+		require.Equal(t, want, got, "read %d, worker %d", read, w)
+		if read >= 2 {
+			require.Zero(t, organic(h.organicSince(sent)), "read %d, worker %d: this's fields from speculation", read, w)
+		}
+		ask(h, &jdwp.ThreadResumeCommand{Thread: w})
+		queue = append(queue[1:], w)
+		hit(w)
+		h.drain()
+	}
+}
+
 // TestAThreadTheDebuggerSuspendedIsNoStopToTakeUp: thread 2 stopped at its
 // breakpoint before thread 1 did, and the debugger reads thread 1's stop.
 // It suspends a third thread and resumes it (a user's Suspend, then
