@@ -118,9 +118,13 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 	carry := cmd == jdwp.CmdThreadReferenceResume && s.susp.resumesAnother(u.resumed)
 	stoppedResumed := cmd == jdwp.CmdThreadReferenceResume && settled && s.susp.kind == threadSuspended &&
 		u.resumed != 0 && u.resumed == s.susp.thread && s.susp.isParked(u.resumed)
+	// A resume of a thread whose stop a pause closed (VirtualMachine.Suspend
+	// ends the epoch), parked: no stop goes on.
+	pausedResumed := cmd == jdwp.CmdThreadReferenceResume && settled && !s.stop.on &&
+		u.resumed != 0 && s.stop.hasParkedStop(u.resumed)
 	// A resume of another thread's stop event (not of one the debugger
 	// suspended itself), or of the stopped thread's.
-	stopResumed := carry && s.stop.hasParkedStop(u.resumed) || stoppedResumed
+	stopResumed := carry && s.stop.hasParkedStop(u.resumed) || stoppedResumed || pausedResumed
 	var next jdwp.ObjectID
 	if tr.letRun {
 		u.resumedParked = u.resumed != 0 && s.susp.isParked(u.resumed)

@@ -17,7 +17,9 @@ import (
 // families speculate on it as at its own event, where its thread-local
 // state is still cached (parked) and what moves is asked anew. Not behind
 // a resume of a thread the debugger suspended itself
-// (ThreadReference.Suspend): it goes on with its stop.
+// (ThreadReference.Suspend): it goes on with its stop. Behind the resume
+// of a parked stop's thread after a pause too (VirtualMachine.Suspend
+// ended the stop's epoch, and no stop goes on).
 //
 // The resumed thread often stops again before the debugger reads the stop
 // taken up (a worker that hits its breakpoint at once). In the debugger's

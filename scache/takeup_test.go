@@ -98,6 +98,51 @@ func TestAResumedWorkersNextStopQueuesBehindTheOneTakenUp(t *testing.T) {
 	}
 }
 
+// TestAStopIsTakenUpBehindTheResumeThatFollowsAPause: three workers
+// stopped at once, read first in first out, and at each stop the debugger
+// pauses the VM (an IDE's Pause: VirtualMachine.Suspend, which ends the
+// stop's epoch) and resumes it before it resumes the worker. The worker's
+// resume still takes up the oldest parked stop: from the third read on,
+// the fields of each stop's this are answered from speculation.
+func TestAStopIsTakenUpBehindTheResumeThatFollowsAPause(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	frame := h.vm.Thread(1).Frames[0]
+	queue := []jdwp.ThreadID{1, 2, 3}
+	for _, w := range queue[1:] {
+		h.vm.SetThread(w, []scachetest.ModelFrame{frame}).Suspends = 0
+	}
+	hit := func(w jdwp.ThreadID) {
+		h.vm.Thread(w).Frames[0].This = h.vm.NewObject(class.ID)
+		ev, ok := h.vm.Stop(w, jdwp.SuspendPolicyEventThread)
+		require.True(t, ok)
+		h.event(ev)
+	}
+	for _, w := range queue {
+		hit(w)
+	}
+	h.drain()
+	for read := 0; read < 9; read++ {
+		w := queue[0]
+		th := h.vm.Thread(w)
+		got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: w, StartFrame: 0, Length: -1})
+		require.Equal(t, want, got)
+		got, want = ask(h, &jdwp.FrameThisObjectCommand{Thread: w, Frame: h.vm.FrameID(th, th.Generation, 0)})
+		require.Equal(t, want, got)
+		sent := len(h.toVM)
+		got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{1, 2}})
+		require.Equal(t, want, got, "read %d, worker %d", read, w)
+		if read >= 2 {
+			require.Zero(t, organic(h.organicSince(sent)), "read %d, worker %d: this's fields from speculation", read, w)
+		}
+		ask(h, &jdwp.VMSuspendCommand{})
+		ask(h, &jdwp.VMResumeCommand{})
+		ask(h, &jdwp.ThreadResumeCommand{Thread: w})
+		queue = append(queue[1:], w)
+		hit(w)
+		h.drain()
+	}
+}
+
 // TestAThreadTheDebuggerSuspendedIsNoStopToTakeUp: thread 2 stopped at its
 // breakpoint before thread 1 did, and the debugger reads thread 1's stop.
 // It suspends a third thread and resumes it (a user's Suspend, then
