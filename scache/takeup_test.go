@@ -34,16 +34,9 @@ func TestWorkersReadInTurnFindTheirThisSpeculated(t *testing.T) {
 		}
 		h.drain()
 		for i, w := range workers {
-			th := h.vm.Thread(w)
-			got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: w, StartFrame: 0, Length: -1})
-			require.Equal(t, want, got)
-			got, want = ask(h, &jdwp.FrameThisObjectCommand{Thread: w, Frame: h.vm.FrameID(th, th.Generation, 0)})
-			require.Equal(t, want, got)
-			sent := len(h.toVM)
-			got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{1, 2}})
-			require.Equal(t, want, got, "round %d, worker %d", round, w)
+			forwarded := readThisFields(t, h, w)
 			if round > 0 && i > 0 {
-				require.Zero(t, organic(h.organicSince(sent)), "round %d, worker %d: this's fields from speculation", round, w)
+				require.Zero(t, forwarded, "round %d, worker %d: this's fields from speculation", round, w)
 			}
 			ask(h, &jdwp.ThreadResumeCommand{Thread: w})
 			h.drain()
@@ -52,59 +45,51 @@ func TestWorkersReadInTurnFindTheirThisSpeculated(t *testing.T) {
 	require.NotZero(t, h.s.Stats().StopsTakenUp)
 }
 
+// readThisFields reads worker w's stop as a variables view does (its
+// frames, its top frame's this, this's fields 1 and 2), checks that each
+// answer is the VM's, and returns how many debugger commands the fields'
+// read sent to the VM.
+func readThisFields(t *testing.T, h *harness, w jdwp.ThreadID) int {
+	th := h.vm.Thread(w)
+	got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: w, StartFrame: 0, Length: -1})
+	require.Equal(t, want, got)
+	got, want = ask(h, &jdwp.FrameThisObjectCommand{Thread: w, Frame: h.vm.FrameID(th, th.Generation, 0)})
+	require.Equal(t, want, got)
+	sent := len(h.toVM)
+	got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{1, 2}})
+	require.Equal(t, want, got, "worker %d's this's fields", w)
+	return organic(h.organicSince(sent))
+}
+
 // TestAResumedWorkersNextStopQueuesBehindTheOneTakenUp: three workers
 // stopped at once, read first in first out as in
 // TestWorkersReadInTurnFindTheirThisSpeculated, but each worker hits its
 // breakpoint again as soon as it is resumed: its new event comes before
 // the debugger reads the stop taken up behind the resume. In the
-// debugger's queue the new stop is behind the others, so it is parked
-// unread and the stop taken up goes on: from the third read on, the fields
-// of each stop's this (state that moves while others run) are answered
-// from speculation, each the VM's answer.
+// debugger's queue the new stop is behind the others, so it is parked and
+// the stop taken up goes on: from the third read on, the fields of each
+// stop's this (state that moves while others run) are answered from
+// speculation, each the VM's answer.
 func TestAResumedWorkersNextStopQueuesBehindTheOneTakenUp(t *testing.T) {
-	h, class := inInstanceMethod(t)
-	frame := h.vm.Thread(1).Frames[0]
-	queue := []jdwp.ThreadID{1, 2, 3}
-	for _, w := range queue[1:] {
-		h.vm.SetThread(w, []scachetest.ModelFrame{frame}).Suspends = 0
-	}
-	hit := func(w jdwp.ThreadID) {
-		h.vm.Thread(w).Frames[0].This = h.vm.NewObject(class.ID)
-		ev, ok := h.vm.Stop(w, jdwp.SuspendPolicyEventThread)
-		require.True(t, ok)
-		h.event(ev)
-	}
-	for _, w := range queue {
-		hit(w)
-	}
-	h.drain()
-	for read := 0; read < 9; read++ {
-		w := queue[0]
-		th := h.vm.Thread(w)
-		got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: w, StartFrame: 0, Length: -1})
-		require.Equal(t, want, got)
-		got, want = ask(h, &jdwp.FrameThisObjectCommand{Thread: w, Frame: h.vm.FrameID(th, th.Generation, 0)})
-		require.Equal(t, want, got)
-		sent := len(h.toVM)
-		got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{1, 2}})
-		require.Equal(t, want, got, "read %d, worker %d", read, w)
-		if read >= 2 {
-			require.Zero(t, organic(h.organicSince(sent)), "read %d, worker %d: this's fields from speculation", read, w)
-		}
-		ask(h, &jdwp.ThreadResumeCommand{Thread: w})
-		queue = append(queue[1:], w)
-		hit(w)
-		h.drain()
-	}
+	readWorkersThatHitAgain(t, false)
 }
 
-// TestAStopIsTakenUpBehindTheResumeThatFollowsAPause: three workers
-// stopped at once, read first in first out, and at each stop the debugger
-// pauses the VM (an IDE's Pause: VirtualMachine.Suspend, which ends the
-// stop's epoch) and resumes it before it resumes the worker. The worker's
-// resume still takes up the oldest parked stop: from the third read on,
-// the fields of each stop's this are answered from speculation.
+// TestAStopIsTakenUpBehindTheResumeThatFollowsAPause: the same, but at
+// each stop the debugger pauses the VM (an IDE's Pause:
+// VirtualMachine.Suspend, which ends the stop's epoch) and resumes it
+// before it resumes the worker. The worker's resume still takes up the
+// oldest parked stop: from the third read on, the fields of each stop's
+// this are answered from speculation.
 func TestAStopIsTakenUpBehindTheResumeThatFollowsAPause(t *testing.T) {
+	readWorkersThatHitAgain(t, true)
+}
+
+// readWorkersThatHitAgain has three workers stop at once in an instance
+// method and a debugger read nine stops first in first out (frames, this,
+// this's fields; with pause, a pause of the VM), each worker stopping
+// again as soon as it is resumed, and checks that from the third read on
+// this's fields are answered from speculation.
+func readWorkersThatHitAgain(t *testing.T, pause bool) {
 	h, class := inInstanceMethod(t)
 	frame := h.vm.Thread(1).Frames[0]
 	queue := []jdwp.ThreadID{1, 2, 3}
@@ -123,19 +108,14 @@ func TestAStopIsTakenUpBehindTheResumeThatFollowsAPause(t *testing.T) {
 	h.drain()
 	for read := 0; read < 9; read++ {
 		w := queue[0]
-		th := h.vm.Thread(w)
-		got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: w, StartFrame: 0, Length: -1})
-		require.Equal(t, want, got)
-		got, want = ask(h, &jdwp.FrameThisObjectCommand{Thread: w, Frame: h.vm.FrameID(th, th.Generation, 0)})
-		require.Equal(t, want, got)
-		sent := len(h.toVM)
-		got, want = ask(h, &jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{1, 2}})
-		require.Equal(t, want, got, "read %d, worker %d", read, w)
+		forwarded := readThisFields(t, h, w)
 		if read >= 2 {
-			require.Zero(t, organic(h.organicSince(sent)), "read %d, worker %d: this's fields from speculation", read, w)
+			require.Zero(t, forwarded, "read %d, worker %d: this's fields from speculation", read, w)
 		}
-		ask(h, &jdwp.VMSuspendCommand{})
-		ask(h, &jdwp.VMResumeCommand{})
+		if pause {
+			ask(h, &jdwp.VMSuspendCommand{})
+			ask(h, &jdwp.VMResumeCommand{})
+		}
 		ask(h, &jdwp.ThreadResumeCommand{Thread: w})
 		queue = append(queue[1:], w)
 		hit(w)
