@@ -104,11 +104,19 @@ func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 // viewMoving reports whether cmd reads moving state of the threads view (a
 // thread's status, name or group, the thread list, the group tree), not
 // values: those of objects move too (keyable.go), but no threads view
-// reads them; nor a thread's suspend count, which a debugger reads of the
-// thread it shows, not of each thread in its view.
+// reads them; nor what no view reads (notViewReads).
 func viewMoving(cmd jdwp.Command) bool {
 	spec := keyable[cmd]
-	return spec.moving && !spec.values && cmd != jdwp.CmdThreadReferenceSuspendCount
+	return spec.moving && !spec.values && !notViewReads[cmd]
+}
+
+// notViewReads are the moving reads, not of values, that no threads view
+// makes: a thread's suspend count, which a debugger reads of the thread it
+// shows, not of each thread in its view; the loaded classes.
+var notViewReads = map[jdwp.Command]bool{
+	jdwp.CmdThreadReferenceSuspendCount:         true,
+	jdwp.CmdVirtualMachineAllClasses:            true,
+	jdwp.CmdVirtualMachineAllClassesWithGeneric: true,
 }
 
 // viewCopies is how many views go out again at once (askViewAgain), on a

@@ -119,9 +119,11 @@ var keyable = map[jdwp.Command]keySpec{
 	jdwp.CmdArrayReferenceGetValues:  {life: lifetimeSuspension, values: true, moving: true},
 	jdwp.CmdReferenceTypeGetValues:   {life: lifetimeSuspension, values: true, moving: true},
 	// The loaded classes: any event (a class's preparation or unload among
-	// them) ends the epoch, and every thread is suspended.
-	jdwp.CmdVirtualMachineAllClasses:            {life: lifetimeSuspension},
-	jdwp.CmdVirtualMachineAllClassesWithGeneric: {life: lifetimeSuspension},
+	// them) ends the epoch; but a running thread loads classes, and the VM
+	// unloads them, with no event the debugger asked for, so they move
+	// while threads run.
+	jdwp.CmdVirtualMachineAllClasses:            {life: lifetimeSuspension, moving: true},
+	jdwp.CmdVirtualMachineAllClassesWithGeneric: {life: lifetimeSuspension, moving: true},
 }
 
 // keySpecOf returns the key spec of a command under the policy.
