@@ -101,22 +101,22 @@ func askViewAgain(s *Speculator, m jdwp.CommandMessage, life lifetime) {
 	}
 }
 
-// viewMoving reports whether cmd reads moving state of the threads view (a
-// thread's status, name or group, the thread list, the group tree), not
-// values: those of objects move too (keyable.go), but no threads view
-// reads them; nor what no view reads (notViewReads).
-func viewMoving(cmd jdwp.Command) bool {
-	spec := keyable[cmd]
-	return spec.moving && !spec.values && !notViewReads[cmd]
-}
+// viewMoving reports whether cmd reads moving state of the threads view.
+func viewMoving(cmd jdwp.Command) bool { return viewStateReads[cmd] }
 
-// notViewReads are the moving reads, not of values, that no threads view
-// makes: a thread's suspend count, which a debugger reads of the thread it
-// shows, not of each thread in its view; the loaded classes.
-var notViewReads = map[jdwp.Command]bool{
-	jdwp.CmdThreadReferenceSuspendCount:         true,
-	jdwp.CmdVirtualMachineAllClasses:            true,
-	jdwp.CmdVirtualMachineAllClassesWithGeneric: true,
+// viewStateReads are the reads of moving state a threads view makes (each
+// a moving entry, keyable.go): a thread's status, name or group, the
+// thread list, the group tree. Not values: those of objects move too, but
+// no threads view reads them; nor a thread's suspend count, which a
+// debugger reads of the thread it shows, not of each thread in its view;
+// nor the loaded classes.
+var viewStateReads = map[jdwp.Command]bool{
+	jdwp.CmdThreadReferenceStatus:              true,
+	jdwp.CmdThreadReferenceName:                true,
+	jdwp.CmdThreadReferenceThreadGroup:         true,
+	jdwp.CmdVirtualMachineAllThreads:           true,
+	jdwp.CmdVirtualMachineTopLevelThreadGroups: true,
+	jdwp.CmdThreadGroupReferenceChildren:       true,
 }
 
 // viewCopies is how many views go out again at once (askViewAgain), on a

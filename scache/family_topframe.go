@@ -21,13 +21,10 @@ func onFrames(s *Speculator, p *inFlight, reply *replyData) error {
 	}
 	top := frames[0]
 	first := s.predictor.observe(asked.Thread, top.Frame, frameIDMask(s.sizes))
-	if !s.susp.current(p) {
-		onParkedFrames(s, p.thread, top) // parkedToo
-		return nil
-	}
-	if s.susp.stopped != 0 && asked.Thread != s.susp.stopped {
-		// Another thread's, as a threads view asks: the top frame is the
-		// stopped thread's. A parked stop's goes on with its own.
+	if !s.susp.current(p) || s.susp.stopped != 0 && asked.Thread != s.susp.stopped {
+		// A parked thread's of an epoch gone (parkedToo), or another
+		// thread's, as a threads view asks: the top frame is the stopped
+		// thread's, and a parked stop's goes on with its own.
 		onParkedFrames(s, asked.Thread, top)
 		return nil
 	}

@@ -64,8 +64,7 @@ func takeUp(s *Speculator, t, after jdwp.ObjectID) {
 // stop of thread t began (was), if t is the thread whose resume took it
 // up: t's new stop queues behind it, parked.
 func queueBehind(s *Speculator, was takenUpStop, t jdwp.ObjectID) {
-	if was.thread == 0 || was.after != t || !s.stop.hasParkedStop(was.thread) {
-		return
+	if was.thread != 0 && was.after == t {
+		takeUp(s, was.thread, t)
 	}
-	takeUp(s, was.thread, t)
 }
