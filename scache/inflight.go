@@ -117,6 +117,19 @@ func (t *inflightState) hasKey(key Key) bool {
 	return ok
 }
 
+// hasKeyIn reports whether a command with key is in flight, the first or
+// a repeat behind it, if moving one sent in epoch: a moving read kept
+// across an event, sent in the epoch before (dropEpochStateAt), does not
+// keep the new stop from asking it in its own order.
+func (t *inflightState) hasKeyIn(key Key, epoch uint64) bool {
+	for p := t.byKey[key]; p != nil; p = p.repeat {
+		if (!p.moving || p.epoch == epoch) && t.pending[p.id] == p && !p.poisoned {
+			return true
+		}
+	}
+	return false
+}
+
 // busy reports whether a command with id is in flight.
 func (t *inflightState) busy(id uint32) bool {
 	_, ok := t.pending[id]

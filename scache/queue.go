@@ -237,7 +237,7 @@ func (s *Speculator) enqueueKeyRepeat(key Key, m jdwp.CommandMessage, sub subjec
 		if s.cache.holds(key, &s.pos) && !sub.moving {
 			return // a moving entry is asked again: the debugger's next view wants a reply newer than what it was shown since
 		}
-		if s.inflight.hasKey(key) || s.queue.has(key) {
+		if s.inflight.hasKeyIn(key, s.susp.epoch) || s.queue.has(key) {
 			return
 		}
 	}

@@ -347,7 +347,9 @@ func (s *Speculator) onThreadFieldsSet(object jdwp.ObjectID) {
 // the VM ran. It returns the thread to speculate about, if the composite
 // stopped one at a location, and whether that was a step.
 func (s *Speculator) onStopEvents(c *jdwp.Composite) (stop stopEvent, found bool) {
-	s.endEpoch()
+	closeStop(s)
+	dropEpochStateAt(s, true)
+	defer dropStaleMovingInFlight(s)
 	suspendedBy(s, c)
 	for _, e := range c.Events {
 		if loc, ok := jdwp.EventLocation(e); ok {
@@ -415,11 +417,49 @@ func closeStop(s *Speculator) {
 // thread than the one whose stop goes on, parked
 // (suspension.resumesAnother): what the resumed thread may change is
 // dropped, but the stop, its top frame, its learner and families go on.
-func (s *Speculator) dropEpochState() {
+func (s *Speculator) dropEpochState() { dropEpochStateAt(s, false) }
+
+// dropEpochStateAt is dropEpochState; at an event, the moving reads in
+// flight are not kept out of the cache: each reply still to come arrives
+// after the event, as the VM's own reply to a command it read before
+// the event would (rule a, sequential.go), and after the last write's
+// reply (rule b), and answers the debugger where the new epoch moves as
+// the old one did. A resumed worker that hits its breakpoint again at once
+// sends its event before the replies to the reads asked behind its resume.
+// What the new stop asks goes out anew all the same, in its own order
+// (inflightState.hasKeyIn): a kept reply answers only where it comes in
+// time and in order.
+func dropEpochStateAt(s *Speculator, event bool) {
 	s.stop.keepFramesOf(s.susp.isParked)
 	s.cache.purgeState()
-	s.forget(func(p subject) bool { return p.life == lifetimeSuspension && p.thread == 0 })
+	epochs := func(p subject) bool { return p.life == lifetimeSuspension && p.thread == 0 }
+	kept := func(p *inFlight) bool { return event && p.moving && p.synthetic }
+	s.inflight.poisonWhere(func(p *inFlight) bool { return p.key != "" && epochs(p.subject) && !kept(p) })
+	s.queue.dropWhere(func(q queued) bool { return epochs(q.subject) })
 	s.susp.newEpoch()
+}
+
+// dropStaleMovingInFlight keeps out of the cache, once an event set the new
+// epoch's suspension, the moving reads in flight from the epoch before
+// (dropEpochStateAt) that do not move as they did: where every thread is
+// suspended now, or of the thread the event stopped, whose reads are the
+// epoch's own facts.
+func dropStaleMovingInFlight(s *Speculator) {
+	s.inflight.poisonWhere(func(p *inFlight) bool {
+		if p.key == "" || !p.moving || p.epoch == s.susp.epoch || p.life != lifetimeSuspension {
+			return false
+		}
+		m, err := p.key.Message(s.sizes)
+		if err != nil {
+			return true
+		}
+		spec, ok := s.keySpecOf(p.cmd)
+		if !ok {
+			return true
+		}
+		cacheable, moving, _ := s.susp.cacheable(spec, m, s.cfg.consistency)
+		return !cacheable || !moving
+	})
 }
 
 // endValues drops every values entry and keeps values in flight out of

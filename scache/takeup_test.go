@@ -84,12 +84,11 @@ func TestAStopIsTakenUpBehindTheResumeThatFollowsAPause(t *testing.T) {
 	readWorkersThatHitAgain(t, true)
 }
 
-// readWorkersThatHitAgain has three workers stop at once in an instance
-// method and a debugger read nine stops first in first out (frames, this,
-// this's fields; with pause, a pause of the VM), each worker stopping
-// again as soon as it is resumed, and checks that from the third read on
-// this's fields are answered from speculation.
-func readWorkersThatHitAgain(t *testing.T, pause bool) {
+// workersStoppedAtOnce has three workers stop at once in an instance
+// method, each on a new object, their replies drained, and returns them in
+// the order they stopped, and hit, which stops a resumed worker again on
+// a new object.
+func workersStoppedAtOnce(t *testing.T) (*harness, []jdwp.ThreadID, func(jdwp.ThreadID)) {
 	h, class := inInstanceMethod(t)
 	frame := h.vm.Thread(1).Frames[0]
 	queue := []jdwp.ThreadID{1, 2, 3}
@@ -106,6 +105,16 @@ func readWorkersThatHitAgain(t *testing.T, pause bool) {
 		hit(w)
 	}
 	h.drain()
+	return h, queue, hit
+}
+
+// readWorkersThatHitAgain has three workers stop at once in an instance
+// method and a debugger read nine stops first in first out (frames, this,
+// this's fields; with pause, a pause of the VM), each worker stopping
+// again as soon as it is resumed, and checks that from the third read on
+// this's fields are answered from speculation.
+func readWorkersThatHitAgain(t *testing.T, pause bool) {
+	h, queue, hit := workersStoppedAtOnce(t)
 	for read := 0; read < 9; read++ {
 		w := queue[0]
 		forwarded := readThisFields(t, h, w)
@@ -142,4 +151,42 @@ func TestAThreadTheDebuggerSuspendedIsNoStopToTakeUp(t *testing.T) {
 	require.Zero(t, h.s.Stats().StopsTakenUp, "thread 1's stop goes on")
 	ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
 	require.Equal(t, int64(1), h.s.Stats().StopsTakenUp, "thread 2's stop is read next")
+}
+
+// TestRepliesAfterAWorkersNewEventAnswerTheStopTakenUp: three workers
+// read first in first out, each hitting its breakpoint again as soon as it
+// is resumed, as in readWorkersThatHitAgain, but as HotSpot sends it: the
+// worker's new event reaches the proxy before the replies to the reads
+// that went out behind its resume. Those replies came after the event
+// (rule a holds), and after the resume's reply (rule b): from the third
+// read on, the stop taken up is read at once, this's fields too, before
+// the VM answers anything more, and each answer is the VM's.
+func TestRepliesAfterAWorkersNewEventAnswerTheStopTakenUp(t *testing.T) {
+	h, queue, hit := workersStoppedAtOnce(t)
+	for read := 0; read < 9; read++ {
+		w := queue[0]
+		if read < 2 {
+			readThisFields(t, h, w)
+		} else {
+			th := h.vm.Thread(w)
+			for _, m := range []jdwp.CommandMessage{
+				&jdwp.ThreadFramesCommand{Thread: w, StartFrame: 0, Length: -1},
+				&jdwp.FrameThisObjectCommand{Thread: w, Frame: h.vm.FrameID(th, th.Generation, 0)},
+				&jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{1, 2}},
+			} {
+				want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, h.nextID, m, h.vm.Sizes))
+				got := h.replyTo(h.send(m))
+				require.Equal(t, want, got, "read %d, worker %d: %s answered at once", read, w, m.Command())
+			}
+		}
+		h.drain()
+		h.send(&jdwp.ThreadResumeCommand{Thread: w})
+		behind := len(h.vmQueue)
+		require.True(t, h.step(), "the resume's reply")
+		queue = append(queue[1:], w)
+		hit(w)
+		for range behind - 1 {
+			h.step() // the replies to what went out behind the resume, after the event
+		}
+	}
 }
