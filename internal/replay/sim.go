@@ -3,6 +3,7 @@ package replay
 import (
 	"container/heap"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/jdwpscache/scache/internal/journal"
@@ -86,11 +87,21 @@ type simulation struct {
 	byAnchor   map[int][]int    // events each debugger command lets the VM reach
 	out        outcome
 	record     func(journal.Record)
-	stopSpans  []span     // stop event to resume, as the debugger saw them
-	epoch      era        // the trace's suspension epoch as the Speculator last saw it
-	gens       classGens  // class redefinitions the Speculator has seen
-	runs       threadRuns // where threads may have run, as the Speculator has seen (parked.go)
-	moving     *movingStates
+	stopSpans  []span // stop event to resume, as the debugger saw them
+	epoch      era    // the trace's suspension epoch as the Speculator last saw it
+	// vmEvents are the events the VM has reached, when and the epoch each
+	// begins, in order: a command it serves after one is answered in that
+	// epoch's state, whenever its Speculator sent it (vmEpoch).
+	vmEvents []vmEvent
+	gens     classGens  // class redefinitions the Speculator has seen
+	runs     threadRuns // where threads may have run, as the Speculator has seen (parked.go)
+	moving   *movingStates
+}
+
+// vmEvent is an event the VM reached at, beginning epoch.
+type vmEvent struct {
+	at    time.Duration
+	epoch era
 }
 
 type syntheticInfo struct {
@@ -359,7 +370,7 @@ func (sim *simulation) answer(h jdwp.Header) ([]byte, time.Duration, int) {
 		if service == 0 {
 			service = sim.s.median
 		}
-		if a, ok := sim.s.answerFor(info.key, info.epoch, info.gen, info.mark); ok {
+		if a, ok := sim.s.answerFor(info.key, info.epoch.atLeast(sim.vmEpoch()), info.gen, info.mark); ok {
 			return jdwp.AppendReply(nil, h.ID, a.code, a.data), service, -1
 		}
 		// Never answered in the trace: a placeholder the debugger must never see.
@@ -375,12 +386,35 @@ func (sim *simulation) answer(h jdwp.Header) ([]byte, time.Duration, int) {
 	return nil, sim.s.median, -1
 }
 
+// vmEpoch returns the epoch of the last event the VM reached by now (the
+// zero era before any): a command it serves from then on reads the state
+// after that event, as a real VM's command loop does once the event's
+// thread stopped, even if the command went out before the event reached
+// the Speculator.
+func (sim *simulation) vmEpoch() era {
+	var e era
+	for _, v := range sim.vmEvents {
+		if v.at > sim.now {
+			break
+		}
+		e = e.atLeast(v.epoch)
+	}
+	return e
+}
+
+// reached notes that the VM reaches event e d from now.
+func (sim *simulation) reached(d time.Duration, e event) {
+	sim.vmEvents = append(sim.vmEvents, vmEvent{at: sim.now + d, epoch: e.epoch})
+	sort.SliceStable(sim.vmEvents, func(i, j int) bool { return sim.vmEvents[i].at < sim.vmEvents[j].at })
+}
+
 // emitDuring schedules the events the VM sent while it served command i,
 // which takes service from now: before its reply, as they came.
 func (sim *simulation) emitDuring(i int, service time.Duration) {
 	for _, j := range sim.byAnchor[i] {
 		if e := sim.s.events[j]; e.during && !sim.emitted[j] {
 			sim.emitted[j] = true
+			sim.reached(min(e.gap, service), e)
 			sim.vmSends(min(e.gap, service), e.packet)
 		}
 	}
@@ -392,6 +426,7 @@ func (sim *simulation) emitEvents(i int) {
 		if !sim.emitted[j] {
 			sim.emitted[j] = true
 			e := sim.s.events[j]
+			sim.reached(e.gap, e)
 			sim.vmSends(e.gap, e.packet)
 		}
 	}
