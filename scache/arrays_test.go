@@ -146,3 +146,59 @@ func TestAnArrayHeldByThisIsReadOnAGuess(t *testing.T) {
 		showAndResume(t, h, this, array, 2, stop, 2)
 	}
 }
+
+// Under a suspend-thread breakpoint this's fields, the statics and an
+// array's elements move (others run), and rule (a) serves each read only
+// from a reply that came after the last one delivered. A variables view
+// reads this's fields, the statics, this's fields again, then the new
+// array's elements (as the JDI driver does at eventextras' breakpoints): the
+// reads in that order go out once this is known, of the array this holds
+// on the guess (TestAnArrayHeldByThisIsReadOnAGuess's), not of the last
+// stop's array. So from the fifth stop on the whole stop is answered from
+// the replies to what went out with this's fields, before the VM answers
+// anything sent once their reply named the array, each answer the VM's.
+func TestAGuessedArrayIsReadInTheViewsOrder(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	for stop := 0; stop < 6; stop++ {
+		this := h.vm.NewObject(class.ID)
+		array := h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(int32(stop)), jdwp.IntValue(1))
+		holdArray(h, this, array)
+		h.vm.Thread(1).Frames[0].This = this
+		ev, ok := h.vm.Stop(1, jdwp.SuspendPolicyEventThread)
+		require.True(t, ok)
+		h.event(ev)
+		view := []jdwp.CommandMessage{
+			&jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1, holdsArray}},
+			&jdwp.RefTypeGetValuesCommand{RefType: class.ID, Fields: []jdwp.FieldID{1}},
+			&jdwp.ObjectRefGetValuesCommand{Object: this, Fields: []jdwp.FieldID{1, holdsArray}},
+			&jdwp.ArrayRefGetValuesCommand{Array: array, First: 0, Length: 2},
+		}
+		if stop < 4 {
+			h.drain()
+			askThis(t, h)
+			for _, m := range view {
+				got, want := ask(h, m)
+				require.Equal(t, want, got, "%s", m.Command())
+			}
+			resume(h)
+			continue
+		}
+		for queuedFor(h, jdwp.CmdObjectReferenceGetValues, this) == 0 && h.step() {
+		}
+		for range len(h.vmQueue) { // what went out with this's fields, not what their reply leads to
+			h.step()
+		}
+		th := h.vm.Thread(1)
+		shown := append([]jdwp.CommandMessage{
+			&jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1},
+			&jdwp.FrameThisObjectCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0)},
+			&jdwp.ObjectRefReferenceTypeCommand{Object: this},
+		}, view...)
+		for _, m := range shown {
+			want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, h.nextID, m, h.vm.Sizes))
+			got := h.replyTo(h.send(m))
+			require.Equal(t, want, got, "stop %d: %s answered at once", stop, m.Command())
+		}
+		resume(h)
+	}
+}

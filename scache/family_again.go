@@ -62,6 +62,10 @@ type againLog struct {
 	// whose path from this a reply showed.
 	chains map[heldKind]*thisFields
 	held   map[jdwp.ObjectID]string
+	// guessed holds, by path from this, the object askFieldsOf guessed
+	// there before a reply showed it (family_again_guess.go): the reads
+	// the debugger makes there go out of it, in their order, at once.
+	guessed map[string]jdwp.ObjectID
 	// arrays holds, by a path of fields from this at a kind of stop, the
 	// ranges the debugger read of the array there (family_again_arrays.go).
 	arrays map[chainKind]*arrayRanges
@@ -438,6 +442,7 @@ func (l *againLog) endStop(unseen bool) {
 		l.ageStop()
 	}
 	clear(l.held)
+	clear(l.guessed)
 	l.this, l.thisType, l.fieldsAsked = 0, 0, 0
 }
 

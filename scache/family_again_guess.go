@@ -193,9 +193,6 @@ func askFieldsOf(s *Speculator, obj jdwp.ObjectID) {
 	for _, a := range e.asks {
 		s.enqueue(&jdwp.ObjectRefGetValuesCommand{Object: obj, Fields: a.fields}, true)
 	}
-	if obj == l.this {
-		askValuesReadOnPath(s, "") // behind this's fields (family_again_moving.go)
-	}
 	mask := idMask(s.sizes.ObjectID)
 	for _, a := range e.asks {
 		if a.valuesOf == 0 || obj == a.valuesOf {
@@ -209,9 +206,30 @@ func askFieldsOf(s *Speculator, obj jdwp.ObjectID) {
 			enqueueValueFacts(s, v.Tag, guess)
 			if v.Tag == jdwp.TagArray && i < len(a.fields) {
 				// Right whatever the id names: the agent checks it is an array.
-				readArrayAt(s, l.thisKindOf(typ), pathThrough("", a.fields[i]), guess)
+				at := pathThrough("", a.fields[i])
+				readArrayAt(s, l.thisKindOf(typ), at, guess)
+				if obj == l.this {
+					guessAt(l, at, guess)
+				}
 			}
 		}
+	}
+	if obj == l.this {
+		// Behind this's fields, and of the objects guessed on its paths
+		// (family_again_moving.go).
+		askValuesReadOnPath(s, "")
+	}
+}
+
+// guessAt notes obj as the guess of what this holds at path: the reads in
+// order (family_again_moving.go) go out of it until a reply shows the
+// object there.
+func guessAt(l *againLog, path string, obj jdwp.ObjectID) {
+	if l.guessed == nil {
+		l.guessed = make(map[string]jdwp.ObjectID)
+	}
+	if len(l.guessed) < maxHeld {
+		l.guessed[path] = obj
 	}
 }
 

@@ -185,7 +185,7 @@ func (l *againLog) objectAt(path string) jdwp.ObjectID {
 			return obj
 		}
 	}
-	return 0
+	return l.guessed[path] // a guess, until a reply shows what is there
 }
 
 // noteAgainAsked is FamilyAgain's onAsked: what the debugger asks, to ask
