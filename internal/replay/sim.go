@@ -1,9 +1,10 @@
 package replay
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/jdwpscache/scache/internal/journal"
@@ -89,10 +90,12 @@ type simulation struct {
 	record     func(journal.Record)
 	stopSpans  []span // stop event to resume, as the debugger saw them
 	epoch      era    // the trace's suspension epoch as the Speculator last saw it
-	// vmEvents are the events the VM has reached, when and the epoch each
-	// begins, in order: a command it serves after one is answered in that
-	// epoch's state, whenever its Speculator sent it (vmEpoch).
+	// vmEvents are the events the VM is to reach, when and the epoch each
+	// begins, in time order; vmEra is the epoch of those it has reached:
+	// a command it serves after one is answered in that epoch's state,
+	// whenever its Speculator sent it (vmEpoch).
 	vmEvents []vmEvent
+	vmEra    era
 	gens     classGens  // class redefinitions the Speculator has seen
 	runs     threadRuns // where threads may have run, as the Speculator has seen (parked.go)
 	moving   *movingStates
@@ -392,20 +395,22 @@ func (sim *simulation) answer(h jdwp.Header) ([]byte, time.Duration, int) {
 // thread stopped, even if the command went out before the event reached
 // the Speculator.
 func (sim *simulation) vmEpoch() era {
-	var e era
-	for _, v := range sim.vmEvents {
-		if v.at > sim.now {
-			break
-		}
-		e = e.atLeast(v.epoch)
+	n := 0 // the simulated time only goes forward: those reached are done with
+	for n < len(sim.vmEvents) && sim.vmEvents[n].at <= sim.now {
+		sim.vmEra = sim.vmEra.atLeast(sim.vmEvents[n].epoch)
+		n++
 	}
-	return e
+	sim.vmEvents = sim.vmEvents[n:]
+	return sim.vmEra
 }
 
 // reached notes that the VM reaches event e d from now.
 func (sim *simulation) reached(d time.Duration, e event) {
-	sim.vmEvents = append(sim.vmEvents, vmEvent{at: sim.now + d, epoch: e.epoch})
-	sort.SliceStable(sim.vmEvents, func(i, j int) bool { return sim.vmEvents[i].at < sim.vmEvents[j].at })
+	at := sim.now + d
+	i, _ := slices.BinarySearchFunc(sim.vmEvents, at, func(v vmEvent, t time.Duration) int {
+		return cmp.Or(cmp.Compare(v.at, t), -1) // behind those due at the same time
+	})
+	sim.vmEvents = slices.Insert(sim.vmEvents, i, vmEvent{at: at, epoch: e.epoch})
 }
 
 // emitDuring schedules the events the VM sent while it served command i,
