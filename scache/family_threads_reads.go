@@ -47,10 +47,13 @@ type viewReads struct {
 // debugger's writes (SetValues and the like) came among them: writes[k] is
 // how many reads came before its write k (counted from 0). Rule (b) serves
 // no reply from before a write after it, so what the debugger reads after
-// a write goes out behind it.
+// a write goes out behind it. thread is the thread of the stop the last
+// read was made at (0: none): an epoch may begin at one thread's event and
+// go on with another's stop taken up (takeup.go).
 type viewReadLog struct {
 	reads  []Key
 	writes []int
+	thread jdwp.ThreadID
 }
 
 // segment returns the reads between the k-th write (-1: the stop) and the
@@ -140,13 +143,14 @@ func noteViewAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 	noteWalk(s, key, m)
 	notePausedAsk(s, key)
 	noteSuspendedAsk(s, key, m)
-	if !viewMoving(key.Command()) || !stateMoves(s) {
+	if !readLogged(key.Command()) || !stateMoves(s) {
 		return
 	}
 	r := &s.view.reads
 	r.roll(s)
 	if len(r.reading.reads) < maxViewReads {
 		r.reading.reads = append(r.reading.reads, key)
+		r.reading.thread = s.stop.event.thread
 	}
 }
 
@@ -169,7 +173,13 @@ func askReadsAgain(s *Speculator, stop stopEvent) {
 
 // askReadsAfterWrite is FamilyThreads' onValuesChanged: the debugger wrote,
 // and what it read after the same write at the last stop of the kind goes
-// out again right behind it, in its order (askReadsAgain's rules).
+// out again right behind it, in its order (askReadsAgain's rules). A read
+// of that stop's thread goes out of this stop's thread too, right after
+// it: a debugger reads the stopped thread's name and suspend count after
+// its edits, and the last stop was most often another thread's (workers
+// taking turns). Only behind a write: at the stop, the view's reads of
+// each thread by name stand where they stood, and copies between them
+// would put off the ones after.
 func askReadsAfterWrite(s *Speculator, _ []Key) {
 	if !stateMoves(s) {
 		return
@@ -182,8 +192,32 @@ func askReadsAfterWrite(s *Speculator, _ []Key) {
 	}
 	r.reading.writes = append(r.reading.writes, len(r.reading.reads))
 	if s.table.on(FamilyThreads) && s.cost.fast() && s.susp.settled() {
-		enqueueReads(s, r.last[r.kind].segment(k))
+		last := &r.last[r.kind]
+		enqueueReadsOf(s, last.segment(k), last.thread, s.stop.event.thread)
 	}
+}
+
+// enqueueReadsOf is enqueueReads with, right after each read of thread was,
+// the same read of thread now (none if either is 0 or they are the same).
+func enqueueReadsOf(s *Speculator, reads []Key, was, now jdwp.ThreadID) {
+	for _, key := range reads {
+		keys := []Key{key}
+		if t, ok := key.thread(s.sizes); ok && t == was && was != 0 && now != 0 && now != was {
+			keys = append(keys, key.withThread(now, s.sizes))
+		}
+		for _, k := range keys {
+			if m, err := k.Message(s.sizes); err == nil {
+				s.enqueueInOrder(m)
+			}
+		}
+	}
+}
+
+// readLogged reports whether cmd is a read of moving state whose order
+// the log keeps: the threads view's (viewMoving), and a thread's suspend
+// count, which a debugger reads of the stopped thread after its edits.
+func readLogged(cmd jdwp.Command) bool {
+	return viewMoving(cmd) || cmd == jdwp.CmdThreadReferenceSuspendCount
 }
 
 // enqueueReads queues reads in their order, each where it stands.

@@ -80,12 +80,15 @@ func statusesAtTheNextStop(h *harness, reads []jdwp.CommandMessage) int {
 
 // writeLocal has the debugger set thread 1's top local (slot 0) to value,
 // and waits for the reply.
-func writeLocal(h *harness, value int32) {
-	th := h.vm.Thread(1)
+func writeLocal(h *harness, value int32) { writeLocalIn(h, 1, value) }
+
+// writeLocalIn is writeLocal in thread thread's top frame.
+func writeLocalIn(h *harness, thread jdwp.ThreadID, value int32) {
+	th := h.vm.Thread(thread)
 	frame := h.vm.FrameID(th, th.Generation, 0)
 	id := h.nextID
 	h.nextID++
-	h.sendRaw(jdwp.AppendCommand(nil, id, jdwp.CmdStackFrameSetValues, jdwp.Marshal(&setValues{1, frame, 0, value}, sizes8)))
+	h.sendRaw(jdwp.AppendCommand(nil, id, jdwp.CmdStackFrameSetValues, jdwp.Marshal(&setValues{thread, frame, 0, value}, sizes8)))
 	h.drain()
 	h.replyTo(id)
 }
@@ -114,6 +117,29 @@ func TestTheViewReadAfterAWriteGoesOutBehindTheWrite(t *testing.T) {
 	sent := len(h.toVM)
 	writeLocal(h, 42)
 	require.Equal(t, map[jdwp.Command]int{jdwp.CmdStackFrameSetValues: 1}, h.sentSince(sent), "only the write")
+}
+
+// TestTheStoppedThreadsReadsAfterAWriteFollowTheStop: workers take turns
+// at their breakpoints, and at each stop the debugger edits a local, then
+// reads the stopped thread's name and suspend count and its threads view
+// (as an IDE refreshes after an edit). The reads after the write go out
+// again behind the write at the next stop, and those of the last stop's
+// thread go out of the new stop's thread too: at the second stop, in
+// another thread, every read after the write is answered from speculation,
+// each the VM's answer.
+func TestTheStoppedThreadsReadsAfterAWriteFollowTheStop(t *testing.T) {
+	h := eventThreadStop(t)
+	afterWrite := func(th jdwp.ThreadID) []jdwp.CommandMessage {
+		return append([]jdwp.CommandMessage{&jdwp.ThreadNameCommand{Thread: th}, &jdwp.ThreadSuspendCountCommand{Thread: th}},
+			threadsView(false)...)
+	}
+	writeLocalIn(h, 1, 41)
+	require.NotZero(t, readView(t, h, afterWrite(1)), "after the first write, nothing speculated answers")
+	ask(h, &jdwp.ThreadResumeCommand{Thread: 1})
+	h.stopEvent(2, jdwp.SuspendPolicyEventThread)
+	h.drain()
+	writeLocalIn(h, 2, 42)
+	require.Zero(t, readView(t, h, afterWrite(2)), "the reads after the write, asked behind it of the stop's thread, answer")
 }
 
 // jdiWorkersView is the JDK JDI's loop over a threads view, as an IDE's
