@@ -75,6 +75,12 @@ type againLog struct {
 	this        jdwp.ObjectID
 	thisType    jdwp.ReferenceTypeID
 	fieldsAsked jdwp.ObjectID
+	// askedAtStop: the debugger asked something while recording. A stop
+	// whose thread is still parked at its event when it closes
+	// (Speculator.stopUnseen) ages all the same if the debugger read it:
+	// workers that queue their stops leave every stop read parked behind
+	// a newer event.
+	askedAtStop bool
 }
 
 // invokedSite is a method invoked at a kind of stop.
@@ -205,10 +211,14 @@ func (r *recency) age() bool {
 	return r.idle < againIdle
 }
 
-// againKind holds the commands of one kind of stop, oldest first.
+// againKind holds the commands of one kind of stop, oldest first, and
+// aged, the sequence number (plus one) of the last stop it aged at: a
+// stop read in parts (another thread's event came between them, and it
+// was taken up again: takeup.go) ages once.
 type againKind struct {
 	keys  []againEntry
 	index map[Key]int // position in keys
+	aged  uint64
 }
 
 type againEntry struct {
@@ -336,6 +346,7 @@ func askThisFields(s *Speculator, p *inFlight, reply *replyData) error {
 // the fields of the stop's this apart, by its class.
 func noteAsked(s *Speculator, key Key, m jdwp.CommandMessage) {
 	l := &s.again
+	l.askedAtStop = l.askedAtStop || l.recording
 	if m, ok := m.(*jdwp.ObjectRefGetValuesCommand); ok && l.recording && l.this != 0 {
 		if m.Object == l.this {
 			if typ, ok := s.lookup.objectType(m.Object); ok {
@@ -431,16 +442,19 @@ func (l *againLog) beginInvoked(method jdwp.MethodID, ctx callContext) bool {
 }
 
 // endStop closes the current stop, if any: what its debugger did not ask
-// ages, and what went idle too long is forgotten. Nothing ages at a stop
-// unseen (its thread parked: the debugger may not have looked at it yet).
+// ages, and what went idle too long is forgotten, once a stop. Nothing ages
+// at a stop unseen (its thread parked: the debugger may not have looked at
+// it yet) where the debugger asked nothing.
 func (l *againLog) endStop(unseen bool) {
 	if !l.recording {
 		return
 	}
 	l.recording = false
-	if !unseen {
+	if (!unseen || l.askedAtStop) && l.current.aged != l.stop.seq+1 {
+		l.current.aged = l.stop.seq + 1
 		l.ageStop()
 	}
+	l.askedAtStop = false
 	clear(l.held)
 	clear(l.guessed)
 	l.this, l.thisType, l.fieldsAsked = 0, 0, 0

@@ -1,6 +1,7 @@
 package scache_test
 
 import (
+	"encoding/binary"
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -190,3 +191,46 @@ func TestRepliesAfterAWorkersNewEventAnswerTheStopTakenUp(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatTheDebuggerStoppedAskingIsForgottenAtStopsTakenUp: workers that
+// hit their breakpoint again as soon as they are resumed (as in
+// TestAStopIsTakenUpBehindTheResumeThatFollowsAPause, a pause at each
+// stop) leave every stop the debugger reads parked behind a newer event:
+// its thread stays suspended at its event while the debugger reads it, and
+// the pause closes it. The debugger reads another object's fields at its
+// first two stops, and not after. What it asks at its stops ages at each
+// stop it read, taken up or not, once a stop: the read it dropped goes out
+// no more from the fourth stop on.
+func TestWhatTheDebuggerStoppedAskingIsForgottenAtStopsTakenUp(t *testing.T) {
+	h, queue, hit := workersStoppedAtOnce(t)
+	other := h.vm.NewObject(h.vm.Classes()[0].ID)
+	var from int
+	for read := 0; read < 8; read++ {
+		if read == 3 {
+			from = len(h.toVM)
+		}
+		w := queue[0]
+		readThisFields(t, h, w)
+		if read < 2 {
+			got, want := ask(h, &jdwp.ObjectRefGetValuesCommand{Object: other, Fields: []jdwp.FieldID{1, 2}})
+			require.Equal(t, want, got)
+		}
+		ask(h, &jdwp.VMSuspendCommand{})
+		ask(h, &jdwp.VMResumeCommand{})
+		ask(h, &jdwp.ThreadResumeCommand{Thread: w})
+		queue = append(queue[1:], w)
+		hit(w)
+		h.drain()
+	}
+	require.NotZero(t, h.s.Stats().StopsTakenUp)
+	asked := 0
+	for _, p := range h.toVM[from:] {
+		ph, _ := jdwp.ParseHeader(p)
+		d := jdwp.Data(p)
+		if ph.Cmd() == jdwp.CmdObjectReferenceGetValues && len(d) >= 8 && jdwp.ObjectID(binary.BigEndian.Uint64(d)) == other {
+			asked++
+		}
+	}
+	require.Zero(t, asked, "the fields of the object the debugger stopped reading, asked from the fourth stop on")
+}
+
