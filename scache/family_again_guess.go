@@ -195,14 +195,19 @@ func askFieldsOf(s *Speculator, obj jdwp.ObjectID) {
 	}
 	mask := idMask(s.sizes.ObjectID)
 	for _, a := range e.asks {
-		if a.valuesOf == 0 || obj == a.valuesOf {
+		if a.valuesOf == 0 {
 			continue
 		}
 		for i, v := range a.values {
-			if !v.Tag.IsObject() || v.ObjectID() <= a.valuesOf {
+			if !v.Tag.IsObject() || v.ObjectID() == 0 || obj != a.valuesOf && v.ObjectID() <= a.valuesOf {
 				continue
 			}
-			guess := jdwp.ObjectID((uint64(obj) + uint64(v.ObjectID()) - uint64(a.valuesOf)) & mask)
+			// The same object read before (a stop taken up again in a
+			// new epoch: takeup.go) most often holds what it held then.
+			guess := v.ObjectID()
+			if obj != a.valuesOf {
+				guess = jdwp.ObjectID((uint64(obj) + uint64(v.ObjectID()) - uint64(a.valuesOf)) & mask)
+			}
 			enqueueValueFacts(s, v.Tag, guess)
 			if v.Tag == jdwp.TagArray && i < len(a.fields) {
 				// Right whatever the id names: the agent checks it is an array.

@@ -234,3 +234,64 @@ func TestWhatTheDebuggerStoppedAskingIsForgottenAtStopsTakenUp(t *testing.T) {
 	require.Zero(t, asked, "the fields of the object the debugger stopped reading, asked from the fourth stop on")
 }
 
+// TestAnArrayOfAStopTakenUpAgainGoesOutWithItsThis: three workers read
+// first in first out, each hitting its breakpoint again as soon as it is
+// resumed, once the replies to what went out behind its resume are back:
+// those replies are older than its event, which rule (a) keeps them from
+// answering after (sequential.go), and the stop taken up again in the new
+// epoch asks what moves anew. Each stop's this holds an array made before
+// it, so no distance from this guesses it (TestAnArrayHeldByThisIsReadOnAGuess);
+// the debugger reads this's fields, then the array's elements. this's
+// fields were read in the epoch before: the array they held then goes out
+// with them, not a round trip behind their reply, and from the fourth read
+// on the whole stop is answered from what went out at the event, each
+// answer the VM's.
+func TestAnArrayOfAStopTakenUpAgainGoesOutWithItsThis(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	frame := h.vm.Thread(1).Frames[0]
+	queue := []jdwp.ThreadID{1, 2, 3}
+	for _, w := range queue[1:] {
+		h.vm.SetThread(w, []scachetest.ModelFrame{frame}).Suspends = 0
+	}
+	arrays := map[jdwp.ThreadID]jdwp.ObjectID{}
+	hit := func(w jdwp.ThreadID) {
+		arrays[w] = h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(int32(w)), jdwp.IntValue(1))
+		this := h.vm.NewObject(class.ID)
+		holdArray(h, this, arrays[w])
+		h.vm.Thread(w).Frames[0].This = this
+		ev, ok := h.vm.Stop(w, jdwp.SuspendPolicyEventThread)
+		require.True(t, ok)
+		h.event(ev)
+	}
+	for _, w := range queue {
+		hit(w)
+	}
+	h.drain()
+	for read := 0; read < 9; read++ {
+		w := queue[0]
+		th := h.vm.Thread(w)
+		for _, m := range []jdwp.CommandMessage{
+			&jdwp.ThreadFramesCommand{Thread: w, StartFrame: 0, Length: -1},
+			&jdwp.FrameThisObjectCommand{Thread: w, Frame: h.vm.FrameID(th, th.Generation, 0)},
+			&jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{1, holdsArray}},
+			&jdwp.ArrayRefGetValuesCommand{Array: arrays[w], First: 0, Length: 2},
+		} {
+			if read < 3 {
+				got, want := ask(h, m)
+				require.Equal(t, want, got, "read %d: %s", read, m.Command())
+				continue
+			}
+			want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, h.nextID, m, h.vm.Sizes))
+			got := h.replyTo(h.send(m))
+			require.Equal(t, want, got, "read %d, worker %d: %s answered at once", read, w, m.Command())
+		}
+		h.drain()
+		ask(h, &jdwp.ThreadResumeCommand{Thread: w})
+		h.drain()
+		queue = append(queue[1:], w)
+		hit(w)
+		for range len(h.vmQueue) { // what went out at the event, not what their replies lead to
+			h.step()
+		}
+	}
+}
