@@ -78,9 +78,14 @@ func (c *costModel) weighs() bool {
 }
 
 // slow reports whether the VM is known to serve its commands slowly enough
-// for speculation to be weighed.
+// for speculation to be weighed: from the first round trip measured (the
+// least so far), not only once enough were. A debugger whose commands
+// seldom go alone (a parallel client, one answered mostly from
+// speculation) leaves the link unknown for many stops, and on a VM that
+// serves one command per 2 ms across a link of 0 a stop's whole view went
+// out ahead of its commands, 50 ms of the VM's time.
 func (c *costModel) slow() bool {
-	return c.weighs() && c.service.known() && (c.roundTrip.known() || c.farRoundTrip > 0) && c.service.estimate() >= slowVM
+	return c.weighs() && c.service.known() && (c.roundTrip.n > 0 || c.farRoundTrip > 0) && c.service.estimate() >= slowVM
 }
 
 // fast reports whether the VM is known to serve its commands quickly

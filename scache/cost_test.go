@@ -219,6 +219,30 @@ func TestSpeculationInFlightIsBoundedByTheWaitItCauses(t *testing.T) {
 	require.Equal(t, int(maxWaitBehind/(5*time.Millisecond)), c.inFlightBound(0), "even unbounded")
 }
 
+// A VM known to serve one command per 2 ms is weighed from the first round
+// trip measured, not once enough were: a debugger whose commands seldom go
+// alone leaves the link unknown for many stops. Across a link of 0 (the
+// round trip is the service), a command the debugger uses at even odds
+// does not pay, and what is in flight is the command in service and the
+// one behind it; before any round trip, only maxWaitBehind bounds it.
+func TestASlowVMIsWeighedFromItsFirstRoundTrip(t *testing.T) {
+	now := time.Unix(1000, 0)
+	c := costModel{now: func() time.Time { return now }}
+	for i := 0; i < 8; i++ {
+		c.service.add(now.Add(time.Duration(i+1)*2*time.Millisecond), now.Add(time.Duration(i)*2*time.Millisecond))
+	}
+	require.True(t, c.service.known())
+	require.False(t, c.slow(), "no round trip measured yet")
+	require.Equal(t, int(maxWaitBehind/(2*time.Millisecond)), c.inFlightBound(64), "only the wait it causes bounds it")
+	c.roundTrip.add(2 * time.Millisecond)
+	require.False(t, c.roundTrip.known())
+	require.True(t, c.slow(), "weighed from the first round trip")
+	require.Equal(t, 2*time.Millisecond, c.costOf(jdwp.CmdThreadReferenceName))
+	require.False(t, c.pays(0.5, c.costOf(jdwp.CmdThreadReferenceName)), "at even odds, across a link of 0")
+	require.True(t, c.pays(1, c.costOf(jdwp.CmdThreadReferenceName)), "a sure one pays its service")
+	require.Equal(t, 2, c.inFlightBound(64))
+}
+
 // bytesSession plays, on a link of round trip link and rate bytesPerSecond
 // (0: unlimited) to a VM serving one command per service, commands alone
 // with small replies (the round trip), then commands alone whose replies
