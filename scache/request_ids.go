@@ -19,9 +19,9 @@ import (
 // It answers only what cannot fail, when no other request's reply is
 // awaited but the ones it answered itself:
 //   - a single step request of the thread whose event suspended it, while
-//     nothing may have let it run (the agent cannot refuse a live thread a
-//     step), with modifiers the agent accepts whatever their values (a count
-//     above 0, class patterns);
+//     nothing may have let it run, or of a parked thread (the agent cannot
+//     refuse a live thread a step), with modifiers the agent accepts
+//     whatever their values (a count above 0, class patterns);
 //   - a request for the events of classes and threads (class prepare and
 //     unload, thread start and death), which name nothing that may have
 //     gone, with a count above 0 and, for classes, class patterns: what
@@ -163,7 +163,7 @@ func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
 	step := m.EventKind == jdwp.EventSingleStep
 	switch {
 	case step:
-		if !s.susp.settled() || s.susp.kind == running {
+		if !s.susp.settled() {
 			return false
 		}
 	case m.EventKind == jdwp.EventThreadStart, m.EventKind == jdwp.EventThreadDeath,
@@ -183,7 +183,7 @@ func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
 		switch mod := mod.(type) {
 		case *jdwp.StepModifier:
 			steps++
-			if !step || mod.Thread != s.susp.stopped || mod.Thread == 0 || mod.Size < jdwp.StepSizeMin || mod.Size > jdwp.StepSizeLine ||
+			if !step || !steppable(s, mod.Thread) || mod.Size < jdwp.StepSizeMin || mod.Size > jdwp.StepSizeLine ||
 				mod.Depth < jdwp.StepDepthInto || mod.Depth > jdwp.StepDepthOut {
 				return false
 			}
@@ -208,6 +208,17 @@ func (s *Speculator) aheadable(m *jdwp.EventRequestSetCommand) bool {
 		}
 	}
 	return !step || steps == 1
+}
+
+// steppable reports whether thread t is known suspended where an event
+// left it, so that the agent cannot refuse it a step: the stopped thread
+// while nothing may have let it run, or a parked thread (parked.go), which
+// stays suspended at its own event until a command may let it run. A
+// pause and the VirtualMachine.Resume that undoes it leave the threads
+// parked: a debugger that pauses at a suspend-thread stop and steps on
+// after the resume gets its step request answered ahead.
+func steppable(s *Speculator, t jdwp.ThreadID) bool {
+	return t != 0 && (t == s.susp.stopped && s.susp.kind != running || s.susp.isParked(t))
 }
 
 // onRequestCommand sees a debugger's command of the EventRequest set before

@@ -420,3 +420,32 @@ func TestAVersionAfterASetTeachesNothing(t *testing.T) {
 	require.Len(t, h.toDebugger, before, "one reply says nothing of the order")
 	h.drain()
 }
+
+// At a suspend-thread stop the debugger pauses the VM and resumes it (an
+// IDE's Pause and Resume), then steps on: the pause's resume leaves the
+// stopped thread suspended at its event (parked), so its step request is
+// answered ahead with the VM's id. After a resume that lets it run, it is
+// not.
+func TestAStepAfterAPauseIsAnsweredAhead(t *testing.T) {
+	for _, pause := range []bool{true, false} {
+		h := running(t)
+		h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventClassPrepare, SuspendPolicy: jdwp.SuspendPolicyAll})
+		h.send(&jdwp.EventRequestSetCommand{EventKind: jdwp.EventBreakpoint, SuspendPolicy: jdwp.SuspendPolicyAll})
+		h.drain()
+		stopThread1(t, h, jdwp.SuspendPolicyEventThread)
+		if pause {
+			ask(h, &jdwp.VMSuspendCommand{})
+		}
+		ask(h, &jdwp.VMResumeCommand{})
+		if !pause {
+			requireNotAhead(t, h, stepRequest(1))
+			continue
+		}
+		want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, h.nextID, stepRequest(1), sizes8))
+		id := h.send(stepRequest(1))
+		require.Equal(t, want, h.replyTo(id), "answered before the VM saw it, with its id")
+		h.drain()
+		h.replyTo(id) // still exactly one reply
+		require.Equal(t, int64(1), h.s.Stats().AnsweredAhead)
+	}
+}
