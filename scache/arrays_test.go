@@ -195,8 +195,7 @@ func TestAGuessedArrayIsReadInTheViewsOrder(t *testing.T) {
 			&jdwp.ObjectRefReferenceTypeCommand{Object: this},
 		}, view...)
 		for _, m := range shown {
-			want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, h.nextID, m, h.vm.Sizes))
-			got := h.replyTo(h.send(m))
+			got, want := askAtOnce(h, m)
 			require.Equal(t, want, got, "stop %d: %s answered at once", stop, m.Command())
 		}
 		resume(h)

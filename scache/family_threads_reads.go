@@ -200,15 +200,16 @@ func askReadsAfterWrite(s *Speculator, _ []Key) {
 // enqueueReadsOf is enqueueReads with, right after each read of thread was,
 // the same read of thread now (none if either is 0 or they are the same).
 func enqueueReadsOf(s *Speculator, reads []Key, was, now jdwp.ThreadID) {
-	for _, key := range reads {
-		keys := []Key{key}
-		if t, ok := key.thread(s.sizes); ok && t == was && was != 0 && now != 0 && now != was {
-			keys = append(keys, key.withThread(now, s.sizes))
+	enqueue := func(key Key) {
+		if m, err := key.Message(s.sizes); err == nil {
+			s.enqueueInOrder(m)
 		}
-		for _, k := range keys {
-			if m, err := k.Message(s.sizes); err == nil {
-				s.enqueueInOrder(m)
-			}
+	}
+	mapped := was != 0 && now != 0 && now != was
+	for _, key := range reads {
+		enqueue(key)
+		if t, ok := key.thread(s.sizes); ok && mapped && t == was {
+			enqueue(key.withThread(now, s.sizes))
 		}
 	}
 }
@@ -221,10 +222,4 @@ func readLogged(cmd jdwp.Command) bool {
 }
 
 // enqueueReads queues reads in their order, each where it stands.
-func enqueueReads(s *Speculator, reads []Key) {
-	for _, key := range reads {
-		if m, err := key.Message(s.sizes); err == nil {
-			s.enqueueInOrder(m)
-		}
-	}
-}
+func enqueueReads(s *Speculator, reads []Key) { enqueueReadsOf(s, reads, 0, 0) }

@@ -55,6 +55,14 @@ func ask(h *harness, cmd jdwp.CommandMessage) (got, want []byte) {
 	return h.replyTo(id), want
 }
 
+// askAtOnce sends a command and returns the debugger's reply, which must
+// come before the VM answers anything more (replyTo fails otherwise), and
+// the model's answer at the moment the debugger asked.
+func askAtOnce(h *harness, cmd jdwp.CommandMessage) (got, want []byte) {
+	want = h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, h.nextID, cmd, sizes8))
+	return h.replyTo(h.send(cmd)), want
+}
+
 func topValues(h *harness, top scachetest.ModelFrame) *jdwp.FrameGetValuesCommand {
 	th := h.vm.Thread(1)
 	return &jdwp.FrameGetValuesCommand{Thread: 1, Frame: h.vm.FrameID(th, th.Generation, 0),

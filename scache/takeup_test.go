@@ -90,6 +90,15 @@ func TestAStopIsTakenUpBehindTheResumeThatFollowsAPause(t *testing.T) {
 // the order they stopped, and hit, which stops a resumed worker again on
 // a new object.
 func workersStoppedAtOnce(t *testing.T) (*harness, []jdwp.ThreadID, func(jdwp.ThreadID)) {
+	return workersStoppedAtOnceOn(t, func(h *harness, class jdwp.ReferenceTypeID, _ jdwp.ThreadID) jdwp.ObjectID {
+		return h.vm.NewObject(class)
+	})
+}
+
+// workersStoppedAtOnceOn is workersStoppedAtOnce with each stop's object
+// made by newThis, for worker w, in the method's class.
+func workersStoppedAtOnceOn(t *testing.T, newThis func(h *harness, class jdwp.ReferenceTypeID, w jdwp.ThreadID) jdwp.ObjectID) (
+	*harness, []jdwp.ThreadID, func(jdwp.ThreadID)) {
 	h, class := inInstanceMethod(t)
 	frame := h.vm.Thread(1).Frames[0]
 	queue := []jdwp.ThreadID{1, 2, 3}
@@ -97,7 +106,7 @@ func workersStoppedAtOnce(t *testing.T) (*harness, []jdwp.ThreadID, func(jdwp.Th
 		h.vm.SetThread(w, []scachetest.ModelFrame{frame}).Suspends = 0
 	}
 	hit := func(w jdwp.ThreadID) {
-		h.vm.Thread(w).Frames[0].This = h.vm.NewObject(class.ID)
+		h.vm.Thread(w).Frames[0].This = newThis(h, class.ID, w)
 		ev, ok := h.vm.Stop(w, jdwp.SuspendPolicyEventThread)
 		require.True(t, ok)
 		h.event(ev)
@@ -175,8 +184,7 @@ func TestRepliesAfterAWorkersNewEventAnswerTheStopTakenUp(t *testing.T) {
 				&jdwp.FrameThisObjectCommand{Thread: w, Frame: h.vm.FrameID(th, th.Generation, 0)},
 				&jdwp.ObjectRefGetValuesCommand{Object: th.Frames[0].This, Fields: []jdwp.FieldID{1, 2}},
 			} {
-				want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, h.nextID, m, h.vm.Sizes))
-				got := h.replyTo(h.send(m))
+				got, want := askAtOnce(h, m)
 				require.Equal(t, want, got, "read %d, worker %d: %s answered at once", read, w, m.Command())
 			}
 		}
@@ -247,26 +255,13 @@ func TestWhatTheDebuggerStoppedAskingIsForgottenAtStopsTakenUp(t *testing.T) {
 // on the whole stop is answered from what went out at the event, each
 // answer the VM's.
 func TestAnArrayOfAStopTakenUpAgainGoesOutWithItsThis(t *testing.T) {
-	h, class := inInstanceMethod(t)
-	frame := h.vm.Thread(1).Frames[0]
-	queue := []jdwp.ThreadID{1, 2, 3}
-	for _, w := range queue[1:] {
-		h.vm.SetThread(w, []scachetest.ModelFrame{frame}).Suspends = 0
-	}
 	arrays := map[jdwp.ThreadID]jdwp.ObjectID{}
-	hit := func(w jdwp.ThreadID) {
-		arrays[w] = h.vm.NewArray(class.ID, jdwp.TagInt, jdwp.IntValue(int32(w)), jdwp.IntValue(1))
-		this := h.vm.NewObject(class.ID)
+	h, queue, hit := workersStoppedAtOnceOn(t, func(h *harness, class jdwp.ReferenceTypeID, w jdwp.ThreadID) jdwp.ObjectID {
+		arrays[w] = h.vm.NewArray(class, jdwp.TagInt, jdwp.IntValue(int32(w)), jdwp.IntValue(1))
+		this := h.vm.NewObject(class)
 		holdArray(h, this, arrays[w])
-		h.vm.Thread(w).Frames[0].This = this
-		ev, ok := h.vm.Stop(w, jdwp.SuspendPolicyEventThread)
-		require.True(t, ok)
-		h.event(ev)
-	}
-	for _, w := range queue {
-		hit(w)
-	}
-	h.drain()
+		return this
+	})
 	for read := 0; read < 9; read++ {
 		w := queue[0]
 		th := h.vm.Thread(w)
@@ -281,8 +276,7 @@ func TestAnArrayOfAStopTakenUpAgainGoesOutWithItsThis(t *testing.T) {
 				require.Equal(t, want, got, "read %d: %s", read, m.Command())
 				continue
 			}
-			want := h.vm.Clone().Handle(jdwp.AppendCommandPacket(nil, h.nextID, m, h.vm.Sizes))
-			got := h.replyTo(h.send(m))
+			got, want := askAtOnce(h, m)
 			require.Equal(t, want, got, "read %d, worker %d: %s answered at once", read, w, m.Command())
 		}
 		h.drain()
