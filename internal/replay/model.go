@@ -321,16 +321,41 @@ func (s *session) answerFor(key scache.Key, epoch era, gen int, mark runMark) (a
 		// the recording's (era.atLeast): a speculated command the trace
 		// holds no state of its epoch for is answered as the next (or the
 		// last) epoch's first state. Served to a command of that epoch, it
-		// is one of the states recorded there.
+		// is one of the states recorded there. Not the last epoch's state
+		// of a thread that ran since (resumed alone, or an event of its
+		// own): a VM never answers that after the thread ran. Such a
+		// thread's next state recorded is answered instead, as the next
+		// epoch's is: the one it ran to.
+		ran := false
 		for _, d := range []int{1, -1} {
 			for _, a := range s.answers[key] {
-				if a.gen == gen && a.epoch.epoch == epoch.epoch+d {
-					return a, true
+				if a.gen != gen || a.epoch.epoch != epoch.epoch+d {
+					continue
+				}
+				if d < 0 && ranSince(a.mark, mark) {
+					ran = true
+					continue
+				}
+				return a, true
+			}
+		}
+		if ran {
+			for _, a := range s.answers[key] {
+				if a.gen == gen && a.epoch.epoch > epoch.epoch && (!found || a.epoch.epoch < best.epoch.epoch) {
+					best, found = a, true
 				}
 			}
+			return best, found
 		}
 	}
 	return best, false
+}
+
+// ranSince reports whether the thread of mark, a command's about a
+// thread's own state, may have run on its own since an answer of mark
+// then: a resume of it alone, or an event of its own, came between.
+func ranSince(then, mark runMark) bool {
+	return mark.thread != 0 && then.thread == mark.thread && then.own != mark.own
 }
 
 func abs(x int) int {

@@ -1,0 +1,32 @@
+package replay_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jdwpscache/scache/internal/replay"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAThreadResumedAloneIsNotAnsweredAsItWasBefore replays a recorded
+// threads-view session (TestAThreadsViewSessionReplaysExactly's workload)
+// in which the Speculator asks a worker's status right behind the
+// debugger's resume of that worker alone, in an epoch that holds no
+// status of it in the recording. The simulated VM answered with the
+// status of the epoch before, when the worker was still suspended at its
+// breakpoint: a state no VM gives once the thread ran, which the debugger
+// then received (about one recording in forty failed so). The VM answers
+// with the next status recorded, the one the worker ran to.
+func TestAThreadResumedAloneIsNotAnsweredAsItWasBefore(t *testing.T) {
+	traces, err := replay.LoadFile(filepath.Join("testdata", "threadsview-status-after-a-resume-alone.sctrace"))
+	require.NoError(t, err)
+	require.Len(t, traces, 1)
+	for _, mode := range replay.Modes {
+		for _, rtt := range []time.Duration{0, time.Millisecond, 20 * time.Millisecond} {
+			res, err := replay.Run(traces[0], mode, replay.Config{RTT: rtt})
+			require.NoError(t, err, "%s at RTT %v", mode, rtt)
+			require.Empty(t, res.Mismatches, "%s at RTT %v", mode, rtt)
+		}
+	}
+}
