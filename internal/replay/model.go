@@ -323,32 +323,25 @@ func (s *session) answerFor(key scache.Key, epoch era, gen int, mark runMark) (a
 		// last) epoch's first state. Served to a command of that epoch, it
 		// is one of the states recorded there. Not the last epoch's state
 		// of a thread that ran since (resumed alone, or an event of its
-		// own): a VM never answers that after the thread ran. Such a
-		// thread's next state recorded is answered instead, as the next
-		// epoch's is: the one it ran to.
-		ran := false
+		// own): a VM never answers that after the thread ran.
 		for _, d := range []int{1, -1} {
 			for _, a := range s.answers[key] {
-				if a.gen != gen || a.epoch.epoch != epoch.epoch+d {
-					continue
+				if a.gen == gen && a.epoch.epoch == epoch.epoch+d && (d > 0 || !ranSince(a.mark, mark)) {
+					return a, true
 				}
-				if d < 0 && ranSince(a.mark, mark) {
-					ran = true
-					continue
-				}
-				return a, true
 			}
 		}
-		if ran {
-			for _, a := range s.answers[key] {
-				if a.gen == gen && a.epoch.epoch > epoch.epoch && (!found || a.epoch.epoch < best.epoch.epoch) {
-					best, found = a, true
-				}
+		// Failing those, the next state recorded, the one the VM ran to
+		// (threads stopping one after another begin several epochs before
+		// the debugger asks the thread list): a VM never answers such a
+		// command with an error.
+		for _, a := range s.answers[key] {
+			if a.gen == gen && a.epoch.epoch > epoch.epoch && (!found || a.epoch.epoch < best.epoch.epoch) {
+				best, found = a, true
 			}
-			return best, found
 		}
 	}
-	return best, false
+	return best, found
 }
 
 // ranSince reports whether the thread of mark, a command's about a

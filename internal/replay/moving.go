@@ -20,8 +20,14 @@ import (
 // states never go back in time, not that they are the ones the recording
 // happened to catch. So a reply to a moving command is right when it equals
 // one of the replies recorded for the same command in the same suspension
-// epoch, at or after the latest of them the debugger already received.
-// Every other reply must equal its own recorded reply byte for byte.
+// epoch, at or after the latest of them the debugger already received. Or
+// in a later epoch: the simulation times an event by its recorded gap
+// after the command that let the VM run, and the debugger's commands by
+// the link, so a running thread's event (its next breakpoint) may reach
+// the simulated debugger before a command it followed in the recording;
+// the state the VM answers then is one the recording shows later, never
+// an earlier one. Every other reply must equal its own recorded reply
+// byte for byte.
 type movingStates struct {
 	s *session
 	// seen is, per command, the index in session.answers of the latest
@@ -52,7 +58,7 @@ func (m *movingStates) accept(c *command, reply []byte) bool {
 	answers := m.s.answers[c.key]
 	for j := seen; j < len(answers); j++ {
 		a := answers[j]
-		if a.epoch.epoch != c.epoch.epoch || a.gen != c.gen {
+		if a.epoch.epoch < c.epoch.epoch || a.gen != c.gen {
 			continue
 		}
 		if a.code == h.ErrorCode && bytes.Equal(a.data, jdwp.Data(reply)) {

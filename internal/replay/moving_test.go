@@ -51,7 +51,8 @@ func TestMovingStatesAcceptsRecordedStatesInOrder(t *testing.T) {
 	m := newMovingStates(s)
 	require.True(t, m.accept(ask(1, era{1, 1}), reply(2)), "the state of the stop's first ask, for the second")
 	require.True(t, m.accept(ask(1, era{1, 1}), reply(1)), "then the later state")
-	require.False(t, newMovingStates(s).accept(ask(1, era{1, 1}), reply(4)), "a state of another stop")
+	require.True(t, newMovingStates(s).accept(ask(1, era{1, 1}), reply(4)), "a state of a later stop: the simulated VM ran further")
+	require.False(t, newMovingStates(s).accept(ask(2, era{2, 2}), reply(2)), "a state of an earlier stop")
 	require.False(t, newMovingStates(s).accept(ask(1, era{1, 1}), reply(3)), "a state never recorded")
 
 	back := newMovingStates(s)
