@@ -1,13 +1,6 @@
 package replay_test
 
-import (
-	"path/filepath"
-	"testing"
-	"time"
-
-	"github.com/jdwpscache/scache/internal/replay"
-	"github.com/stretchr/testify/require"
-)
+import "testing"
 
 // TestAListSpeculatedAtAnEpochsEdgeIsAnsweredAsTheVMWould replays a
 // recorded threads-view session (TestAThreadsViewSessionReplaysExactly's
@@ -19,14 +12,7 @@ import (
 // about thirty failed so). The VM answers with the list it has, which the
 // recording holds in the next epoch.
 func TestAListSpeculatedAtAnEpochsEdgeIsAnsweredAsTheVMWould(t *testing.T) {
-	traces, err := replay.LoadFile(filepath.Join("testdata", "threadsview-list-at-an-epochs-edge.sctrace"))
-	require.NoError(t, err)
-	require.Len(t, traces, 1)
-	for _, mode := range replay.Modes {
-		res, err := replay.Run(traces[0], mode, replay.Config{RTT: 20 * time.Millisecond})
-		require.NoError(t, err, "%s", mode)
-		require.Empty(t, res.Mismatches, "%s", mode)
-	}
+	requireReplaysExactly(t, "threadsview-list-at-an-epochs-edge.sctrace")
 }
 
 // TestAListSpeculatedEpochsBeforeAnyRecordedIsAnsweredAsTheVMWould
@@ -38,14 +24,5 @@ func TestAListSpeculatedAtAnEpochsEdgeIsAnsweredAsTheVMWould(t *testing.T) {
 // received for its own list (about one recording in a hundred failed
 // so). The VM answers with the next list recorded, the one it ran to.
 func TestAListSpeculatedEpochsBeforeAnyRecordedIsAnsweredAsTheVMWould(t *testing.T) {
-	traces, err := replay.LoadFile(filepath.Join("testdata", "threadsview-list-asked-epochs-after-its-speculation.sctrace"))
-	require.NoError(t, err)
-	require.Len(t, traces, 1)
-	for _, mode := range replay.Modes {
-		for _, rtt := range []time.Duration{0, time.Millisecond, 20 * time.Millisecond} {
-			res, err := replay.Run(traces[0], mode, replay.Config{RTT: rtt})
-			require.NoError(t, err, "%s at RTT %v", mode, rtt)
-			require.Empty(t, res.Mismatches, "%s at RTT %v", mode, rtt)
-		}
-	}
+	requireReplaysExactly(t, "threadsview-list-asked-epochs-after-its-speculation.sctrace")
 }

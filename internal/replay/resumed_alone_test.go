@@ -1,13 +1,6 @@
 package replay_test
 
-import (
-	"path/filepath"
-	"testing"
-	"time"
-
-	"github.com/jdwpscache/scache/internal/replay"
-	"github.com/stretchr/testify/require"
-)
+import "testing"
 
 // TestAThreadResumedAloneIsNotAnsweredAsItWasBefore replays a recorded
 // threads-view session (TestAThreadsViewSessionReplaysExactly's workload)
@@ -19,16 +12,7 @@ import (
 // then received (about one recording in forty failed so). The VM answers
 // with the next status recorded, the one the worker ran to.
 func TestAThreadResumedAloneIsNotAnsweredAsItWasBefore(t *testing.T) {
-	traces, err := replay.LoadFile(filepath.Join("testdata", "threadsview-status-after-a-resume-alone.sctrace"))
-	require.NoError(t, err)
-	require.Len(t, traces, 1)
-	for _, mode := range replay.Modes {
-		for _, rtt := range []time.Duration{0, time.Millisecond, 20 * time.Millisecond} {
-			res, err := replay.Run(traces[0], mode, replay.Config{RTT: rtt})
-			require.NoError(t, err, "%s at RTT %v", mode, rtt)
-			require.Empty(t, res.Mismatches, "%s at RTT %v", mode, rtt)
-		}
-	}
+	requireReplaysExactly(t, "threadsview-status-after-a-resume-alone.sctrace")
 }
 
 // TestAThreadsNextStopMayComeBeforeTheStatusItFollowed replays a recorded
@@ -41,14 +25,5 @@ func TestAThreadResumedAloneIsNotAnsweredAsItWasBefore(t *testing.T) {
 // a wrong one (about one recording in a hundred failed so). A state of a
 // later stop is accepted; one of an earlier stop still is not.
 func TestAThreadsNextStopMayComeBeforeTheStatusItFollowed(t *testing.T) {
-	traces, err := replay.LoadFile(filepath.Join("testdata", "threadsview-next-stop-before-a-status.sctrace"))
-	require.NoError(t, err)
-	require.Len(t, traces, 1)
-	for _, mode := range replay.Modes {
-		for _, rtt := range []time.Duration{0, time.Millisecond, 20 * time.Millisecond} {
-			res, err := replay.Run(traces[0], mode, replay.Config{RTT: rtt})
-			require.NoError(t, err, "%s at RTT %v", mode, rtt)
-			require.Empty(t, res.Mismatches, "%s at RTT %v", mode, rtt)
-		}
-	}
+	requireReplaysExactly(t, "threadsview-next-stop-before-a-status.sctrace")
 }
