@@ -71,6 +71,19 @@ func (c *costModel) link() time.Duration {
 	return max(0, c.roundTrip.least()-c.service.estimate())
 }
 
+// vmLink returns the estimated round trip from this half to the VM
+// without its service, the link a command crosses to wait in the VM's
+// queue, and whether it is known. For a near half it is its own, not the
+// far half's that link returns; before it measured its own (a near half
+// seldom sends a command alone), 0: it sits next to the VM, and a wait
+// read a little long is better than one not read.
+func (c *costModel) vmLink() (time.Duration, bool) {
+	if c.roundTrip.known() {
+		return max(0, c.roundTrip.least()-c.service.estimate()), true
+	}
+	return 0, c.near
+}
+
 // weighs reports whether the model weighs anything: with a clock, and for
 // a near half once the far half told it the round trip its pushes save.
 func (c *costModel) weighs() bool {
@@ -150,7 +163,8 @@ func (c *costModel) answered(p *inFlight, size int, at, prev time.Time) {
 	}
 	c.bytes.replied(p.cmd, size)
 	if p.synthetic {
-		c.behind.answered(p.seq, at, c.link(), c.roundTrip.known() || c.farRoundTrip > 0)
+		link, known := c.vmLink()
+		c.behind.answered(p.seq, at, link, known)
 	}
 	switch {
 	case p.alone:

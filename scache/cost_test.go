@@ -206,6 +206,36 @@ func TestWaitBehindSpeculationIsMeasuredFromTheLastReplyAhead(t *testing.T) {
 	require.Equal(t, 6*time.Millisecond, b.longest)
 }
 
+// A near half sits next to the VM: a debugger's command it forwards
+// crosses its own short link to wait behind speculation, not the far
+// half's. The wait is measured over that link, or over none before the
+// near half measured it (it seldom sends a command alone); over the far
+// half's 20 ms, a wait of 5 ms read as none (the stat a split proxy
+// reports).
+func TestANearHalfMeasuresTheWaitBehindOverItsOwnLink(t *testing.T) {
+	for _, own := range []bool{false, true} {
+		now := time.Unix(1000, 0)
+		c := costModel{now: func() time.Time { return now }, near: true, farRoundTrip: 20 * time.Millisecond}
+		for i := 0; own && i < minSamples; i++ { // its own round trip: 1 ms
+			p := &inFlight{cmd: jdwp.CmdThreadReferenceName}
+			c.sending(p)
+			now = now.Add(time.Millisecond)
+			c.answered(p, 20, now, time.Time{})
+		}
+		c.outstanding = 1 // the first ahead is not alone: no round trip sample
+		ahead := &inFlight{cmd: jdwp.CmdThreadReferenceName, synthetic: true}
+		c.sending(ahead)
+		c.sentBehind(1) // the debugger's command, behind it
+		now = now.Add(6 * time.Millisecond)
+		c.answered(ahead, 20, now, time.Time{})
+		want := 6 * time.Millisecond
+		if own {
+			want -= time.Millisecond
+		}
+		require.Equal(t, want, c.behind.longest, "its own link measured: %v", own)
+	}
+}
+
 // However many commands the VM would take in a round trip, the speculation
 // in flight never holds more of the VM's time than maxWaitBehind.
 func TestSpeculationInFlightIsBoundedByTheWaitItCauses(t *testing.T) {
