@@ -198,14 +198,15 @@ func askFieldsOf(s *Speculator, obj jdwp.ObjectID) {
 		if a.valuesOf == 0 {
 			continue
 		}
+		// The same object read before (a stop taken up again in a new
+		// epoch: takeup.go) most often holds what it held then.
+		same := obj == a.valuesOf
 		for i, v := range a.values {
-			if !v.Tag.IsObject() || v.ObjectID() == 0 || obj != a.valuesOf && v.ObjectID() <= a.valuesOf {
+			if !v.Tag.IsObject() || v.ObjectID() == 0 || !same && v.ObjectID() <= a.valuesOf {
 				continue
 			}
-			// The same object read before (a stop taken up again in a
-			// new epoch: takeup.go) most often holds what it held then.
 			guess := v.ObjectID()
-			if obj != a.valuesOf {
+			if !same {
 				guess = jdwp.ObjectID((uint64(obj) + uint64(v.ObjectID()) - uint64(a.valuesOf)) & mask)
 			}
 			enqueueValueFacts(s, v.Tag, guess)

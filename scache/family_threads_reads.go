@@ -208,7 +208,10 @@ func enqueueReadsOf(s *Speculator, reads []Key, was, now jdwp.ThreadID) {
 	mapped := was != 0 && now != 0 && now != was
 	for _, key := range reads {
 		enqueue(key)
-		if t, ok := key.thread(s.sizes); ok && mapped && t == was {
+		if !mapped {
+			continue
+		}
+		if t, ok := key.thread(s.sizes); ok && t == was {
 			enqueue(key.withThread(now, s.sizes))
 		}
 	}

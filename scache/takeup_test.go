@@ -131,15 +131,23 @@ func readWorkersThatHitAgain(t *testing.T, pause bool) {
 		if read >= 2 {
 			require.Zero(t, forwarded, "read %d, worker %d: this's fields from speculation", read, w)
 		}
-		if pause {
-			ask(h, &jdwp.VMSuspendCommand{})
-			ask(h, &jdwp.VMResumeCommand{})
-		}
-		ask(h, &jdwp.ThreadResumeCommand{Thread: w})
-		queue = append(queue[1:], w)
-		hit(w)
-		h.drain()
+		queue = leaveStop(h, queue, hit, pause)
 	}
+}
+
+// leaveStop ends the debugger's read of the stop of worker queue[0] (with
+// pause, after a pause of the VM and its resume): it resumes the worker,
+// which stops again at once, and returns the queue with it last.
+func leaveStop(h *harness, queue []jdwp.ThreadID, hit func(jdwp.ThreadID), pause bool) []jdwp.ThreadID {
+	w := queue[0]
+	if pause {
+		ask(h, &jdwp.VMSuspendCommand{})
+		ask(h, &jdwp.VMResumeCommand{})
+	}
+	ask(h, &jdwp.ThreadResumeCommand{Thread: w})
+	hit(w)
+	h.drain()
+	return append(queue[1:], w)
 }
 
 // TestAThreadTheDebuggerSuspendedIsNoStopToTakeUp: thread 2 stopped at its
@@ -223,12 +231,7 @@ func TestWhatTheDebuggerStoppedAskingIsForgottenAtStopsTakenUp(t *testing.T) {
 			got, want := ask(h, &jdwp.ObjectRefGetValuesCommand{Object: other, Fields: []jdwp.FieldID{1, 2}})
 			require.Equal(t, want, got)
 		}
-		ask(h, &jdwp.VMSuspendCommand{})
-		ask(h, &jdwp.VMResumeCommand{})
-		ask(h, &jdwp.ThreadResumeCommand{Thread: w})
-		queue = append(queue[1:], w)
-		hit(w)
-		h.drain()
+		queue = leaveStop(h, queue, hit, true)
 	}
 	require.NotZero(t, h.s.Stats().StopsTakenUp)
 	asked := 0
