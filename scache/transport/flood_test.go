@@ -248,3 +248,41 @@ func TestAFarHalfRefusedAtTheDoorIsToldWhy(t *testing.T) {
 		})
 	}
 }
+
+// A far half that arrives while every connection in the near half's
+// handshake table speaks and none is stale takes the place of one of them
+// (here the table drops every newcomer from Start on): a crowd turns no
+// one away, only the limit per address does. The near half then dials the
+// VM for it.
+func TestAFarHalfIsNeverTurnedAwayByACrowdThatSpeaks(t *testing.T) {
+	limits := transport.DefaultHandshakeLimits
+	limits.Start, limits.Rate = 4, 100
+	var dials atomic.Int32
+	near := serveProxy(t, func(ctx context.Context) (net.Conn, error) {
+		dials.Add(1)
+		return nil, io.EOF
+	}, transport.WithSplit(transport.NearHalf), transport.WithHandshakeLimits(limits), transport.WithHandshakeTimeout(time.Minute))
+	opening := tunnel.FarOpening(tunnel.Supported)
+	for range limits.Start {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
+		c, err := d.Dial("tcp", near)
+		require.NoError(t, err)
+		t.Cleanup(func() { c.Close() })
+		_, err = c.Write(opening[:1]) // speaking, and never finishing
+		require.NoError(t, err)
+	}
+	ended := make(chan error, 1)
+	far := serveProxy(t, func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", near)
+	}, transport.WithSplit(transport.FarHalf), transport.WithSessionEnded(func(_ scache.Stats, err error) { ended <- err }))
+	dbg, err := net.Dial("tcp", far)
+	require.NoError(t, err)
+	defer dbg.Close()
+	_, err = dbg.Write([]byte("JDWP-Handshake"))
+	require.NoError(t, err)
+	err = <-ended
+	require.Error(t, err, "the VM is not there")
+	require.NotContains(t, err.Error(), "refused the connection")
+	require.Equal(t, int32(1), dials.Load(), "the near half dialled the VM for the far half")
+}

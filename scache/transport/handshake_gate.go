@@ -20,11 +20,11 @@ import (
 // MaxStartups, PerSourceMaxStartups and LoginGraceTime together:
 //
 //   - Up to Start connections wait for their handshake unhindered. From
-//     Start on, a new one is refused with probability Rate percent, rising
-//     linearly to 100% at Full (random early drop): a flood is thinned long
-//     before the table is full.
-//   - A new connection that would be refused takes instead the place of
-//     the oldest one that has sent nothing at all (in its first 250 ms, the
+//     Start on, a new one is dropped with probability Rate percent, rising
+//     linearly to 100% at Full (random early drop): the table grows ever
+//     more slowly, and never past Full.
+//   - A dropped connection is not refused: it takes the place of the
+//     oldest one that has sent nothing at all (in its first 250 ms, the
 //     time its reader may take to run, none is taken for mute), or else of
 //     a stale one:
 //     one that has sent nothing for StaleSilence, or has taken longer than
@@ -32,13 +32,15 @@ import (
 //     the rest of its hello within a round trip of the near half's answers
 //     (a keyed one its TLS messages), so it is never stale: connections
 //     that open and wait, or drip a byte at a time, cannot keep it out.
+//   - When none is mute or stale, the newcomer takes the place of one drawn
+//     at random: every connection in the table speaks, and the newcomer is
+//     as likely a far half as any of them. A far half is never turned away
+//     by a crowd, and one that finishes its handshake before as many newer
+//     connections arrive as the table holds gets its session whatever the
+//     flood holds open.
 //   - At most PerSource connections from one IP address wait at once; a
-//     newcomer past it takes the place of one of that address's own, by the
-//     same rule.
-//   - At Full, when none is mute or stale, the newcomer takes the place of
-//     one drawn at random: the table never grows past Full, and a far half
-//     that finishes its handshake before Full newer connections arrive gets
-//     its session whatever the flood holds open.
+//     newcomer past it takes the place of one of that address's own that
+//     is mute or stale, or is refused.
 //   - A connection that has sent nothing within FirstByte is closed; the
 //     whole handshake still has the handshake timeout (WithHandshakeTimeout).
 //
@@ -176,10 +178,7 @@ func (g *handshakeGate) admit(conn net.Conn, timeout time.Duration) (*pendingCon
 		}
 	} else if n := len(g.pending); n >= g.limits.Start && g.chance() < g.dropChance(n) {
 		if !g.evict(now, "", fmt.Sprintf("%d connections in their handshake", n)) {
-			if n < g.limits.Full {
-				return nil, fmt.Errorf("%d connections are still in their handshake, none of them stale: the near half is crowded", n)
-			}
-			g.evictAtRandom(fmt.Sprintf("%d connections in their handshake, all of them speaking", n))
+			g.evictAtRandom(fmt.Sprintf("%d connections in their handshake, none of them mute or stale", n))
 		}
 	}
 	c := &pendingConn{Conn: conn, source: source, accepted: now, handshake: now.Add(timeout)}
@@ -226,11 +225,11 @@ func (g *handshakeGate) dropChance(n int) float64 {
 // goroutine that reads them may not have run yet.
 const muteGrace = 250 * time.Millisecond
 
-// evictAtRandom closes a connection drawn at random: the table is full and
-// every connection in it speaks, so the newcomer is as likely a far half as
-// any of them. A flood of connections that speak can then never keep a far
-// half out for good: it needs only finish its handshake before as many
-// newcomers as the table holds have come.
+// evictAtRandom closes a connection drawn at random: the newcomer is
+// dropped and every connection in the table speaks, so it is as likely a
+// far half as any of them. A flood of connections that speak can then
+// never keep a far half out for good: it needs only finish its handshake
+// before as many newcomers as the table holds have come.
 func (g *handshakeGate) evictAtRandom(crowd string) {
 	k := int(g.chance() * float64(len(g.pending)))
 	for c := range g.pending {
