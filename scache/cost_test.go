@@ -142,6 +142,54 @@ func TestTheFarHalfTellsTheNearHalfItsRoundTrip(t *testing.T) {
 	require.Equal(t, 22*time.Millisecond, near.spec.cost.farRoundTrip)
 }
 
+// TestTheNearHalfWeighsFromTheTunnelsHello: the far half tells the near
+// half the round trip of the tunnel's hello at once, before any debugger
+// command (a parallel client may send none alone for many stops), and
+// its own measurement once it differs by an eighth. On a VM serving one
+// command per 2 ms, the near half's speculation in flight is then bounded
+// by that link, not by the wait it may cause (25 commands, 50 ms).
+func TestTheNearHalfWeighsFromTheTunnelsHello(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	cfg := defaultConfig()
+	cfg.clock = clock.now
+	far := newFar(cfg)
+	opened := far.OnTunnelOpen(3 * time.Millisecond)
+	require.Len(t, opened.Upstream, 1)
+	require.Equal(t, tunnel.RoundTrip, opened.Upstream[0][0])
+	require.Empty(t, far.OnTunnelOpen(4*time.Millisecond).Upstream, "told once")
+
+	near := newNear(cfg)
+	for i := 0; i < 8; i++ { // its VM serves one command per 2 ms
+		near.spec.cost.service.add(clock.t.Add(time.Duration(i+1)*2*time.Millisecond), clock.t.Add(time.Duration(i)*2*time.Millisecond))
+	}
+	require.False(t, near.spec.cost.slow(), "nothing weighed before the far half tells its round trip")
+	require.Equal(t, int(maxWaitBehind/(2*time.Millisecond)), near.spec.cost.inFlightBound(DefaultMaxInFlight))
+	_, err := near.FromFar(opened.Upstream[0])
+	require.NoError(t, err)
+	require.Equal(t, 3*time.Millisecond, near.spec.cost.farRoundTrip)
+	require.True(t, near.spec.cost.slow())
+	require.Equal(t, 2, near.spec.cost.inFlightBound(DefaultMaxInFlight), "1 ms of link: the command in service and one behind it")
+
+	// The far half's own measurement, 22 ms, is told once known.
+	var told []byte
+	for id := uint32(1); id <= minSamples; id++ {
+		clock.t = clock.t.Add(time.Second)
+		far.FromDebugger(jdwp.AppendCommandPacket(nil, id, &jdwp.VMAllThreadsCommand{}, jdwp.DefaultIDSizes))
+		clock.t = clock.t.Add(22 * time.Millisecond)
+		down, err := far.FromNear(tunnel.NewFrame(tunnel.Packet, jdwp.AppendReplyPacket(nil, id, &jdwp.ObjectIDsReply{}, jdwp.DefaultIDSizes)))
+		require.NoError(t, err)
+		for _, f := range down.Upstream {
+			if f[0] == tunnel.RoundTrip {
+				told = f
+			}
+		}
+	}
+	require.NotNil(t, told)
+	_, err = near.FromFar(told)
+	require.NoError(t, err)
+	require.Equal(t, 22*time.Millisecond, near.spec.cost.farRoundTrip)
+}
+
 // TestBurstyRepliesStillGiveTheServiceTime: replies to commands queued at
 // a VM of 500 µs reach the Speculator in bursts, and the VM pauses now and
 // then; the estimate keeps the rate. Three shapes of run: gaps of nearly

@@ -212,6 +212,27 @@ func newFar(cfg config) *Far {
 	return &Far{spec: newSpeculator(cfg)}
 }
 
+// OnTunnelOpen takes how long the near half took to answer the far
+// half's hello: the link's round trip and the near half's handshake with
+// the VM, a little more than the round trip to the VM that the near
+// half's speculation saves the debugger. The far half measures that one
+// from the debugger's commands sent alone, which a client that pipelines
+// its reads (an IDE's async mode) may leave unknown for many stops; until
+// then the near half weighs nothing, and on a slow VM its first stop's
+// speculation went out whole (WithMaxInFlight's 64), ahead of the
+// debugger's commands. So the far half tells it this one at once ('R'),
+// and its own measurement once it differs by an eighth. Call it before
+// anything else; a second call, or one with 0, returns nothing.
+func (f *Far) OnTunnelOpen(helloRoundTrip time.Duration) Traffic {
+	if helloRoundTrip <= 0 || f.roundTrip != 0 {
+		return Traffic{}
+	}
+	f.roundTrip = helloRoundTrip
+	frame := tunnel.RoundTripFrame(f.roundTrip, 0)
+	f.tunnelBytes.Add(int64(len(frame)))
+	return Traffic{Upstream: [][]byte{frame}}
+}
+
 // Speculator returns the far half's Speculator.
 func (f *Far) Speculator() *Speculator { return f.spec }
 

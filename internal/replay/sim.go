@@ -165,8 +165,10 @@ func (sim *simulation) run() outcome {
 		}
 	}
 	// The handshake is through as the trace starts: what the proxy asks
-	// ahead of the debugger's first command goes first.
+	// ahead of the debugger's first command goes first. The far half took
+	// the link's round trip for the tunnel's hello, and tells the near half.
 	if sim.split != nil {
+		sim.farOut(sim.split.far.OnTunnelOpen(sim.rtt), -1)
 		sim.nearOut(sim.split.near.OnHandshake())
 	} else {
 		sim.route(sim.spc.OnHandshake(), scache.Upstream)

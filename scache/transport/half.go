@@ -2,6 +2,7 @@ package transport
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/jdwpscache/scache/scache"
 )
@@ -47,8 +48,9 @@ func ParseHalf(name string) (Half, error) {
 // arrives from the debugger's side, fromUp what arrives from the VM's.
 type splitHalf interface {
 	// started is what the half sends once the session's handshake is
-	// through, before anything it reads.
-	started() scache.Traffic
+	// through, before anything it reads; helloRoundTrip is how long the
+	// near half took to answer a far half's hello (0 at a near half).
+	started(helloRoundTrip time.Duration) scache.Traffic
 	fromDown(b []byte) (scache.Traffic, error)
 	fromUp(b []byte) (scache.Traffic, error)
 	stats() scache.Stats
@@ -58,7 +60,7 @@ type nearHalf struct {
 	*scache.Near
 }
 
-func (h *nearHalf) started() scache.Traffic                   { return h.OnHandshake() }
+func (h *nearHalf) started(time.Duration) scache.Traffic      { return h.OnHandshake() }
 func (h *nearHalf) fromDown(b []byte) (scache.Traffic, error) { return h.FromFar(b) }
 func (h *nearHalf) fromUp(b []byte) (scache.Traffic, error)   { return h.FromVM(b), nil }
 func (h *nearHalf) stats() scache.Stats                       { return h.Stats() }
@@ -67,7 +69,7 @@ type farHalf struct {
 	*scache.Far
 }
 
-func (h *farHalf) started() scache.Traffic                   { return scache.Traffic{} }
-func (h *farHalf) fromDown(b []byte) (scache.Traffic, error) { return h.FromDebugger(b), nil }
-func (h *farHalf) fromUp(b []byte) (scache.Traffic, error)   { return h.FromNear(b) }
-func (h *farHalf) stats() scache.Stats                       { return h.Stats() }
+func (h *farHalf) started(hello time.Duration) scache.Traffic { return h.OnTunnelOpen(hello) }
+func (h *farHalf) fromDown(b []byte) (scache.Traffic, error)  { return h.FromDebugger(b), nil }
+func (h *farHalf) fromUp(b []byte) (scache.Traffic, error)    { return h.FromNear(b) }
+func (h *farHalf) stats() scache.Stats                        { return h.Stats() }

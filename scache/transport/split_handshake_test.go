@@ -269,3 +269,43 @@ func openTunnel(t *testing.T, addr string) error {
 	_, err = tunnel.ReadNearHello(c)
 	return err
 }
+
+// A far half's first frame, before the debugger's first command, tells the
+// near half the round trip of the tunnel's hello: the near half weighs its
+// speculation with it from the first stop (scache.Far.OnTunnelOpen).
+func TestAFarHalfTellsTheHellosRoundTripFirst(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	far := serveProxy(t, func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "tcp", ln.Addr().String())
+	}, transport.WithSplit(transport.FarHalf))
+	dbg, err := net.Dial("tcp", far)
+	require.NoError(t, err)
+	defer dbg.Close()
+	_, err = dbg.Write(jdwp.HandshakeBytes)
+	require.NoError(t, err)
+
+	near, err := ln.Accept() // this test plays the near half
+	require.NoError(t, err)
+	defer near.Close()
+	_ = near.SetDeadline(time.Now().Add(time.Minute)) // a guard against a hang
+	_, err = tunnel.ReadFarHello(near)
+	require.NoError(t, err)
+	_, err = near.Write(tunnel.NearHello(tunnel.StatusOn, 0, ""))
+	require.NoError(t, err)
+	require.NoError(t, jdwp.ReadHandshake(dbg, "far half"))
+
+	frames := tunnel.NewReader(near, jdwp.DefaultMaxPacketSize)
+	var f tunnel.Frame
+	for f.Type == 0 || f.Type == tunnel.Heartbeat {
+		b, err := frames.Read()
+		require.NoError(t, err)
+		f, err = tunnel.ParseFrame(b)
+		require.NoError(t, err)
+	}
+	require.Equal(t, tunnel.RoundTrip, f.Type, "the first frame after the heartbeats")
+	rt, _ := tunnel.RoundTripOf(f.Payload)
+	require.Positive(t, rt)
+}

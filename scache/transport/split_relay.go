@@ -120,13 +120,13 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 		return nil
 	}
 	var err error
-	var features tunnel.Features // agreed on in the handshake
-	var token tunnel.Token       // the session's, with Resume
+	var opened tunnelOpened
 	if s.tunnelUp {
-		features, token, err = r.farHandshake(down, up, commit)
+		opened, err = r.farHandshake(down, up, commit)
 	} else {
-		features, token, err = r.nearHandshake(down, up, commit)
+		opened, err = r.nearHandshake(down, up, commit)
 	}
+	features, token := opened.features, opened.token
 	stopHandshake()
 	if err != nil {
 		s.closeBoth()
@@ -156,7 +156,7 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 	}
 	r.tunnelW.Store(s.tunnelW)
 	s.heard.Store(time.Now().UnixNano())
-	start := s.half.started() // the near half's speculation ahead of the debugger's first command
+	start := s.half.started(opened.helloRoundTrip) // the near half's speculation ahead of the debugger's first command
 	s.upW.put(start.Upstream)
 	s.downW.put(start.Downstream)
 	var backstop *time.Timer
@@ -602,76 +602,89 @@ func (s *splitRun) writeFailed(dir string, w *queueWriter, err error) error {
 	return fmt.Errorf("scache: writing %s: %w", dir, err)
 }
 
+// tunnelOpened is what a half's handshake agreed on: the tunnel's
+// features, the session's token (with Resume) and, at a far half, how
+// long the near half took to answer its hello.
+type tunnelOpened struct {
+	features       tunnel.Features
+	token          tunnel.Token
+	helloRoundTrip time.Duration
+}
+
 // farHandshake takes the debugger's JDWP handshake, opens the tunnel with
 // the near half (which reaches the VM) and answers the debugger, once
-// commit lets the session on.
-func (r *Relay) farHandshake(debugger, tun io.ReadWriter, commit func() error) (tunnel.Features, tunnel.Token, error) {
-	var token tunnel.Token
+// commit lets the session on. It times the hello: the link's round trip
+// and the near half's handshake with the VM.
+func (r *Relay) farHandshake(debugger, tun io.ReadWriter, commit func() error) (tunnelOpened, error) {
+	var o tunnelOpened
 	defer r.handshakeDeadline(debugger, tun)()
 	if err := jdwp.ReadHandshake(debugger, "debugger"); err != nil {
-		return 0, token, err
+		return o, err
 	}
 	offer := r.featuresOn(tun)
+	sent := time.Now()
 	if _, err := tun.Write(tunnel.FarOpening(offer)); err != nil {
-		return 0, token, fmt.Errorf("%w: sending the hello to the near half: %w", scache.ErrTunnel, err)
+		return o, fmt.Errorf("%w: sending the hello to the near half: %w", scache.ErrTunnel, err)
 	}
 	accepted, err := tunnel.ReadNearHello(tun)
 	if err != nil {
 		if errors.Is(err, tunnel.ErrNoAnswer) {
-			return 0, token, tunnel.Errorf("%s answered like a JDWP VM, not a near half (it closed the connection at the tunnel's hello without a word): use -split far only towards a near half (scache proxy -split near)", peerName(tun))
+			return o, tunnel.Errorf("%s answered like a JDWP VM, not a near half (it closed the connection at the tunnel's hello without a word): use -split far only towards a near half (scache proxy -split near)", peerName(tun))
 		}
-		return 0, token, err
+		return o, err
 	}
+	o.helloRoundTrip = time.Since(sent)
 	if accepted&^offer != 0 {
-		return 0, token, tunnel.Errorf("the near half accepted features %#x of the %#x offered", byte(accepted), byte(offer))
+		return o, tunnel.Errorf("the near half accepted features %#x of the %#x offered", byte(accepted), byte(offer))
 	}
+	o.features = accepted
 	if accepted&tunnel.Resume != 0 {
-		if token, err = tunnel.ReadToken(tun); err != nil {
-			return 0, token, err
+		if o.token, err = tunnel.ReadToken(tun); err != nil {
+			return o, err
 		}
 	}
 	if err := commit(); err != nil {
-		return 0, token, err
+		return o, err
 	}
 	if _, err := debugger.Write(jdwp.HandshakeBytes); err != nil {
-		return 0, token, fmt.Errorf("scache: answering the debugger's handshake: %w", err)
+		return o, fmt.Errorf("scache: answering the debugger's handshake: %w", err)
 	}
-	return accepted, token, nil
+	return o, nil
 }
 
 // nearHandshake takes the far half's hello, does the JDWP handshake with
 // the VM and answers the far half, once commit lets the session on.
-func (r *Relay) nearHandshake(tun, vm io.ReadWriter, commit func() error) (tunnel.Features, tunnel.Token, error) {
-	var token tunnel.Token
+func (r *Relay) nearHandshake(tun, vm io.ReadWriter, commit func() error) (tunnelOpened, error) {
+	var o tunnelOpened
 	defer r.handshakeDeadline(tun, vm)()
 	offered, err := tunnel.ReadFarHello(tun)
 	if err != nil {
 		refuseFar(tun, err)
-		return 0, token, err
+		return o, err
 	}
 	if _, err := vm.Write(jdwp.HandshakeBytes); err != nil {
 		err = fmt.Errorf("scache: sending the handshake to the VM at %s: %w", peerName(vm), err)
 		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVM, 0, err.Error()))
-		return 0, token, err
+		return o, err
 	}
 	if err := jdwp.ReadHandshake(vm, "VM"); err != nil {
 		err = fmt.Errorf("scache: the VM at %s: %w", peerName(vm), err)
 		_, _ = tun.Write(tunnel.NearHello(tunnel.StatusVM, 0, err.Error()))
-		return 0, token, err
+		return o, err
 	}
 	if err := commit(); err != nil {
-		return 0, token, err
+		return o, err
 	}
-	accepted := offered & r.featuresOn(tun)
-	answer := tunnel.NearHello(tunnel.StatusOn, accepted, "")
-	if accepted&tunnel.Resume != 0 {
-		token = newToken()
-		answer = append(answer, token[:]...)
+	o.features = offered & r.featuresOn(tun)
+	answer := tunnel.NearHello(tunnel.StatusOn, o.features, "")
+	if o.features&tunnel.Resume != 0 {
+		o.token = newToken()
+		answer = append(answer, o.token[:]...)
 	}
 	if _, err := tun.Write(answer); err != nil {
-		return 0, token, fmt.Errorf("%w: answering the far half: %w", scache.ErrTunnel, err)
+		return o, fmt.Errorf("%w: answering the far half: %w", scache.ErrTunnel, err)
 	}
-	return accepted, token, nil
+	return o, nil
 }
 
 // featuresOn returns the features this half can use on the tunnel tun:

@@ -32,7 +32,8 @@
 //	'U' used        far to near: the key of a reply that answered the debugger
 //	'R' round trip  far to near: uint64, the round trip from the far half to
 //	                the VM in microseconds (the VM's service included), as the
-//	                far half measures it; the near half weighs its pushes
+//	                far half measures it (first, as the session opens, its
+//	                hello's round trip); the near half weighs its pushes
 //	                with it (version 2); then uint64, the rate of the link
 //	                from the near half in bytes per second as the far half
 //	                measures it, 0 when it did not show (version 4)
