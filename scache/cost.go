@@ -68,6 +68,12 @@ func (c *costModel) link() time.Duration {
 	if c.farRoundTrip > 0 {
 		return max(0, c.farRoundTrip-c.service.estimate())
 	}
+	return c.ownLink()
+}
+
+// ownLink returns the estimated round trip from this half to the VM
+// without its service, from what it measured itself (0: nothing yet).
+func (c *costModel) ownLink() time.Duration {
 	return max(0, c.roundTrip.least()-c.service.estimate())
 }
 
@@ -79,7 +85,7 @@ func (c *costModel) link() time.Duration {
 // read a little long is better than one not read.
 func (c *costModel) vmLink() (time.Duration, bool) {
 	if c.roundTrip.known() {
-		return max(0, c.roundTrip.least()-c.service.estimate()), true
+		return c.ownLink(), true
 	}
 	return 0, c.near
 }
@@ -174,10 +180,11 @@ func (c *costModel) answered(p *inFlight, size int, at, prev time.Time) {
 			}
 		}
 		c.roundTrip.add(at.Sub(p.sentAt))
-	case !prev.IsZero() && p.sentAt.Add(c.link()).Before(prev):
+	case !prev.IsZero() && p.sentAt.Add(c.ownLink()).Before(prev):
 		// It reached the VM before the last reply left it: it waited its
 		// turn, and its reply took one service time more, or its
-		// transfer, whichever was the longer.
+		// transfer, whichever was the longer. (Over this half's own
+		// link: a near half's, next to the VM, not the far half's.)
 		c.service.add(at, prev)
 		if gap := at.Sub(prev); gap > 2*c.service.estimate() { // the link was the slower
 			c.bytes.sample(size, gap)

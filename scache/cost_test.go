@@ -100,6 +100,32 @@ func TestANearHalfWeighsWithTheFarLink(t *testing.T) {
 	require.False(t, near.pays(0.05, near.costOf(jdwp.CmdThreadReferenceFrames)))
 }
 
+// TestANearHalfMeasuresItsVMOnceToldTheFarLink: a near half told the far
+// half's round trip (20 ms) still measures its VM's service from the
+// replies queued there, over its own link of about 0: the far link is
+// what its speculation saves, not what its commands cross.
+func TestANearHalfMeasuresItsVMOnceToldTheFarLink(t *testing.T) {
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	c := &costModel{now: clock.now, near: true, farRoundTrip: 20 * time.Millisecond}
+	for range 8 {
+		sent := make([]*inFlight, 6)
+		for i := range sent {
+			sent[i] = &inFlight{}
+			c.sending(sent[i])
+			c.sent(commandPacket)
+		}
+		for _, p := range sent {
+			clock.t = clock.t.Add(500 * time.Microsecond)
+			at, prev := c.arrival()
+			c.answered(p, 11, at, prev)
+		}
+		clock.t = clock.t.Add(time.Second)
+	}
+	require.True(t, c.service.known())
+	require.Equal(t, 500*time.Microsecond, c.service.estimate())
+	require.True(t, c.fast() == false && c.slow(), "a VM of 500 µs is slow")
+}
+
 // TestNoClockNoEstimates: a Speculator without a clock measures nothing
 // and gates nothing.
 func TestNoClockNoEstimates(t *testing.T) {
