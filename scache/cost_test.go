@@ -147,19 +147,7 @@ func TestTheFarHalfTellsTheNearHalfItsRoundTrip(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.clock = clock.now
 	far := newFar(cfg)
-	var told []byte
-	for id := uint32(1); id <= minSamples && told == nil; id++ {
-		up := far.FromDebugger(jdwp.AppendCommandPacket(nil, id, &jdwp.VMAllThreadsCommand{}, jdwp.DefaultIDSizes))
-		require.Len(t, up.Upstream, 1)
-		clock.t = clock.t.Add(22 * time.Millisecond)
-		down, err := far.FromNear(tunnel.NewFrame(tunnel.Packet, jdwp.AppendReplyPacket(nil, id, &jdwp.ObjectIDsReply{}, jdwp.DefaultIDSizes)))
-		require.NoError(t, err)
-		for _, f := range down.Upstream {
-			if f[0] == tunnel.RoundTrip {
-				told = f
-			}
-		}
-	}
+	told := measureFarRoundTrip(t, far, clock, 22*time.Millisecond)
 	require.NotNil(t, told, "an 'R' frame once the round trip is known")
 
 	near := newNear(defaultConfig())
@@ -197,23 +185,30 @@ func TestTheNearHalfWeighsFromTheTunnelsHello(t *testing.T) {
 	require.Equal(t, 2, near.spec.cost.inFlightBound(DefaultMaxInFlight), "1 ms of link: the command in service and one behind it")
 
 	// The far half's own measurement, 22 ms, is told once known.
-	var told []byte
-	for id := uint32(1); id <= minSamples; id++ {
-		clock.t = clock.t.Add(time.Second)
-		far.FromDebugger(jdwp.AppendCommandPacket(nil, id, &jdwp.VMAllThreadsCommand{}, jdwp.DefaultIDSizes))
-		clock.t = clock.t.Add(22 * time.Millisecond)
-		down, err := far.FromNear(tunnel.NewFrame(tunnel.Packet, jdwp.AppendReplyPacket(nil, id, &jdwp.ObjectIDsReply{}, jdwp.DefaultIDSizes)))
-		require.NoError(t, err)
-		for _, f := range down.Upstream {
-			if f[0] == tunnel.RoundTrip {
-				told = f
-			}
-		}
-	}
+	told := measureFarRoundTrip(t, far, clock, 22*time.Millisecond)
 	require.NotNil(t, told)
 	_, err = near.FromFar(told)
 	require.NoError(t, err)
 	require.Equal(t, 22*time.Millisecond, near.spec.cost.farRoundTrip)
+}
+
+// measureFarRoundTrip sends the far half the debugger's commands alone,
+// each answered roundTrip later, until it tells the near half a round
+// trip, and returns that 'R' frame (nil if minSamples did not give one).
+func measureFarRoundTrip(t *testing.T, far *Far, clock *fakeClock, roundTrip time.Duration) []byte {
+	for id := uint32(1); id <= minSamples; id++ {
+		up := far.FromDebugger(jdwp.AppendCommandPacket(nil, id, &jdwp.VMAllThreadsCommand{}, jdwp.DefaultIDSizes))
+		require.Len(t, up.Upstream, 1)
+		clock.t = clock.t.Add(roundTrip)
+		down, err := far.FromNear(tunnel.NewFrame(tunnel.Packet, jdwp.AppendReplyPacket(nil, id, &jdwp.ObjectIDsReply{}, jdwp.DefaultIDSizes)))
+		require.NoError(t, err)
+		for _, f := range down.Upstream {
+			if f[0] == tunnel.RoundTrip {
+				return f
+			}
+		}
+	}
+	return nil
 }
 
 // TestBurstyRepliesStillGiveTheServiceTime: replies to commands queued at
