@@ -20,9 +20,11 @@ import (
 // its event; the debugger's commands about it find them at the far half.
 //
 // Near and Far are the halves without I/O, as the Speculator is: each takes
-// one packet or frame and returns what to send where. Package transport's
-// Relay made with WithSplit runs one over two connections; its Proxy made
-// with WithSplit serves a half's sessions.
+// one packet or frame and returns what to send where (ExampleFar). Package
+// transport's Relay made with WithSplit runs one over two connections; its
+// Proxy made with WithSplit serves a half's sessions. A transport of one's
+// own times the tunnel's hello at the far half and gives it to
+// Far.OnTunnelOpen first.
 //
 // The tunnel's wire format (its handshake and frames) is package
 // internal/tunnel's.
