@@ -219,12 +219,13 @@ func newFar(cfg config) *Far {
 // the VM, a little more than the round trip to the VM that the near
 // half's speculation saves the debugger. The far half measures that one
 // from the debugger's commands sent alone, which a client that pipelines
-// its reads (an IDE's async mode) may leave unknown for many stops; until
-// then the near half weighs nothing, and on a slow VM its first stop's
-// speculation went out whole (WithMaxInFlight's 64), ahead of the
-// debugger's commands. So the far half tells it this one at once ('R'),
-// and its own measurement once it differs by an eighth. Call it before
-// anything else; a second call, or one with 0, returns nothing.
+// its reads (an IDE's async mode) may leave unknown for many stops, and a
+// near half that knows no round trip weighs nothing: on a slow VM its
+// first stop's speculation would go out whole (up to WithMaxInFlight's
+// 64), ahead of the debugger's commands. So the far half tells it this
+// one at once ('R'), and its own measurement once that differs by an
+// eighth. Call it before anything else; a second call, or one with 0,
+// returns nothing.
 func (f *Far) OnTunnelOpen(helloRoundTrip time.Duration) Traffic {
 	if helloRoundTrip <= 0 || f.roundTrip != 0 {
 		return Traffic{}
