@@ -230,10 +230,17 @@ func (f *Far) OnTunnelOpen(helloRoundTrip time.Duration) Traffic {
 	if helloRoundTrip <= 0 || f.roundTrip != 0 {
 		return Traffic{}
 	}
-	f.roundTrip = helloRoundTrip
-	frame := tunnel.RoundTripFrame(f.roundTrip, 0)
+	frame := f.tellRoundTrip(helloRoundTrip, 0)
 	f.tunnelBytes.Add(int64(len(frame)))
 	return Traffic{Upstream: [][]byte{frame}}
+}
+
+// tellRoundTrip notes the round trip and the rate told the near half, and
+// returns the 'R' frame that tells them (at least a microsecond, the
+// frame's unit: 0 there means unknown).
+func (f *Far) tellRoundTrip(roundTrip time.Duration, rate float64) []byte {
+	f.roundTrip, f.rate = max(roundTrip, time.Microsecond), rate
+	return tunnel.RoundTripFrame(f.roundTrip, f.rate)
 }
 
 // Speculator returns the far half's Speculator.
@@ -292,8 +299,7 @@ func (f *Far) out(resp *Response) Traffic {
 	}
 	if rt, rate, ok := f.spec.measuredLink(); ok && (f.roundTrip == 0 || movedAnEighth(float64(rt), float64(f.roundTrip)) || movedAnEighth(rate, f.rate)) {
 		// Told once known, and again when either moved by an eighth.
-		f.roundTrip, f.rate = max(rt, time.Microsecond), rate
-		t.Upstream = append(t.Upstream, tunnel.RoundTripFrame(f.roundTrip, f.rate))
+		t.Upstream = append(t.Upstream, f.tellRoundTrip(rt, rate))
 	}
 	for _, b := range t.Upstream {
 		f.tunnelBytes.Add(int64(len(b)))

@@ -126,7 +126,6 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 	} else {
 		opened, err = r.nearHandshake(down, up, commit)
 	}
-	features, token := opened.features, opened.token
 	stopHandshake()
 	if err != nil {
 		s.closeBoth()
@@ -136,12 +135,12 @@ func (r *Relay) runSplit(ctx context.Context, down, up io.ReadWriteCloser) error
 		return err
 	}
 	r.handshakeThrough()
-	s.features = features
-	if features&tunnel.Resume != 0 {
-		s.link = s.resumable(token)
+	s.features = opened.features
+	if s.features&tunnel.Resume != 0 {
+		s.link = s.resumable(opened.token)
 	}
 	var pack func([][]byte) [][]byte
-	if features&tunnel.Deflate != 0 {
+	if s.features&tunnel.Deflate != 0 {
 		pack = tunnel.NewPacker().Pack
 	}
 	down, up = s.down, s.up // the tunnel's side may be a resumable link now
