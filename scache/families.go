@@ -58,7 +58,8 @@ const (
 	// FamilyValues: the type of each object, the value of each string and
 	// the length of each array among those values (an array's elements
 	// among them); and once the debugger asked one field of an object
-	// alone, each other field the same way.
+	// alone, each other field the same way, while it goes on with them
+	// (family_values_each.go).
 	FamilyValues
 	// FamilyAgain: at a stop, the state commands the debugger asked at its
 	// recent stops of the same kind (breakpoint or step) that name no frame:
@@ -265,6 +266,8 @@ var families = []*family{
 			// an expanded array's elements
 			jdwp.CmdArrayReferenceGetValues: onValues,
 		},
+		onAsked: noteFieldAsked,
+		onReset: resetEachField,
 		sends: []jdwp.Command{jdwp.CmdObjectReferenceReferenceType, jdwp.CmdStringReferenceValue, jdwp.CmdArrayReferenceLength,
 			jdwp.CmdObjectReferenceGetValues},
 	},
@@ -355,6 +358,7 @@ type familyState struct {
 	deeper     deeperFrames                  // the frames below the top the debugger looks at (family_topframe_deeper.go)
 	valuesRead valuesReads                   // the moving values the debugger read at the stop (family_again_moving.go)
 	walked     uint64                        // the epoch whose stop went out again past the learner (family_stop_walk.go)
+	eachField  eachFieldUse                  // what the debugger did after reading one field alone (family_values_each.go)
 }
 
 // newFamilyState returns the families' state of a new session, which

@@ -71,14 +71,15 @@ const maxEachField = 64
 // ObjectReference.GetValues of one field arrives, with each other field of
 // the object: a debugger that asks the fields of an object one at a time
 // (jdb's dump, a command per field, and one of no field) asks the others
-// next, and they need no reply before them.
+// next, and they need no reply before them; while the debugger goes on
+// with them (family_values_each.go).
 func onFieldAsked(s *Speculator, p *inFlight, _ *replyData) error {
 	if p.synthetic {
 		return nil
 	}
 	cmd, err := p.key.Message(s.sizes)
 	asked, ok := cmd.(*jdwp.ObjectRefGetValuesCommand)
-	if err != nil || !ok || len(asked.Fields) != 1 {
+	if err != nil || !ok || len(asked.Fields) != 1 || !eachFieldWanted(s, asked.Object) {
 		return nil
 	}
 	askEachField(s, asked.Object)
