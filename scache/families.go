@@ -82,7 +82,10 @@ const (
 	FamilyAttach
 	// FamilyPrepare: at a ClassPrepare event that suspends (where a debugger
 	// sets its deferred breakpoints), the class's methods and source names,
-	// then the line table of each of its methods.
+	// then the line table of each of its methods; at the reply to the
+	// debugger's own list of a class's methods, their line tables (at a
+	// stop, of a class no frame stands in, once it asks the first:
+	// family_prepare_deferred.go).
 	FamilyPrepare
 	// FamilyInvoke: at the reply to an invocation (an IDE's renderer calling
 	// toString, jdb's print), the invoking thread's top frame, its this and
@@ -326,8 +329,9 @@ var families = []*family{
 			jdwp.CmdVirtualMachineAllClassesWithGeneric: recallAttach,
 			jdwp.CmdVirtualMachineAllClasses:            recallAttach,
 		},
-		onReset: resetPrepared,
-		sends:   append(append([]jdwp.Command(nil), prepareSet...), jdwp.CmdMethodLineTable),
+		onMissed: askDeferredLineTables,
+		onReset:  resetPrepared,
+		sends:    append(append([]jdwp.Command(nil), prepareSet...), jdwp.CmdMethodLineTable),
 	},
 	{
 		flag: FamilyInvoke, life: lifetimeSuspension,
@@ -352,6 +356,7 @@ type familyState struct {
 	guesses    idGuesses                     // the ids seen at recent stops, to guess the next stop's (family_again_guess.go)
 	prepared   map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
 	recalled   map[jdwp.ReferenceTypeID]bool // classes of the attach memory whose line tables are to ask (family_prepare.go)
+	deferred   map[jdwp.ReferenceTypeID]bool // classes listed at a stop whose line tables wait for the debugger's first (family_prepare_deferred.go)
 	walk       hierarchyWalk                 // the supertypes the debugger walks (family_class_hierarchy.go)
 	predictor  framePredictor                // the next stop's top frame id (family_topframe_predict.go)
 	view       threadsView                   // the threads view sent at the stop (family_threads.go)

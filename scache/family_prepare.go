@@ -18,7 +18,9 @@ import (
 // JDK's JDI then asks the class's source debug extension and each method's
 // line table, one round trip after the other. On the reply to its
 // MethodsWithGeneric those go out at once, while the learner finds line
-// tables used (an IDE that lists methods to invoke a renderer asks none).
+// tables used; at a stop, for a class no frame stands in, only once the
+// debugger asks the first (an IDE that lists methods to invoke a renderer
+// asks none: family_prepare_deferred.go).
 // A debugger that asks the methods of a class in which a Frames reply of
 // the epoch showed a frame is resolving where that frame stands (a deep
 // stack, beyond the frames FamilyClass covers; another thread's stack in
@@ -101,6 +103,13 @@ func onPreparedMethods(s *Speculator, p *inFlight, reply *replyData) error {
 	}
 	delete(s.prepared, p.class)
 	delete(s.recalled, p.class)
+	listedAtStop := !recalled && !p.synthetic && s.stop.atLocation() && len(s.stop.methodsShownIn(p.class)) == 0
+	if listedAtStop {
+		// Finding a method to invoke, most often: the line tables wait
+		// for the first the debugger asks, whatever the learner makes of
+		// the line tables used so far (family_prepare_deferred.go).
+		deferLineTables(s, p.class)
+	}
 	// A recalled class's source debug extension and line tables were used
 	// at the last attach: the learner, which weighs what this session used
 	// so far, would hold back the recall that runs ahead of the debugger.
@@ -109,6 +118,9 @@ func onPreparedMethods(s *Speculator, p *inFlight, reply *replyData) error {
 	}
 	if recalled || !p.synthetic && s.learn.allowsClass(jdwp.CmdReferenceTypeSourceDebugExtension) {
 		s.enqueueClass(jdwp.CmdReferenceTypeSourceDebugExtension, p.class, 0, true)
+	}
+	if listedAtStop {
+		return nil
 	}
 	m, err := reply.typed(s)
 	if err != nil {

@@ -108,3 +108,41 @@ func lineTablesSent(t *testing.T, h *harness, class jdwp.ReferenceTypeID) []jdwp
 	}
 	return methods
 }
+
+// At a stop, a debugger that lists the methods of a class no frame of the
+// stop stands in is most often finding a method to invoke (an IDE's
+// renderer, before or after its first invocation), and no line table goes
+// out. Once it asks one (a breakpoint set there), the other methods' go
+// out behind it, and each is answered from the speculation with the VM's
+// answer.
+func TestMethodsListedAtAStopBringTheLineTablesAtTheFirstAsked(t *testing.T) {
+	for _, invoked := range []bool{false, true} {
+		h, class := inInstanceMethod(t)
+		loaded := h.vm.AddClass("LLoaded;", 4, false, false)
+		this := h.vm.NewObject(class.ID)
+		stopOn(t, h, this)
+		h.drain()
+		got, want := ask(h, &jdwp.ThreadFramesCommand{Thread: 1, StartFrame: 0, Length: -1})
+		require.Equal(t, want, got)
+		for _, f := range h.vm.Thread(1).Frames { // where each frame stands: the learner finds line tables used
+			got, want := ask(h, &jdwp.MethodLineTableCommand{RefType: f.Class, Method: f.Method})
+			require.Equal(t, want, got)
+		}
+		if invoked {
+			invokeToString(t, h, this)
+		}
+		got, want = ask(h, &jdwp.RefTypeMethodsWithGenericCommand{RefType: loaded.ID})
+		require.Equal(t, want, got)
+		require.Empty(t, lineTablesSent(t, h, loaded.ID), "invoked %v: no line table before the debugger asks one", invoked)
+
+		got, want = ask(h, &jdwp.MethodLineTableCommand{RefType: loaded.ID, Method: loaded.Methods[0]})
+		require.Equal(t, want, got)
+		require.Equal(t, loaded.Methods, lineTablesSent(t, h, loaded.ID), "invoked %v: the first asked, then the others behind it", invoked)
+		sent := len(h.toVM)
+		for _, m := range loaded.Methods[1:] {
+			got, want := ask(h, &jdwp.MethodLineTableCommand{RefType: loaded.ID, Method: m})
+			require.Equal(t, want, got)
+		}
+		require.Equal(t, sent, len(h.toVM), "invoked %v: the others answered from the speculation", invoked)
+	}
+}

@@ -189,6 +189,13 @@ func (st *stopState) forgetParked(t jdwp.ObjectID) {
 	st.keepFramesOf(func(th jdwp.ObjectID) bool { return th != t })
 }
 
+// atLocation reports whether the debugger is reading a stop at a code
+// location: its epoch goes on, or an invocation in its thread returned it
+// where it stood (an IDE's renderers invoke one method after another).
+func (st *stopState) atLocation() bool {
+	return st.on && st.event.loc.Class != 0 || st.invoked.back.thread != 0
+}
+
 // end closes the stop's epoch: what was read of its top frame is gone
 // (the frame ids of threads that are not parked go with the epoch's
 // state: Speculator.dropEpochState).
