@@ -211,11 +211,17 @@ func enqueueListAndView(s *Speculator) {
 func enqueueThreadsView(s *Speculator, threads []jdwp.ThreadID) { enqueueView(s, threads, false) }
 
 // enqueueView is enqueueThreadsView; with walking, past the learner: the
-// debugger walks its view now (family_threads_walk.go).
+// debugger walks its view now (family_threads_walk.go). Statuses and
+// names go out where they stand in the view even if queued or in flight
+// (FamilyAgain asks what the debugger read at its last stops first), but
+// once on a slow VM for a debugger whose reads overlap: a second copy
+// answers only a read in another order, and costs the VM more than the
+// round trip it saves (askViewAgain; BenchmarkSlowVMClients).
 func enqueueView(s *Speculator, threads []jdwp.ThreadID, walking bool) {
+	once := s.cost.slow() && s.inflight.readsOverlap
 	eachViewRead(s, threads, func(m jdwp.CommandMessage, inOrder bool) {
 		// Status and name where they stand in the view (enqueueInOrder).
-		enqueueAs(s, m, walking, false, inOrder)
+		enqueueAs(s, m, walking, false, inOrder && !once)
 	})
 }
 

@@ -353,3 +353,35 @@ func TestTheDebuggersAskTakesTheQueuedTwinsPlace(t *testing.T) {
 	require.Equal(t, 1, names, "thread 3's name asked once, the debugger's")
 	require.Equal(t, replaced+1, l.h.s.Stats().Replaced)
 }
+
+// TestOnASlowVMAParallelReadersViewGoesOnceAtTheStop: next to a VM known
+// to be slow, for a debugger whose reads overlap (a parallel client), the
+// view of a stop asks each thread's status and name once, though both
+// FamilyAgain (what it asked at its last stops) and the threads view ask
+// them: a second copy would cost the VM's service and could only answer
+// a read in another order, which on a slow VM costs more than the round
+// trip it saves (as askViewAgain's copies). A debugger that reads one at
+// a time reads in the order they went out, and needs none.
+func TestOnASlowVMAParallelReadersViewGoesOnceAtTheStop(t *testing.T) {
+	for _, overlap := range []bool{false, true} {
+		l := slowEventThreadStop(t, scache.WithFamilies(scache.FamilyThreads|scache.FamilyStop|scache.FamilyAgain))
+		if overlap {
+			readsOverlap(l)
+		}
+		l.ask(&jdwp.ThreadResumeCommand{Thread: 1})
+		sent := len(l.h.toVM)
+		l.stop()
+		most := 0
+		for _, cmd := range []jdwp.Command{jdwp.CmdThreadReferenceStatus, jdwp.CmdThreadReferenceName} {
+			asked := map[byte]int{}
+			for _, p := range l.h.toVM[sent:] {
+				if ph, _ := jdwp.ParseHeader(p); !ph.IsReply() && ph.Cmd() == cmd && scache.IsSyntheticID(ph.ID) {
+					asked[jdwp.Data(p)[7]]++
+					most = max(most, asked[jdwp.Data(p)[7]])
+				}
+			}
+			require.NotEmpty(t, asked, "overlap %v: %s speculated at the stop", overlap, cmd)
+		}
+		require.Equal(t, 1, most, "overlap %v: each thread's status and name asked once", overlap)
+	}
+}
