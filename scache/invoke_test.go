@@ -176,3 +176,34 @@ func TestWhatFollowsAnInvocationIsAskedAgain(t *testing.T) {
 		resume(h)
 	}
 }
+
+// Eclipse's JDI asks the thread list after its renderers, before it
+// resumes, and reads no thread's status or name there. The list's reply
+// would send the threads view behind it at every stop: once the view went
+// unused after an invocation, it no longer goes out there, while the list,
+// which the debugger reads after the invocation, does (from the second
+// stop, the list is answered from speculation). What is learned after an
+// invocation is learned apart from what is learned before it.
+func TestWhatADebuggerLeavesUnreadAfterAnInvocationStopsGoingOut(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	for stop := 0; stop < 5; stop++ {
+		this := h.vm.NewObject(class.ID)
+		stopOn(t, h, this)
+		h.drain()
+		askThis(t, h)
+		before := len(h.toVM)
+		invokeToString(t, h, this)
+		sent := len(h.toVM)
+		got, want := ask(h, &jdwp.VMAllThreadsCommand{})
+		require.Equal(t, want, got)
+		view := h.sentSince(before)[jdwp.CmdThreadReferenceStatus]
+		switch {
+		case stop == 0:
+			require.Positive(t, view, "the view, behind the list's reply: not yet learned")
+		case stop >= 2:
+			require.Zero(t, view, "stop %d: the view went unused after the invocation", stop)
+			require.Equal(t, sent, len(h.toVM), "stop %d: the list answered from speculation", stop)
+		}
+		resume(h)
+	}
+}

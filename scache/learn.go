@@ -9,7 +9,9 @@ import "github.com/jdwpscache/scache/jdwp"
 // stop answered the debugger before the stop ended. A site sent and unused
 // at pauseAfter successive stops of its kind is paused; it is sent again at
 // every probeEvery-th stop of that kind, and at once from the stop after
-// the debugger asked for it itself.
+// the debugger asked for it itself. A stop's renderers (invocations) end
+// its epochs, not its count: what the debugger reads once an invocation
+// returned its thread counts for the stop, as sites of their own (after).
 //
 // Class metadata lives for the session, so it is counted for the session:
 // a command of the frame set sent classTrial times or more and used less
@@ -38,11 +40,16 @@ type site struct {
 	whole bool // Frames of the whole stack
 	kind  stopKind
 	other bool // about another thread than the stopped one
+	// after: once an invocation at the stop returned its thread. A
+	// debugger reads after its renderers what it did not before (the
+	// thread list, to resume), and not what it read before (the stop's
+	// view): each is learned apart.
+	after bool
 }
 
 // siteOf returns the site of a state command at the current stop.
 func (l *learner) siteOf(m jdwp.CommandMessage) site {
-	st := site{cmd: m.Command(), kind: l.stop.event.kind}
+	st := site{cmd: m.Command(), kind: l.stop.event.kind, after: l.afterInvocation()}
 	if f, ok := m.(*jdwp.ThreadFramesCommand); ok {
 		st.whole = f.StartFrame == 0 && f.Length == -1
 	}
@@ -66,6 +73,14 @@ type learner struct {
 	// resumed: at the current stop the debugger asked for a site that was
 	// paused (a stop unlike the last of its kind: family_stop_walk.go).
 	resumed bool
+	// invoking: the debugger invokes a method (or pops frames) at the
+	// current stop, and the epochs it ends (at the command and at its
+	// reply) leave the stop's count open (held, of the stop numbered
+	// heldSeq): once the thread is back, what the debugger reads counts
+	// for the stop, until its real end.
+	invoking bool
+	held     bool
+	heldSeq  uint64
 }
 
 type classUse struct{ sent, used, hits, chances int }
@@ -131,13 +146,57 @@ func (l *learner) use(st site) *siteUse {
 	return u
 }
 
+// invoked notes that the debugger invokes a method or pops frames: the
+// epoch ends (endStop), not the stop.
+func (l *learner) invoked() { l.invoking = true }
+
+// settled notes that a command the debugger sent unsettled the suspension
+// settled (onSettle): an invocation's epoch ended at its reply too.
+func (l *learner) settled() { l.invoking = false }
+
+// counting reports whether what is sent and used now counts for the
+// current stop: its epoch goes on, or an invocation at it returned its
+// thread where it stood and its count is held open. A count held open for
+// an earlier stop is closed first.
+func (l *learner) counting() bool {
+	l.closeHeldOfAnother()
+	return l.stop.on || l.held && l.afterInvocation()
+}
+
+// afterInvocation reports whether an invocation at the current stop
+// returned its thread where it stood: the stop's epoch ended, and the
+// debugger goes on reading the stop.
+func (l *learner) afterInvocation() bool { return !l.stop.on && l.stop.invoked.back.thread != 0 }
+
+// closeHeldOfAnother closes a count held open for a stop that another
+// has followed without its end being seen (an event during an invocation).
+func (l *learner) closeHeldOfAnother() {
+	if l.held && l.stop.on && l.stop.seq != l.heldSeq {
+		l.held = false
+		l.closeCount(false)
+	}
+}
+
 // endStop closes the accounting of the current stop, if any: its epoch
 // ended. A stop unseen (its thread stays parked: the debugger may not have
-// looked at it yet) is not counted.
+// looked at it yet) is not counted. An epoch an invocation ends leaves it
+// open (invoked).
 func (l *learner) endStop(unseen bool) {
-	if !l.stop.on {
+	l.closeHeldOfAnother()
+	if l.invoking && (l.stop.on || l.held) {
+		l.held, l.heldSeq = true, l.stop.seq
 		return
 	}
+	if !l.stop.on && !l.held {
+		return
+	}
+	l.held = false
+	l.closeCount(unseen)
+}
+
+// closeCount closes the count of a stop: what was sent and not used is
+// held back at the next stops of its kind.
+func (l *learner) closeCount(unseen bool) {
 	l.resumed = false
 	for _, u := range l.sites {
 		switch {
@@ -154,7 +213,9 @@ func (l *learner) endStop(unseen bool) {
 // allows reports whether the site of m may be speculated at the current stop.
 func (l *learner) allows(m jdwp.CommandMessage) bool {
 	if !l.stop.on {
-		return true
+		// Once an invocation returned the thread, what the debugger left
+		// unused at its last stops of the kind stays held back.
+		return !l.counting() || !l.paused(l.siteOf(m))
 	}
 	st := l.siteOf(m)
 	if !l.paused(st) {
@@ -187,7 +248,7 @@ func (l *learner) paused(st site) bool {
 
 // sent notes that the site of m was speculated at the current stop.
 func (l *learner) sent(m jdwp.CommandMessage) {
-	if l.stop.on {
+	if l.counting() {
 		u := l.use(l.siteOf(m))
 		u.sent = true
 		u.sentN++
@@ -197,9 +258,9 @@ func (l *learner) sent(m jdwp.CommandMessage) {
 // used notes that the site of m answered the debugger at the current stop,
 // or that the debugger asked it itself: either way it is wanted.
 func (l *learner) used(m jdwp.CommandMessage) {
-	if l.stop.on {
+	if l.counting() {
 		st := l.siteOf(m)
-		l.resumed = l.resumed || l.paused(st)
+		l.resumed = l.resumed || !st.after && l.paused(st)
 		u := l.use(st)
 		u.used, u.unused, u.wanted = true, 0, true
 	}
@@ -211,8 +272,10 @@ func (l *learner) used(m jdwp.CommandMessage) {
 // thread's top frame) waits for that instead of being tried and paused.
 func (l *learner) wantedOfOthers(cmd jdwp.Command) bool {
 	for kind := range numStopKinds {
-		if u := l.sites[site{cmd: cmd, kind: kind, other: true}]; u != nil && u.wanted {
-			return true
+		for _, after := range []bool{false, true} {
+			if u := l.sites[site{cmd: cmd, kind: kind, other: true, after: after}]; u != nil && u.wanted {
+				return true
+			}
 		}
 	}
 	return false
@@ -227,7 +290,7 @@ func (l *learner) viewHeldBack() bool {
 
 // hit notes that a speculated command of m's site answered the debugger.
 func (l *learner) hit(m jdwp.CommandMessage) {
-	if l.stop.on {
+	if l.counting() {
 		l.use(l.siteOf(m)).hitN++
 	}
 }

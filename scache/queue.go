@@ -312,7 +312,7 @@ func (s *Speculator) learnSent(q queued) {
 	switch {
 	case q.life == lifetimeClass:
 		s.learn.classSent(q.key.Command())
-	case q.life == lifetimeSuspension && s.stop.on:
+	case q.life == lifetimeSuspension && s.learn.counting():
 		m := q.msg
 		if m == nil {
 			var err error

@@ -98,6 +98,7 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 		if t, loc, ok := popped(s, data); ok {
 			u.call = invocation{back: stopEvent{thread: t, loc: loc}, stopped: t == s.susp.stopped, parked: s.susp.isParked(t)}
 			s.table.invoking(s, id)
+			s.learn.invoked()
 			s.table.ranUncounted(s, t)
 		}
 	}
@@ -109,6 +110,7 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 			u.call.back.loc = top.loc
 		}
 		s.table.invoking(s, id)
+		s.learn.invoked()
 		// The agent resumes the thread (with the others unless
 		// single-threaded) and suspends it (or every thread) again before
 		// it replies.
@@ -209,6 +211,7 @@ func (s *Speculator) onSettle(id uint32) {
 	}
 	held := heldBehind(s, id)
 	s.endEpoch()
+	s.learn.settled()
 	s.stop.invokedAt(invocation{})
 	if s.susp.invoked(u) {
 		s.stop.invokedAt(u.call)

@@ -308,7 +308,7 @@ func (s *Speculator) learnUsed(key Key, life lifetime, epoch uint64, parked jdwp
 		if hit {
 			s.learn.classOf(key.Command()).hits++
 		}
-	case life == lifetimeSuspension && (epoch == s.susp.epoch || parked != 0 && s.susp.isParked(parked)) && s.stop.on:
+	case life == lifetimeSuspension && (epoch == s.susp.epoch || parked != 0 && s.susp.isParked(parked)) && s.learn.counting():
 		if m, err := key.Message(s.sizes); err == nil {
 			s.learn.used(m)
 			if hit {
