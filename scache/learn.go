@@ -78,9 +78,10 @@ type learner struct {
 	// reply) leave the stop's count open (held, of the stop numbered
 	// heldSeq): once the thread is back, what the debugger reads counts
 	// for the stop, until its real end.
-	invoking bool
-	held     bool
-	heldSeq  uint64
+	invoking    bool
+	invokingSeq uint64 // the stop the invocation was sent at
+	held        bool
+	heldSeq     uint64
 }
 
 type classUse struct{ sent, used, hits, chances int }
@@ -148,7 +149,7 @@ func (l *learner) use(st site) *siteUse {
 
 // invoked notes that the debugger invokes a method or pops frames: the
 // epoch ends (endStop), not the stop.
-func (l *learner) invoked() { l.invoking = true }
+func (l *learner) invoked() { l.invoking, l.invokingSeq = true, l.stop.seq }
 
 // settled notes that a command the debugger sent unsettled the suspension
 // settled (onSettle): an invocation's epoch ended at its reply too.
@@ -183,7 +184,7 @@ func (l *learner) closeHeldOfAnother() {
 // open (invoked).
 func (l *learner) endStop(unseen bool) {
 	l.closeHeldOfAnother()
-	if l.invoking && (l.stop.on || l.held) {
+	if l.invoking && l.invokingSeq == l.stop.seq && (l.stop.on || l.held) {
 		l.held, l.heldSeq = true, l.stop.seq
 		return
 	}

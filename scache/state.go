@@ -206,12 +206,15 @@ func (s *Speculator) onStateCommand(cmd jdwp.Command, tr traits, id uint32, data
 // was (the families speculate on it: s.stop.invoked).
 func (s *Speculator) onSettle(id uint32) {
 	u, ok := s.susp.settle(id)
-	if !ok || u.elsewhere {
+	if !ok {
+		return
+	}
+	defer s.learn.settled() // after the epoch the reply ends
+	if u.elsewhere {
 		return
 	}
 	held := heldBehind(s, id)
 	s.endEpoch()
-	s.learn.settled()
 	s.stop.invokedAt(invocation{})
 	if s.susp.invoked(u) {
 		s.stop.invokedAt(u.call)
