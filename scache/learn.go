@@ -49,7 +49,7 @@ type site struct {
 
 // siteOf returns the site of a state command at the current stop.
 func (l *learner) siteOf(m jdwp.CommandMessage) site {
-	st := site{cmd: m.Command(), kind: l.stop.event.kind, after: l.afterInvocation()}
+	st := site{cmd: m.Command(), kind: l.stop.event.kind, after: l.stop.returned()}
 	if f, ok := m.(*jdwp.ThreadFramesCommand); ok {
 		st.whole = f.StartFrame == 0 && f.Length == -1
 	}
@@ -161,13 +161,8 @@ func (l *learner) settled() { l.invoking = false }
 // an earlier stop is closed first.
 func (l *learner) counting() bool {
 	l.closeHeldOfAnother()
-	return l.stop.on || l.held && l.afterInvocation()
+	return l.stop.on || l.held && l.stop.returned()
 }
-
-// afterInvocation reports whether an invocation at the current stop
-// returned its thread where it stood: the stop's epoch ended, and the
-// debugger goes on reading the stop.
-func (l *learner) afterInvocation() bool { return !l.stop.on && l.stop.invoked.back.thread != 0 }
 
 // closeHeldOfAnother closes a count held open for a stop that another
 // has followed without its end being seen (an event during an invocation).

@@ -193,8 +193,13 @@ func (st *stopState) forgetParked(t jdwp.ObjectID) {
 // location: its epoch goes on, or an invocation in its thread returned it
 // where it stood (an IDE's renderers invoke one method after another).
 func (st *stopState) atLocation() bool {
-	return st.on && st.event.loc.Class != 0 || st.invoked.back.thread != 0
+	return st.on && st.event.loc.Class != 0 || st.returned()
 }
+
+// returned reports whether an invocation at the stop returned its thread
+// where it stood: the epoch the invocation ended is over, and the
+// debugger goes on reading the stop.
+func (st *stopState) returned() bool { return !st.on && st.invoked.back.thread != 0 }
 
 // end closes the stop's epoch: what was read of its top frame is gone
 // (the frame ids of threads that are not parked go with the epoch's
