@@ -48,3 +48,6 @@ func AddStopFamily(t testing.TB, flag Family, ask func(jdwp.ThreadID) jdwp.Comma
 	})
 	t.Cleanup(func() { families = families[:len(families)-1] })
 }
+
+// MaxPrepared bounds the classes whose line tables wait (family_prepare.go).
+const MaxPrepared = maxPrepared

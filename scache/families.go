@@ -356,7 +356,7 @@ type familyState struct {
 	guesses    idGuesses                     // the ids seen at recent stops, to guess the next stop's (family_again_guess.go)
 	prepared   map[jdwp.ReferenceTypeID]bool // classes prepared whose line tables are to ask (family_prepare.go)
 	recalled   map[jdwp.ReferenceTypeID]bool // classes of the attach memory whose line tables are to ask (family_prepare.go)
-	deferred   map[jdwp.ReferenceTypeID]bool // classes listed at a stop whose line tables wait for the debugger's first (family_prepare_deferred.go)
+	deferred   []jdwp.ReferenceTypeID        // classes listed at a stop whose line tables wait for the debugger's first, oldest first (family_prepare_deferred.go)
 	walk       hierarchyWalk                 // the supertypes the debugger walks (family_class_hierarchy.go)
 	predictor  framePredictor                // the next stop's top frame id (family_topframe_predict.go)
 	view       threadsView                   // the threads view sent at the stop (family_threads.go)

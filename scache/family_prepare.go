@@ -103,7 +103,11 @@ func onPreparedMethods(s *Speculator, p *inFlight, reply *replyData) error {
 	}
 	delete(s.prepared, p.class)
 	delete(s.recalled, p.class)
-	listedAtStop := !recalled && !p.synthetic && s.stop.atLocation() && len(s.stop.methodsShownIn(p.class)) == 0
+	var shown []jdwp.MethodID // the debugger's own list: where the epoch's frames stand in the class
+	if !recalled && !p.synthetic {
+		shown = s.stop.methodsShownIn(p.class)
+	}
+	listedAtStop := !recalled && !p.synthetic && s.stop.atLocation() && len(shown) == 0
 	if listedAtStop {
 		// Finding a method to invoke, most often: the line tables wait
 		// for the first the debugger asks, whatever the learner makes of
@@ -126,15 +130,13 @@ func onPreparedMethods(s *Speculator, p *inFlight, reply *replyData) error {
 	if err != nil {
 		return err
 	}
-	if !recalled && !p.synthetic {
-		if shown := s.stop.methodsShownIn(p.class); len(shown) > 0 {
-			// Resolving where the epoch's frames stand: only their
-			// methods' line tables are asked.
-			for _, method := range shown {
-				s.enqueueClass(jdwp.CmdMethodLineTable, p.class, method, true)
-			}
-			return nil
+	if len(shown) > 0 {
+		// Resolving where the epoch's frames stand: only their methods'
+		// line tables are asked.
+		for _, method := range shown {
+			s.enqueueClass(jdwp.CmdMethodLineTable, p.class, method, true)
 		}
+		return nil
 	}
 	for _, method := range m.(*jdwp.RefTypeMethodsReply).Methods {
 		s.enqueueClass(jdwp.CmdMethodLineTable, p.class, method.Method, true)
@@ -142,8 +144,9 @@ func onPreparedMethods(s *Speculator, p *inFlight, reply *replyData) error {
 	return nil
 }
 
-// resetPrepared forgets the classes prepared and recalled (onReset).
+// resetPrepared forgets the classes prepared, recalled and deferred (onReset).
 func resetPrepared(s *Speculator) {
 	clear(s.prepared)
 	clear(s.recalled)
+	s.deferred = s.deferred[:0]
 }

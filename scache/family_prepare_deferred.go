@@ -1,6 +1,10 @@
 package scache
 
-import "github.com/jdwpscache/scache/jdwp"
+import (
+	"slices"
+
+	"github.com/jdwpscache/scache/jdwp"
+)
 
 // Line tables held back at a stop (FamilyPrepare). A debugger that lists
 // the methods of a class while it reads a stop, a class in which no frame
@@ -14,15 +18,17 @@ import "github.com/jdwpscache/scache/jdwp"
 // costs one round trip more than with every table sent at the list.
 
 // deferLineTables holds back the line tables of class's methods until the
-// debugger asks one (at most maxPrepared classes; past them, none go out).
+// debugger asks one. At most maxPrepared classes wait: past them, the one
+// listed longest ago is forgotten (its tables then go to the VM as the
+// debugger asks them, as without the Speculator).
 func deferLineTables(s *Speculator, class jdwp.ReferenceTypeID) {
-	if len(s.deferred) >= maxPrepared {
+	if slices.Contains(s.deferred, class) {
 		return
 	}
-	if s.deferred == nil {
-		s.deferred = make(map[jdwp.ReferenceTypeID]bool)
+	if len(s.deferred) >= maxPrepared {
+		s.deferred = slices.Delete(s.deferred, 0, 1)
 	}
-	s.deferred[class] = true
+	s.deferred = append(s.deferred, class)
 }
 
 // askDeferredLineTables is FamilyPrepare's onMissed: the debugger asked a
@@ -30,10 +36,14 @@ func deferLineTables(s *Speculator, class jdwp.ReferenceTypeID) {
 // methods' tables go out behind it, in the order the class lists them.
 func askDeferredLineTables(s *Speculator, m jdwp.CommandMessage, _ lifetime) {
 	asked, ok := m.(*jdwp.MethodLineTableCommand)
-	if !ok || !s.deferred[asked.RefType] {
+	if !ok {
 		return
 	}
-	delete(s.deferred, asked.RefType)
+	i := slices.Index(s.deferred, asked.RefType)
+	if i < 0 {
+		return
+	}
+	s.deferred = slices.Delete(s.deferred, i, i+1)
 	methods := jdwp.RefTypeMethodsReply{Generic: true}
 	if !s.lookup.reply(&jdwp.RefTypeMethodsWithGenericCommand{RefType: asked.RefType}, &methods) {
 		return

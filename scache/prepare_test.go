@@ -2,6 +2,7 @@ package scache_test
 
 import (
 	"encoding/binary"
+	"fmt"
 	"testing"
 
 	"github.com/jdwpscache/scache/jdwp"
@@ -145,4 +146,28 @@ func TestMethodsListedAtAStopBringTheLineTablesAtTheFirstAsked(t *testing.T) {
 		}
 		require.Equal(t, sent, len(h.toVM), "invoked %v: the others answered from the speculation", invoked)
 	}
+}
+
+// Line tables held back wait for at most MaxPrepared classes: a renderer
+// that lists one class after another, session long, does not keep a
+// breakpoint set later in the class it listed last from bringing them.
+// The class listed longest ago is forgotten: its line tables go to the VM
+// as the debugger asks them, each answer the VM's.
+func TestLineTablesWaitForTheLastClassesListed(t *testing.T) {
+	h, class := inInstanceMethod(t)
+	stopOn(t, h, h.vm.NewObject(class.ID))
+	h.drain()
+	var listed []*scachetest.ModelClass
+	for i := range scache.MaxPrepared + 1 {
+		c := h.vm.AddClass(fmt.Sprintf("LListed%d;", i), 2, false, false)
+		got, want := ask(h, &jdwp.RefTypeMethodsWithGenericCommand{RefType: c.ID})
+		require.Equal(t, want, got)
+		listed = append(listed, c)
+	}
+	for _, c := range []*scachetest.ModelClass{listed[0], listed[len(listed)-1]} {
+		got, want := ask(h, &jdwp.MethodLineTableCommand{RefType: c.ID, Method: c.Methods[0]})
+		require.Equal(t, want, got)
+	}
+	require.Equal(t, listed[0].Methods[:1], lineTablesSent(t, h, listed[0].ID), "forgotten: the one asked alone")
+	require.Equal(t, listed[len(listed)-1].Methods, lineTablesSent(t, h, listed[len(listed)-1].ID), "the last listed: the rest behind the first")
 }
